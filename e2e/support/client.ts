@@ -1,0 +1,61 @@
+/**
+ * Black-box HTTP client for e2e specs: talks only to the gateway at E2E_BASE_URL (set by the
+ * global setup). Never import services/* from e2e.
+ */
+
+/** Base URL of the gateway under test. */
+export function baseUrl(): string {
+  const url = process.env.E2E_BASE_URL;
+  if (!url) throw new Error('E2E_BASE_URL is not set (the e2e global setup sets it)');
+  return url.replace(/\/$/, '');
+}
+
+/** A response with its parsed JSON body (undefined for empty / non-JSON bodies). */
+export interface ApiResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+/** Options of one call. */
+export interface CallOptions {
+  method?: string;
+  token?: string;
+  body?: unknown;
+  /** Raw body (bytes or a stream); sent as-is with the given content type. */
+  raw?: BodyInit;
+  headers?: Record<string, string>;
+  redirect?: RequestRedirect;
+}
+
+/** Call the API through the gateway. `path` starts with `/api/…` (or is an absolute URL). */
+export async function api<T = any>(path: string, o: CallOptions = {}): Promise<ApiResponse<T>> {
+  const headers: Record<string, string> = { ...(o.headers ?? {}) };
+  if (o.token) headers.authorization = `Bearer ${o.token}`;
+  let body: BodyInit | undefined;
+  if (o.raw !== undefined) {
+    body = o.raw;
+    headers['content-type'] ??= 'application/octet-stream';
+  } else if (o.body !== undefined) {
+    body = JSON.stringify(o.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  const url = path.startsWith('http') ? path : `${baseUrl()}${path}`;
+  const res = await fetch(url, {
+    method: o.method ?? (body !== undefined ? 'POST' : 'GET'),
+    headers,
+    body,
+    redirect: o.redirect ?? 'manual',
+    // @ts-expect-error node fetch needs duplex for streamed bodies
+    duplex: 'half',
+  });
+  const text = await res.text();
+  let parsed: any;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  return { status: res.status, headers: res.headers, body: parsed as T, text };
+}

@@ -1,0 +1,94 @@
+/**
+ * Configuration from environment variables, validated once at start-up.
+ *
+ * `loadConfig(schema, process.env)` runs in `main.ts` only; the frozen result is passed down.
+ * ajv coerces strings to numbers/booleans and applies defaults; every bad variable is listed
+ * in one `ConfigError`, so an operator fixes them all in one go.
+ */
+import { Ajv } from 'ajv';
+
+/** JSON Schema of one environment variable. */
+export type EnvProperty = {
+  type: 'string' | 'integer' | 'number' | 'boolean';
+  default?: unknown;
+  description?: string;
+  enum?: unknown[];
+  minimum?: number;
+  maximum?: number;
+  minLength?: number;
+  pattern?: string;
+  format?: string;
+};
+
+/** Thrown when one or more variables are invalid; `problems` lists all of them. */
+export class ConfigError extends Error {
+  readonly problems: string[];
+  constructor(problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+    this.problems = problems;
+  }
+}
+
+/** Variables every service reads. */
+export const baseConfigProperties = {
+  NODE_ENV: { type: 'string', default: 'development', enum: ['development', 'production', 'test'] },
+  LOG_LEVEL: { type: 'string', default: 'info', enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] },
+  HOST: { type: 'string', default: '127.0.0.1', description: 'Interface to listen on.' },
+  DATABASE_URL: {
+    type: 'string',
+    default: 'postgres://rdm:rdm@127.0.0.1:5432/rdm',
+    pattern: '^postgres(ql)?://',
+    description: 'PostgreSQL connection (a role allowed to SET ROLE to rdm_<service>).',
+  },
+  DATABASE_POOL_MAX: { type: 'integer', default: 10, minimum: 1, maximum: 200 },
+  NATS_URL: { type: 'string', default: 'nats://127.0.0.1:4222', pattern: '^(nats|tls)://' },
+  PUBLIC_BASE_URL: {
+    type: 'string',
+    default: 'http://127.0.0.1:5000',
+    pattern: '^https?://[^/]+(/.*[^/])?$',
+    description: 'Public site URL; every `links` URL is built from it (no trailing slash).',
+  },
+  IDENTITY_SECRET: {
+    type: 'string',
+    default: 'dev-identity-secret-change-me',
+    minLength: 16,
+    description: 'Shared HMAC secret signing the identity header between gateway and services.',
+  },
+  SHUTDOWN_TIMEOUT_MS: { type: 'integer', default: 10000, minimum: 0 },
+  RPC_TIMEOUT_MS: { type: 'integer', default: 3000, minimum: 50 },
+  OTEL_ENABLED: { type: 'boolean', default: false, description: 'Start the OpenTelemetry SDK.' },
+} as const satisfies Record<string, EnvProperty>;
+
+type Prop = EnvProperty;
+type ValueOf<P extends Prop> = P['type'] extends 'integer' | 'number' ? number : P['type'] extends 'boolean' ? boolean : string;
+/** The typed, frozen configuration of a properties map. */
+export type ConfigOf<P extends Record<string, Prop>> = Readonly<{ [K in keyof P]: ValueOf<P[K]> }>;
+
+/**
+ * Validate `env` against `properties` (all optional unless in `required`), coercing types and
+ * applying defaults. Throws ConfigError listing every bad variable.
+ */
+export function loadConfig<P extends Record<string, Prop>>(
+  properties: P,
+  env: NodeJS.ProcessEnv | Record<string, string | undefined>,
+  required: (keyof P & string)[] = [],
+): ConfigOf<P> {
+  const ajv = new Ajv({ coerceTypes: true, useDefaults: true, allErrors: true, strict: false });
+  const schema = { type: 'object', properties, required, additionalProperties: true };
+  const validate = ajv.compile(schema);
+  const data: Record<string, unknown> = {};
+  for (const key of Object.keys(properties)) {
+    const v = env[key];
+    if (v !== undefined && v !== '') data[key] = v;
+  }
+  if (!validate(data)) {
+    const problems = (validate.errors ?? []).map((e) => {
+      const key = e.instancePath.replace(/^\//, '') || String((e.params as { missingProperty?: string }).missingProperty ?? '');
+      const got = key && env[key] !== undefined ? ` (got ${JSON.stringify(env[key])})` : '';
+      return `${key}: ${e.message}${got}`;
+    });
+    throw new ConfigError([...new Set(problems)]);
+  }
+  return Object.freeze(data) as ConfigOf<P>;
+}

@@ -1,0 +1,156 @@
+/**
+ * One error type for every service, and the koa middleware that renders it.
+ *
+ * Domain code throws `AppError`s made by the `Errors` catalog; it never builds HTTP responses
+ * for failures. The middleware at the top of the stack renders InvenioRDM's body
+ * `{status, message, errors?: [{field, messages}]}`. Anything that is not an `AppError` is a
+ * bug: it becomes a 500 with a generic message, and the stack goes to the log only.
+ */
+import type { Context, Middleware, Next } from 'koa';
+
+/** One field-level validation message group, as InvenioRDM renders it. */
+export interface FieldError {
+  field: string;
+  messages: string[];
+}
+
+/** The single domain error: a stable code, an HTTP status, a message and optional field errors. */
+export class AppError extends Error {
+  /** Stable snake_case identifier of the failure. */
+  readonly code: string;
+  /** HTTP status the error renders with. */
+  readonly status: number;
+  /** Field errors, rendered as `errors`. */
+  readonly fieldErrors?: FieldError[];
+  /** Extra top-level keys merged into the body (e.g. `tombstone`, `location`). */
+  readonly extra?: Record<string, unknown>;
+  /** Extra response headers (e.g. `Retry-After`, `Allow`). */
+  readonly headers?: Record<string, string>;
+
+  constructor(
+    code: string,
+    status: number,
+    message: string,
+    opts: { fieldErrors?: FieldError[]; extra?: Record<string, unknown>; headers?: Record<string, string> } = {},
+  ) {
+    super(message);
+    this.name = 'AppError';
+    this.code = code;
+    this.status = status;
+    if (opts.fieldErrors && opts.fieldErrors.length > 0) this.fieldErrors = opts.fieldErrors;
+    if (opts.extra) this.extra = opts.extra;
+    if (opts.headers) this.headers = opts.headers;
+  }
+
+  /** The JSON body of this error. */
+  toBody(): Record<string, unknown> {
+    const body: Record<string, unknown> = { status: this.status, message: this.message };
+    if (this.fieldErrors) body.errors = this.fieldErrors;
+    if (this.extra) Object.assign(body, this.extra);
+    return body;
+  }
+}
+
+/** True when `e` is an AppError (also across module copies). */
+export function isAppError(e: unknown): e is AppError {
+  return e instanceof AppError || (typeof e === 'object' && e !== null && (e as { name?: string }).name === 'AppError');
+}
+
+/** Catalog of errors shared by all services; services add their own next to their domain. */
+export const Errors = {
+  /** 400 with field errors (marshmallow-style validation failure). */
+  validation: (fieldErrors: FieldError[], message = 'A validation error occurred.') =>
+    new AppError('validation_error', 400, message, { fieldErrors }),
+  /** 400 with a free message. */
+  badRequest: (message: string, fieldErrors?: FieldError[], code = 'bad_request') =>
+    new AppError(code, 400, message, { fieldErrors }),
+  /** 400 for a body that is not JSON. */
+  invalidJson: () => new AppError('invalid_json', 400, 'Unable to decode JSON data in request body.'),
+  /** 400 for bad page/size and similar query parameters. */
+  invalidQuerystring: (fieldErrors?: FieldError[]) =>
+    new AppError('invalid_querystring', 400, 'Invalid querystring parameters.', { fieldErrors }),
+  /** 400 for an unparsable `q`. */
+  invalidQuerySyntax: () => new AppError('invalid_query_syntax', 400, 'Invalid query string syntax.'),
+  /** 403, for anonymous and authenticated callers alike (InvenioRDM never sends 401). */
+  permissionDenied: (message = 'Permission denied.') => new AppError('permission_denied', 403, message),
+  /** 404 for an unknown persistent identifier. */
+  pidDoesNotExist: () => new AppError('pid_does_not_exist', 404, 'The persistent identifier does not exist.'),
+  /** 404 for an id that exists but is not registered (an unpublished draft read as a record). */
+  pidNotRegistered: () => new AppError('pid_not_registered', 404, 'The persistent identifier is not registered.'),
+  /** Generic 404. */
+  notFound: (message = 'Not found.', code = 'not_found') => new AppError(code, 404, message),
+  /** 404 for a route that does not exist. */
+  routeNotFound: () =>
+    new AppError(
+      'route_not_found',
+      404,
+      'The requested URL was not found on the server. If you entered the URL manually please check your spelling and try again.',
+    ),
+  /** 405 for a known path with the wrong method. */
+  methodNotAllowed: (allow: string[]) =>
+    new AppError('method_not_allowed', 405, 'The method is not allowed for the requested URL.', {
+      headers: { Allow: allow.join(', ') },
+    }),
+  /** 406 for an unsupported Accept header. */
+  notAcceptable: (expected: string[]) =>
+    new AppError('not_acceptable', 406, `Invalid 'Accept' header. Expected one of: ${expected.join(', ')}`),
+  /** 409 for a state conflict. */
+  conflict: (message: string) => new AppError('conflict', 409, message),
+  /** 410 for a deleted resource. */
+  gone: (message = 'The record has been deleted.', extra?: Record<string, unknown>) =>
+    new AppError('gone', 410, message, { extra }),
+  /** 412 for an If-Match mismatch. */
+  revisionMismatch: (given: number, actual: number) =>
+    new AppError('revision_mismatch', 412, `Revision id provided(${given}) doesn't match record's one(${actual})`),
+  /** 413 for a body over the limit. */
+  payloadTooLarge: (message = 'Request entity too large.') => new AppError('payload_too_large', 413, message),
+  /** 415 for an unsupported Content-Type. */
+  unsupportedMediaType: (expected: string[]) =>
+    new AppError('unsupported_media_type', 415, `Invalid 'Content-Type' header. Expected one of: ${expected.join(', ')}`),
+  /** 429 with rate-limit headers. */
+  tooManyRequests: (headers: Record<string, string>) =>
+    new AppError('rate_limited', 429, 'Too many requests. Please slow down.', { headers }),
+  /** 503 when a dependency cannot be reached in time. */
+  serviceUnavailable: (message = 'Service unavailable.') => new AppError('service_unavailable', 503, message),
+  /** 500 for a bug; the message is never shown to clients. */
+  internal: (message = 'Internal error.') => new AppError('internal_error', 500, message),
+} as const;
+
+/** Generic body text of an unexpected failure. */
+export const INTERNAL_MESSAGE = 'Internal server error.';
+
+/** Convert any thrown value to an AppError (5xx for anything unknown). Koa/http-errors with
+ * `expose` (bad JSON, too large bodies) keep their status. */
+export function toAppError(err: unknown): AppError {
+  if (isAppError(err)) return err;
+  const e = err as { status?: number; statusCode?: number; expose?: boolean; message?: string; type?: string };
+  const status = e?.status ?? e?.statusCode;
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    if (e.type === 'entity.parse.failed') return Errors.invalidJson();
+    if (status === 413) return Errors.payloadTooLarge();
+    return new AppError('http_error', status, e.expose && e.message ? e.message : 'Bad request.');
+  }
+  return new AppError('internal_error', 500, INTERNAL_MESSAGE);
+}
+
+/** Koa middleware rendering every error as the InvenioRDM JSON body. Place it first. */
+export function errorMiddleware(): Middleware {
+  return async (ctx: Context, next: Next) => {
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) throw Errors.routeNotFound();
+    } catch (err) {
+      const appErr = toAppError(err);
+      if (appErr.status >= 500) {
+        // Why: the real cause only goes to the log; the client sees a generic body.
+        ctx.app.emit('error', err, ctx);
+      }
+      ctx.status = appErr.status;
+      ctx.type = 'application/json';
+      if (appErr.headers) ctx.set(appErr.headers);
+      const body = appErr.toBody();
+      if (appErr.status >= 500 && appErr.code === 'internal_error') body.message = INTERNAL_MESSAGE;
+      ctx.body = body;
+    }
+  };
+}

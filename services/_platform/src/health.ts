@@ -1,0 +1,58 @@
+/**
+ * Liveness and readiness. `/healthz` answers 200 while the process runs; `/readyz` answers 503
+ * while any dependency check fails or the service is shutting down, so a load balancer stops
+ * sending traffic before the drain.
+ */
+import type { Context } from 'koa';
+
+/** A named dependency check; it throws (or rejects) when the dependency is unreachable. */
+export type HealthCheck = () => Promise<unknown> | unknown;
+
+/** Health state of one process. */
+export class Health {
+  private shuttingDown = false;
+  constructor(private readonly checks: Record<string, HealthCheck> = {}) {}
+
+  /** Register another check. */
+  add(name: string, check: HealthCheck): void {
+    this.checks[name] = check;
+  }
+
+  /** Mark the process as draining: readiness fails from now on. */
+  setShuttingDown(): void {
+    this.shuttingDown = true;
+  }
+
+  /** Run every check with a timeout; returns per-check status. */
+  async readiness(timeoutMs = 1500): Promise<{ ready: boolean; checks: Record<string, string> }> {
+    const results: Record<string, string> = {};
+    await Promise.all(
+      Object.entries(this.checks).map(async ([name, check]) => {
+        try {
+          await Promise.race([
+            Promise.resolve().then(check),
+            new Promise((_, rej) => setTimeout(() => rej(new Error('timeout')), timeoutMs).unref()),
+          ]);
+          results[name] = 'ok';
+        } catch (e) {
+          results[name] = `down: ${(e as Error).message ?? 'error'}`;
+        }
+      }),
+    );
+    if (this.shuttingDown) results.shutdown = 'shutting down';
+    const ready = !this.shuttingDown && Object.values(results).every((r) => r === 'ok');
+    return { ready, checks: results };
+  }
+
+  /** Koa handler for /healthz. */
+  async live(ctx: Context): Promise<void> {
+    ctx.body = { status: 'ok' };
+  }
+
+  /** Koa handler for /readyz. */
+  async ready(ctx: Context): Promise<void> {
+    const r = await this.readiness();
+    ctx.status = r.ready ? 200 : 503;
+    ctx.body = { status: r.ready ? 'ready' : 'unavailable', checks: r.checks };
+  }
+}

@@ -1,0 +1,170 @@
+/**
+ * The koa app every service starts from: request id, trace context, access log, error rendering,
+ * signed identity, metrics and health routes. Services add their routers with `mountRouter`,
+ * which also turns "wrong method" into a 405 JSON body.
+ */
+import { randomUUID } from 'node:crypto';
+import { context, SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import Router from '@koa/router';
+import Koa, { type Context, type Middleware, type Next } from 'koa';
+import getRawBody from 'raw-body';
+import { AppError, Errors, errorMiddleware } from './errors.js';
+import { Health } from './health.js';
+import { ANONYMOUS, IDENTITY_HEADER, type Identity, verifyIdentity } from './identity.js';
+import { type Logger, redactUrl } from './logger.js';
+import { initMetrics, metricsMiddleware, renderMetrics } from './metrics.js';
+import { currentTraceId, extractTraceContext, tracer } from './telemetry.js';
+
+/** State every request carries. */
+export interface AppState {
+  identity: Identity;
+  requestId: string;
+  log: Logger;
+}
+
+/** A koa context with our state. */
+export type AppContext = Context & { state: AppState };
+
+/** Options of createHttpApp. */
+export interface HttpAppOptions {
+  name: string;
+  logger: Logger;
+  /** HMAC secret of the identity header; undefined disables identity parsing (gateway). */
+  identitySecret?: string;
+  health?: Health;
+  /** Trust proxy headers (X-Forwarded-For). */
+  proxy?: boolean;
+}
+
+/** Build the base app. Routes are added by the caller with `mountRouter`. */
+export function createHttpApp(opts: HttpAppOptions): { app: Koa<AppState>; health: Health } {
+  const app = new Koa<AppState>();
+  app.proxy = opts.proxy ?? true;
+  const health = opts.health ?? new Health();
+  initMetrics(opts.name);
+  const t = tracer(opts.name);
+
+  app.on('error', (err: Error, ctx?: Context) => {
+    const log: Logger = (ctx?.state as AppState | undefined)?.log ?? opts.logger;
+    log.error({ err, url: ctx ? redactUrl(ctx.url) : undefined }, 'unhandled error');
+  });
+
+  // Request id, trace span and access log.
+  app.use(async (ctx: Context, next: Next) => {
+    const started = process.hrtime.bigint();
+    const requestId = (ctx.get('x-request-id') || randomUUID()).slice(0, 128);
+    ctx.set('X-Request-Id', requestId);
+    const parent = extractTraceContext(ctx.headers);
+    await context.with(parent, () =>
+      t.startActiveSpan(`${ctx.method} ${ctx.path}`, { kind: SpanKind.SERVER }, async (span) => {
+        const traceId = currentTraceId(span);
+        ctx.state.requestId = requestId;
+        ctx.state.log = opts.logger.child({ reqId: requestId, ...(traceId ? { traceId } : {}) });
+        try {
+          await next();
+        } finally {
+          const ms = Number(process.hrtime.bigint() - started) / 1e6;
+          if (ctx.status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+          span.end();
+          if (ctx.path !== '/healthz' && ctx.path !== '/readyz' && ctx.path !== '/metrics') {
+            ctx.state.log.info({ method: ctx.method, url: redactUrl(ctx.url), status: ctx.status, ms: Math.round(ms * 10) / 10 }, 'request');
+          }
+        }
+      }),
+    );
+  });
+  app.use(errorMiddleware());
+  app.use(metricsMiddleware());
+
+  // Health, readiness and metrics answer before identity checks.
+  app.use(async (ctx: Context, next: Next) => {
+    if (ctx.method === 'GET' || ctx.method === 'HEAD') {
+      if (ctx.path === '/healthz') return health.live(ctx);
+      if (ctx.path === '/readyz') return health.ready(ctx);
+      if (ctx.path === '/metrics') return renderMetrics(ctx);
+    }
+    return next();
+  });
+
+  if (opts.identitySecret) {
+    const secret = opts.identitySecret;
+    app.use(async (ctx: Context, next: Next) => {
+      const header = ctx.get(IDENTITY_HEADER);
+      if (!header) {
+        ctx.state.identity = ANONYMOUS;
+      } else {
+        const identity = verifyIdentity(header, secret);
+        // Why: a bad signature means the caller bypassed the gateway; never fall back to anonymous.
+        if (!identity) throw new AppError('invalid_identity', 401, 'Invalid identity signature.');
+        ctx.state.identity = identity;
+      }
+      return next();
+    });
+  } else {
+    app.use(async (ctx: Context, next: Next) => {
+      ctx.state.identity = ANONYMOUS;
+      return next();
+    });
+  }
+  return { app, health };
+}
+
+/** Add a router's routes and map 405/501 to JSON errors. */
+export function mountRouter(app: Koa<AppState>, router: Router<AppState>): void {
+  app.use(router.routes());
+  app.use(
+    router.allowedMethods({
+      throw: true,
+      methodNotAllowed: () => Errors.methodNotAllowed([]),
+      notImplemented: () => Errors.methodNotAllowed([]),
+    }),
+  );
+}
+
+/** Options of jsonBody. */
+export interface JsonBodyOptions {
+  /** Byte limit (default 1 MiB). */
+  limit?: number | string;
+  /** Body required (default false: empty body → undefined). */
+  required?: boolean;
+}
+
+/**
+ * Read and parse a JSON body. An empty body gives `undefined`; bad JSON is 400 "Unable to decode
+ * JSON data in request body."; too large is 413. A non-JSON Content-Type is accepted like
+ * InvenioRDM does for `application/json` defaults, except obvious binary uploads (415).
+ */
+export async function jsonBody<T = unknown>(ctx: Context, opts: JsonBodyOptions = {}): Promise<T | undefined> {
+  const type = ctx.get('content-type');
+  if (type && !/json/i.test(type) && !/^text\/plain/i.test(type) && !/x-www-form-urlencoded/i.test(type)) {
+    throw Errors.unsupportedMediaType(['application/json']);
+  }
+  let raw: string;
+  try {
+    raw = await getRawBody(ctx.req, { limit: opts.limit ?? '1mb', encoding: 'utf8', length: ctx.get('content-length') || undefined });
+  } catch (e) {
+    const err = e as { type?: string; status?: number };
+    if (err.type === 'entity.too.large' || err.status === 413) throw Errors.payloadTooLarge();
+    throw Errors.badRequest('Unable to read request body.');
+  }
+  if (raw.trim() === '') {
+    if (opts.required) throw Errors.invalidJson();
+    return undefined;
+  }
+  try {
+    return JSON.parse(raw) as T;
+  } catch {
+    throw Errors.invalidJson();
+  }
+}
+
+/** Parse an `If-Match` header as InvenioRDM does (bare integer); undefined when absent. */
+export function ifMatch(ctx: Context): number | undefined {
+  const raw = ctx.get('if-match') || ctx.get('if_match');
+  if (!raw) return undefined;
+  const cleaned = raw.trim().replace(/^W\//, '').replace(/^"(.*)"$/, '$1');
+  if (!/^\d+$/.test(cleaned)) throw Errors.badRequest('Invalid If-Match header.', undefined, 'invalid_if_match');
+  return Number(cleaned);
+}
+
+export { Router };

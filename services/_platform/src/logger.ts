@@ -1,0 +1,35 @@
+/** pino JSON logger; secrets and tokens are redacted wherever they appear in log objects. */
+import { pino, type Logger } from 'pino';
+
+export type { Logger } from 'pino';
+
+const REDACT = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'req.headers["x-rdm-identity"]',
+  'headers.authorization',
+  'authorization',
+  'token',
+  '*.token',
+  'access_token',
+  '*.access_token',
+  'password',
+  '*.password',
+  'secret',
+  '*.secret',
+];
+
+/** Create the service logger (JSON to stdout, `service` bound on every line). */
+export function createLogger(service: string, level = 'info'): Logger {
+  return pino({
+    level,
+    base: { service },
+    redact: { paths: REDACT, censor: '[redacted]' },
+    timestamp: pino.stdTimeFunctions.isoTime,
+  });
+}
+
+/** Strip `access_token`/`token` query values from a URL before it is logged. */
+export function redactUrl(url: string): string {
+  return url.replace(/([?&](?:access_token|token)=)[^&]*/gi, '$1[redacted]');
+}

@@ -1,0 +1,43 @@
+/** Prometheus metrics: default process metrics plus an HTTP duration histogram per service. */
+import type { Context, Middleware, Next } from 'koa';
+import client from 'prom-client';
+
+/** The process-wide registry. */
+export const registry = new client.Registry();
+let initialised = false;
+let httpHistogram: client.Histogram<'method' | 'route' | 'status'>;
+
+/** Initialise default metrics once per process. */
+export function initMetrics(service: string): void {
+  if (initialised) return;
+  initialised = true;
+  registry.setDefaultLabels({ service });
+  client.collectDefaultMetrics({ register: registry });
+  httpHistogram = new client.Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'HTTP request duration',
+    labelNames: ['method', 'route', 'status'],
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10],
+    registers: [registry],
+  });
+}
+
+/** Measure every request (route = matched router path, never the raw URL). */
+export function metricsMiddleware(): Middleware {
+  return async (ctx: Context, next: Next) => {
+    const end = httpHistogram?.startTimer({ method: ctx.method });
+    try {
+      await next();
+    } finally {
+      end?.({ route: (ctx as unknown as { _matchedRoute?: string })._matchedRoute ?? 'unmatched', status: String(ctx.status) });
+    }
+  };
+}
+
+/** Serve `/metrics`. */
+export async function renderMetrics(ctx: Context): Promise<void> {
+  ctx.type = registry.contentType;
+  ctx.body = await registry.metrics();
+}
+
+export { client as promClient };

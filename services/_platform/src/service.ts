@@ -1,0 +1,85 @@
+/**
+ * Process lifecycle of a service: listen, run background workers, and on SIGTERM/SIGINT drain
+ * in order — readiness fails, HTTP stops accepting and finishes in-flight requests, workers
+ * (relays, consumers) stop, pools and connections close — within SHUTDOWN_TIMEOUT_MS.
+ */
+import type { Server } from 'node:http';
+import type Koa from 'koa';
+import type { Health } from './health.js';
+import type { Logger } from './logger.js';
+
+/** A background worker started after listen and stopped on shutdown. */
+export interface Worker {
+  name: string;
+  start(): Promise<void> | void;
+  stop(): Promise<void> | void;
+}
+
+/** Options of runService. */
+export interface RunServiceOptions {
+  name: string;
+  app: Koa<any>;
+  health: Health;
+  logger: Logger;
+  host: string;
+  port: number;
+  workers?: Worker[];
+  /** Closed last (db pools, NATS connection, telemetry). */
+  closers?: (() => Promise<unknown> | unknown)[];
+  shutdownTimeoutMs?: number;
+}
+
+/** Start the HTTP server and workers; resolves once listening. Returns a stop function. */
+export async function runService(o: RunServiceOptions): Promise<{ server: Server; stop: (reason?: string) => Promise<void> }> {
+  const server = o.app.listen(o.port, o.host);
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
+  // Why: uploads of large files can take long; the default 5-minute request timeout would cut them.
+  server.requestTimeout = 0;
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve);
+    server.once('error', reject);
+  });
+  for (const w of o.workers ?? []) await w.start();
+  o.logger.info({ port: o.port, host: o.host }, `${o.name} listening`);
+
+  let stopping: Promise<void> | undefined;
+  const stop = (reason = 'stop') => {
+    stopping ??= (async () => {
+      o.logger.info({ reason }, 'shutting down');
+      o.health.setShuttingDown();
+      const timer = setTimeout(() => {
+        o.logger.error('shutdown timed out; exiting');
+        process.exit(1);
+      }, o.shutdownTimeoutMs ?? 10_000);
+      timer.unref();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections?.();
+      });
+      for (const w of [...(o.workers ?? [])].reverse()) {
+        try {
+          await w.stop();
+        } catch (err) {
+          o.logger.warn({ err, worker: w.name }, 'worker stop failed');
+        }
+      }
+      for (const c of o.closers ?? []) {
+        try {
+          await c();
+        } catch (err) {
+          o.logger.warn({ err }, 'closer failed');
+        }
+      }
+      clearTimeout(timer);
+      o.logger.info('stopped');
+    })();
+    return stopping;
+  };
+  for (const sig of ['SIGTERM', 'SIGINT'] as const) {
+    process.once(sig, () => {
+      void stop(sig).then(() => process.exit(0));
+    });
+  }
+  return { server, stop };
+}

@@ -1,0 +1,40 @@
+import { defineConfig } from 'vitest/config';
+
+// Three projects: `unit` (pure, co-located), `integration` (real PostgreSQL + NATS, started by
+// scripts/infra), `e2e` (black box through the gateway; the global setup starts the stack).
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        test: {
+          name: 'unit',
+          include: ['services/*/src/**/*.test.ts'],
+          environment: 'node',
+        },
+      },
+      {
+        test: {
+          name: 'integration',
+          include: ['services/*/test/integration/**/*.test.ts'],
+          environment: 'node',
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+          pool: 'forks',
+          fileParallelism: false,
+        },
+      },
+      {
+        test: {
+          name: 'e2e',
+          include: ['e2e/specs/**/*.test.ts'],
+          environment: 'node',
+          globalSetup: ['e2e/support/global-setup.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 180_000,
+          pool: 'forks',
+          fileParallelism: false,
+        },
+      },
+    ],
+  },
+});
