@@ -24,7 +24,7 @@ export interface CallOptions {
   token?: string;
   body?: unknown;
   /** Raw body (bytes or a stream); sent as-is with the given content type. */
-  raw?: BodyInit;
+  raw?: RequestInit['body'];
   headers?: Record<string, string>;
   redirect?: RequestRedirect;
 }
@@ -33,7 +33,7 @@ export interface CallOptions {
 export async function api<T = any>(path: string, o: CallOptions = {}): Promise<ApiResponse<T>> {
   const headers: Record<string, string> = { ...(o.headers ?? {}) };
   if (o.token) headers.authorization = `Bearer ${o.token}`;
-  let body: BodyInit | undefined;
+  let body: RequestInit['body'] | undefined;
   if (o.raw !== undefined) {
     body = o.raw;
     headers['content-type'] ??= 'application/octet-stream';

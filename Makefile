@@ -1,0 +1,135 @@
+# One-command stack for the research data repository (see docs and `make help`).
+# Works on a fresh Debian machine with only node/npm/make/apt: every target installs what it
+# needs (pnpm, node_modules, PostgreSQL, nats-server) and starts the infrastructure it uses.
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+# `make user` must print nothing but the CLI's own output (its last stdout line is JSON).
+MAKEFLAGS += --no-print-directory
+.DEFAULT_GOAL := help
+
+ROOT := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
+TSX := $(ROOT)/node_modules/.bin/tsx
+INFRA := $(ROOT)/scripts/infra
+DEPS_STAMP := $(ROOT)/node_modules/.rdm-deps-stamp
+export PATH := $(ROOT)/.tools/bin:$(ROOT)/node_modules/.bin:$(PATH)
+
+.PHONY: help up deps node-deps pnpm infra minio migrate stop clean distclean \
+	test test-unit test-integration test-e2e bench lint typecheck \
+	user revoke-token deactivate-user kind-up
+
+help: ## list targets
+	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-z0-9-]+):.*## (.*)/  make \1\t\2/' | expand -t 28
+
+up: deps infra ## install what is missing, start Postgres + NATS, migrate, run every service and the gateway
+	@cd $(ROOT) && exec $(TSX) scripts/up.ts
+
+deps: node-deps ## install pnpm, node_modules, PostgreSQL and nats-server when missing
+	@bash $(INFRA)/postgres.sh install
+	@bash $(INFRA)/nats.sh install
+
+pnpm:
+	@command -v pnpm >/dev/null 2>&1 || { echo "installing pnpm@9 (npm install -g pnpm@9)" >&2; \
+		npm install -g pnpm@9 >&2 || { echo "error: npm install -g pnpm@9 failed" >&2; exit 1; }; }
+
+# pnpm install only when node_modules is missing or the lockfile changed since the last install.
+# Its output goes to stderr so that stdout stays clean for targets such as `make user`.
+node-deps: pnpm
+	@cd $(ROOT); if [ ! -f $(DEPS_STAMP) ] || [ pnpm-lock.yaml -nt $(DEPS_STAMP) ] || [ package.json -nt $(DEPS_STAMP) ]; then \
+		echo "pnpm install --frozen-lockfile" >&2; \
+		CI=true pnpm install --frozen-lockfile >&2 && touch $(DEPS_STAMP); \
+	fi
+
+infra: ## start PostgreSQL and NATS (installing them when absent)
+	@bash $(INFRA)/postgres.sh start
+	@bash $(INFRA)/nats.sh start
+
+minio: ## build (first time: minutes) and start MinIO on 127.0.0.1:9000
+	@bash $(INFRA)/minio.sh start
+
+migrate: deps infra ## run every service's migrations (and fixtures scripts)
+	@cd $(ROOT) && $(TSX) scripts/up.ts --migrate-only
+
+stop: ## stop the infrastructure (NATS/MinIO only if these scripts started them; PostgreSQL cluster)
+	@bash $(INFRA)/nats.sh stop
+	@bash $(INFRA)/minio.sh stop
+	@bash $(INFRA)/postgres.sh stop
+
+clean: stop ## stop infra and remove local state (.data, coverage); keeps node_modules and .tools
+	@cd $(ROOT); if (exec 3<>/dev/tcp/127.0.0.1/4222) 2>/dev/null; then \
+		echo "note: a NATS server not started by scripts/infra/nats.sh still runs; keeping .data/nats" >&2; \
+		find .data -mindepth 1 -maxdepth 1 ! -name nats -exec rm -rf {} +; \
+	else rm -rf .data; fi; rm -rf coverage
+
+distclean: clean ## clean + remove node_modules and .tools (the MinIO build)
+	@cd $(ROOT) && rm -rf node_modules services/*/node_modules e2e/node_modules .tools
+
+# ---------------------------------------------------------------- tests
+
+VITEST := cd $(ROOT) && $(ROOT)/node_modules/.bin/vitest run
+
+# MinIO (needed by the files integration tests; a cold build takes minutes) starts in the
+# background while the unit tests run, and is waited for before the integration tests.
+test: deps infra ## unit, integration and e2e tests, then a summary; fails if any project fails
+	@cd $(ROOT); rc=0; summary=""; \
+	bash $(INFRA)/minio.sh start >.data/minio-start.log 2>&1 & minio_pid=$$!; \
+	for p in unit integration e2e; do \
+		printf '\n\033[1m=== vitest --project %s ===\033[0m\n' "$$p"; \
+		start=$$(date +%s); \
+		if [ "$$p" = integration ] && kill -0 $$minio_pid 2>/dev/null; then \
+			echo "waiting for MinIO to build/start (log: .data/minio-start.log)" >&2; fi; \
+		if [ "$$p" = integration ] && ! wait $$minio_pid; then \
+			cat .data/minio-start.log >&2; echo "error: MinIO did not start (see above)" >&2; \
+		fi; \
+		if $(ROOT)/node_modules/.bin/vitest run --project "$$p"; then r=PASS; else r=FAIL; rc=1; fi; \
+		summary="$$summary$$(printf '  %-12s %s (%ss)' "$$p" "$$r" "$$(( $$(date +%s) - start ))")\n"; \
+	done; \
+	printf '\n\033[1m=== test summary ===\033[0m\n%b' "$$summary"; \
+	if [ $$rc -ne 0 ]; then echo "make test: FAILED" >&2; else echo "make test: all passed"; fi; \
+	exit $$rc
+
+test-unit: deps ## unit tests only
+	@$(VITEST) --project unit
+
+test-integration: deps infra minio ## integration tests (real PostgreSQL, NATS and MinIO)
+	@$(VITEST) --project integration
+
+test-e2e: deps infra ## e2e tests (the global setup starts its own stack on ports 5900-5906)
+	@$(VITEST) --project e2e
+
+bench: deps infra ## every scripts/bench/*.bench.ts in order
+	@cd $(ROOT) && $(TSX) scripts/bench/run-all.ts
+
+lint: deps ## biome check
+	@cd $(ROOT) && biome check .
+
+typecheck: deps ## tsc over every package
+	@cd $(ROOT); if [ -f tsconfig.json ]; then tsc -b tsconfig.json; \
+	else pnpm -r --workspace-concurrency=1 --if-present run typecheck && tsc -p e2e/tsconfig.json; fi
+
+# ---------------------------------------------------------------- users CLI
+# The CLI prints a JSON object as its last stdout line; nothing here writes to stdout.
+# Values are read from the environment ($$EMAIL …), which make fills from the command line, so
+# quotes in NAME cannot break the shell.
+
+USERS_CLI := pnpm --silent --filter @rdm/users exec tsx src/cli.ts
+
+user: node-deps infra ## make user EMAIL=<email> [ADMIN=1] [NAME="Full Name"]
+	@if [ -z "$${EMAIL:-}" ]; then echo 'usage: make user EMAIL=<email> [ADMIN=1] [NAME="Full Name"]' >&2; exit 2; fi
+	@set -- create-user --email "$$EMAIL"; \
+	case "$${ADMIN:-}" in 1|true|yes) set -- "$$@" --admin ;; esac; \
+	if [ -n "$${NAME:-}" ]; then set -- "$$@" --name "$$NAME"; fi; \
+	cd $(ROOT) && $(USERS_CLI) "$$@"
+
+revoke-token: node-deps infra ## make revoke-token TOKEN_ID=<id>
+	@if [ -z "$${TOKEN_ID:-}" ]; then echo 'usage: make revoke-token TOKEN_ID=<id>' >&2; exit 2; fi
+	@cd $(ROOT) && $(USERS_CLI) revoke-token --id "$$TOKEN_ID"
+
+deactivate-user: node-deps infra ## make deactivate-user EMAIL=<email>
+	@if [ -z "$${EMAIL:-}" ]; then echo 'usage: make deactivate-user EMAIL=<email>' >&2; exit 2; fi
+	@cd $(ROOT) && $(USERS_CLI) deactivate-user --email "$$EMAIL"
+
+# ---------------------------------------------------------------- Kubernetes
+
+kind-up: ## helm-install charts/* into a kind cluster (needs Docker; prints why not otherwise)
+	@bash $(INFRA)/kind-up.sh
