@@ -81,10 +81,12 @@ test: deps infra ## unit, integration and e2e tests, then a summary; fails if an
 		if [ "$$p" = integration ] && ! wait $$minio_pid; then \
 			cat .data/minio-start.log >&2; echo "error: MinIO did not start (see above)" >&2; \
 		fi; \
-		if $(ROOT)/node_modules/.bin/vitest run --project "$$p"; then r=PASS; else r=FAIL; rc=1; fi; \
+		mkdir -p .data/test-results; rm -f .data/test-results/$$p.json; \
+		if $(ROOT)/node_modules/.bin/vitest run --project "$$p" --reporter=default --reporter=json --outputFile.json=.data/test-results/$$p.json; then r=PASS; else r=FAIL; rc=1; fi; \
 		summary="$$summary$$(printf '  %-12s %s (%ss)' "$$p" "$$r" "$$(( $$(date +%s) - start ))")\n"; \
 	done; \
 	printf '\n\033[1m=== test summary ===\033[0m\n%b' "$$summary"; \
+	node scripts/test-summary.mjs .data/test-results || rc=1; \
 	if [ $$rc -ne 0 ]; then echo "make test: FAILED" >&2; else echo "make test: all passed"; fi; \
 	exit $$rc
 

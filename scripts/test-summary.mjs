@@ -1,0 +1,24 @@
+// Prints the plain closing line `N passed, N failed, N skipped` over every vitest JSON report in
+// the given folder (one per project), so CI can read the totals of the whole `make test`.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const dir = process.argv[2] ?? '.data/test-results';
+let passed = 0;
+let failed = 0;
+let skipped = 0;
+let files = 0;
+for (const name of readdirSync(dir).filter((f) => f.endsWith('.json'))) {
+  const r = JSON.parse(readFileSync(join(dir, name), 'utf8'));
+  files += 1;
+  passed += r.numPassedTests ?? 0;
+  // A suite that failed to load has no failed tests but must still count as a failure.
+  failed += (r.numFailedTests ?? 0) + (r.numFailedTestSuites ?? 0);
+  skipped += (r.numPendingTests ?? 0) + (r.numTodoTests ?? 0);
+}
+if (files === 0) {
+  console.log('0 passed, 1 failed');
+  process.exit(1);
+}
+console.log(`${passed} passed, ${failed} failed, ${skipped} skipped`);
+process.exit(failed > 0 ? 1 : 0);

@@ -1,0 +1,287 @@
+/**
+ * Durable event consumers with exactly-once effects.
+ *
+ * When to use: a service reacting to another service's events (files locks a bucket on
+ * `rdm.records.record.published`). Start one `runConsumer` per (stream, subject) as a
+ * background worker; the service's migrations must include `inboxMigration`.
+ *
+ * How it works:
+ * - A durable pull consumer (explicit ack, one filter subject because nats-server 2.9 lacks
+ *   `filter_subjects`) is created or updated on start, and again after the server lost it.
+ * - Each message is handled in ONE database transaction that first inserts
+ *   `(message_id = envelope id, consumer = durable)` into `inbox` with `ON CONFLICT DO
+ *   NOTHING`. When the row already existed the effect happened before (a redelivery, a
+ *   duplicate publish, a lost ack): the message is only acked. Otherwise the handler runs in
+ *   the same transaction; after COMMIT the message is acked. A crash before the ack means a
+ *   redelivery, which the inbox turns into a no-op.
+ * - A failing handler rolls back and the message is nak'ed with a delay from `backoffMs`
+ *   (delivery n waits `backoffMs[n-1]`, the last value repeating). When the failing delivery is
+ *   the `maxDeliver`-th, the message is copied to the dead-letter subject (default
+ *   `rdm.dlq.<service>`, kept by the `DLQ` stream) with `Rdm-Dlq-*` headers describing the
+ *   failure, then `term()`ed. A message that is not a JSON envelope goes there at once.
+ * - The server-side `ack_wait` (default 30 s) only matters when a process dies mid-message; a
+ *   long handler keeps its message with `working()` heartbeats. Server-side `backoff` is not
+ *   set because nats-server 2.9 then replaces `ack_wait` by `backoff[0]`, which would redeliver
+ *   messages still waiting in the client's buffer.
+ * - Reconnects are handled by the client; if the consumer or stream disappears (server store
+ *   lost), the loop re-creates the consumer and continues.
+ */
+import { AckPolicy, DeliverPolicy, type JetStreamClient, type JetStreamManager, type JsMsg } from '@nats-io/jetstream';
+import { headers as natsHeaders, nanos } from '@nats-io/nats-core';
+import type { Knex } from 'knex';
+import { serviceOf } from './db.js';
+import type { EventEnvelope } from './events.js';
+import type { MsgLogger } from './nats.js';
+import { ensureStream } from './outbox.js';
+
+/** Name of the stream keeping dead letters (`rdm.dlq.>`). */
+export const DLQ_STREAM = 'DLQ';
+
+/** Create the `inbox` table (idempotent); call from a service migration. */
+export async function inboxMigration(knex: Knex): Promise<void> {
+  // Why: the key includes the consumer so two durables of one service may both handle an event.
+  await knex.raw(`
+    CREATE TABLE IF NOT EXISTS inbox (
+      message_id text NOT NULL,
+      consumer text NOT NULL,
+      subject text NOT NULL,
+      processed_at timestamptz NOT NULL DEFAULT now(),
+      PRIMARY KEY (message_id, consumer)
+    )`);
+}
+
+/** Handler of one event; runs inside the transaction that records the inbox row. */
+export type EventHandler<T = Record<string, unknown>> = (trx: Knex.Transaction, envelope: EventEnvelope<T>, msg: JsMsg) => Promise<void>;
+
+/** Options of runConsumer. */
+export interface RunConsumerOptions<T = Record<string, unknown>> {
+  db: Knex;
+  js: JetStreamClient;
+  jsm: JetStreamManager;
+  /** Stream to consume (e.g. `RECORDS`). */
+  stream: string;
+  /** Durable consumer name, e.g. `files-record-published`. */
+  durable: string;
+  /** Exactly one subject (nats-server 2.9). */
+  filterSubject: string;
+  handler: EventHandler<T>;
+  logger: MsgLogger;
+  /** Deliveries before a failing message is dead-lettered (default 5). */
+  maxDeliver?: number;
+  /** Nak delays per delivery (default [1000, 5000, 15000]). */
+  backoffMs?: number[];
+  /** Redelivery timeout when a process dies mid-message (default 30000 ms). */
+  ackWaitMs?: number;
+  /** Dead-letter subject (default `rdm.dlq.<service>`). */
+  dlqSubject?: string;
+  /** Consuming service, for the default DLQ subject (default: the service of `db`, else the durable). */
+  service?: string;
+  /** Messages pulled per request (default 10). */
+  batchSize?: number;
+}
+
+/** A running consumer. */
+export interface ConsumerHandle {
+  /** Worker name (`consumer:<durable>`). */
+  readonly name: string;
+  /** Resolves once the consumer exists and messages are being pulled. */
+  readonly ready: Promise<void>;
+  /** Stop pulling, finish the message in hand (bounded) and return. */
+  stop(): Promise<void>;
+}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref?.());
+
+function isEnvelope(v: unknown): v is EventEnvelope {
+  const e = v as EventEnvelope | null;
+  return (
+    !!e &&
+    typeof e === 'object' &&
+    typeof e.id === 'string' &&
+    e.id.length > 0 &&
+    typeof e.type === 'string' &&
+    typeof e.data === 'object' &&
+    e.data !== null
+  );
+}
+
+const errText = (err: unknown) =>
+  String((err as Error)?.message ?? err)
+    .slice(0, 1000)
+    .replace(/[\r\n]+/g, ' ');
+
+/** Start a durable consumer whose handler's effects happen once per event; see the file header. */
+export function runConsumer<T = Record<string, unknown>>(opts: RunConsumerOptions<T>): ConsumerHandle {
+  const { db, js, jsm, stream, durable, filterSubject, handler, logger } = opts;
+  const maxDeliver = Math.max(1, opts.maxDeliver ?? 5);
+  const backoffMs = opts.backoffMs && opts.backoffMs.length > 0 ? opts.backoffMs : [1000, 5000, 15000];
+  const ackWaitMs = opts.ackWaitMs ?? 30_000;
+  const dlqSubject = opts.dlqSubject ?? `rdm.dlq.${opts.service ?? serviceOf(db) ?? durable}`;
+  const log = { stream, durable, subject: filterSubject };
+
+  let stopped = false;
+  let current: { stop(err?: Error): void; close(): Promise<unknown> } | undefined;
+  let wakeRetry: (() => void) | undefined;
+  let markReady!: () => void;
+  let failReady!: (e: Error) => void;
+  const ready = new Promise<void>((resolve, reject) => {
+    markReady = resolve;
+    failReady = reject;
+  });
+  ready.catch(() => undefined);
+
+  const ensure = async () => {
+    await ensureStream(jsm, { name: DLQ_STREAM, subjects: ['rdm.dlq.>'] });
+    const config = {
+      ack_policy: AckPolicy.Explicit,
+      // Why: one extra delivery so a message whose dead-lettering failed gets another try.
+      max_deliver: maxDeliver + 1,
+      ack_wait: nanos(ackWaitMs),
+      filter_subject: filterSubject,
+      max_ack_pending: 1000,
+    };
+    try {
+      await jsm.consumers.info(stream, durable);
+      await jsm.consumers.update(stream, durable, config);
+    } catch (err) {
+      if ((err as { code?: number }).code !== 10014 && !/consumer not found/i.test((err as Error).message ?? '')) throw err;
+      await jsm.consumers.add(stream, { ...config, durable_name: durable, deliver_policy: DeliverPolicy.All });
+    }
+  };
+
+  const deadLetter = async (m: JsMsg, reason: string, err: unknown) => {
+    const h = natsHeaders();
+    if (m.headers) {
+      for (const k of m.headers.keys()) {
+        if (k.toLowerCase() === 'nats-msg-id' || k.toLowerCase().startsWith('nats-expected')) continue;
+        for (const v of m.headers.values(k)) h.append(k, v);
+      }
+    }
+    h.set('Rdm-Dlq-Reason', reason);
+    h.set('Rdm-Dlq-Error', errText(err));
+    h.set('Rdm-Dlq-Subject', m.subject);
+    h.set('Rdm-Dlq-Stream', m.info.stream);
+    h.set('Rdm-Dlq-Stream-Seq', String(m.info.streamSequence));
+    h.set('Rdm-Dlq-Consumer', durable);
+    h.set('Rdm-Dlq-Deliveries', String(m.info.deliveryCount));
+    try {
+      await js.publish(dlqSubject, m.data, { headers: h, msgID: `${durable}:${m.info.stream}:${m.info.streamSequence}` });
+      m.term();
+      logger.error(
+        { ...log, err, reason, dlqSubject, seq: m.info.streamSequence, deliveries: m.info.deliveryCount },
+        'event dead-lettered',
+      );
+    } catch (pubErr) {
+      logger.error({ ...log, err: pubErr }, 'dead-lettering failed; will retry');
+      m.nak(backoffMs[backoffMs.length - 1]);
+    }
+  };
+
+  const processOne = async (m: JsMsg) => {
+    const dc = m.info.deliveryCount;
+    let envelope: EventEnvelope<T>;
+    try {
+      const parsed: unknown = m.json();
+      if (!isEnvelope(parsed)) throw new Error('not an event envelope {id, type, data}');
+      envelope = parsed as EventEnvelope<T>;
+    } catch (err) {
+      await deadLetter(m, 'invalid_envelope', err);
+      return;
+    }
+    const heartbeat = setInterval(() => m.working(), Math.max(500, Math.floor(ackWaitMs / 3)));
+    try {
+      let duplicate = false;
+      await db.transaction(async (trx) => {
+        const inserted = await trx('inbox')
+          .insert({ message_id: envelope.id, consumer: durable, subject: m.subject })
+          .onConflict(['message_id', 'consumer'])
+          .ignore()
+          .returning('message_id');
+        if (inserted.length === 0) {
+          duplicate = true;
+          return;
+        }
+        await handler(trx, envelope, m);
+      });
+      m.ack();
+      if (duplicate) logger.debug({ ...log, eventId: envelope.id }, 'duplicate event acked');
+    } catch (err) {
+      if (dc >= maxDeliver) {
+        await deadLetter(m, 'handler_failed', err);
+      } else {
+        const delay = backoffMs[Math.min(dc - 1, backoffMs.length - 1)];
+        logger.warn({ ...log, err, eventId: envelope.id, deliveries: dc, retryInMs: delay }, 'event handler failed; will retry');
+        m.nak(delay);
+      }
+    } finally {
+      clearInterval(heartbeat);
+    }
+  };
+
+  const loop = async () => {
+    let failures = 0;
+    while (!stopped) {
+      try {
+        await ensure();
+        const consumer = await js.consumers.get(stream, durable);
+        const messages = await consumer.consume({ max_messages: opts.batchSize ?? 10 });
+        current = messages;
+        if (stopped) {
+          messages.stop();
+          break;
+        }
+        failures = 0;
+        markReady();
+        void (async () => {
+          for await (const s of messages.status()) {
+            if (s.type === 'consumer_deleted' || s.type === 'consumer_not_found' || s.type === 'stream_not_found') {
+              logger.warn({ ...log, status: s.type }, 'consumer lost; re-creating');
+              // Why: ending the iterator sends the loop back to ensure().
+              messages.stop();
+              return;
+            }
+          }
+        })().catch(() => undefined);
+        for await (const m of messages) {
+          await processOne(m);
+          if (stopped) break;
+        }
+      } catch (err) {
+        if (stopped) break;
+        failures++;
+        logger.error({ ...log, err }, 'consumer loop failed; retrying');
+      }
+      current = undefined;
+      if (!stopped) {
+        await new Promise<void>((resolve) => {
+          const t = setTimeout(resolve, Math.min(10_000, 500 * 2 ** Math.min(failures, 5)));
+          wakeRetry = () => {
+            clearTimeout(t);
+            resolve();
+          };
+        });
+        wakeRetry = undefined;
+      }
+    }
+  };
+
+  const done = loop();
+
+  return {
+    name: `consumer:${durable}`,
+    ready,
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      failReady(new Error('consumer stopped'));
+      const c = current;
+      // Why: awaiting close() can hang (see ENVIRONMENT.md); stop the iterator and move on.
+      if (c) {
+        c.stop();
+        void c.close().catch(() => undefined);
+      }
+      wakeRetry?.();
+      await Promise.race([done, sleep(5000)]);
+    },
+  };
+}

@@ -1,0 +1,263 @@
+/**
+ * NATS connection and request-reply RPC between services.
+ *
+ * When to use: `connectNats` once per process (it reconnects forever; JetStream clients come
+ * with it). Use `serveRpc`/`callRpc` only for questions that need an answer now (verify a token,
+ * resolve vocabulary ids); anything that merely reports a change is an event (outbox.ts).
+ *
+ * Wire format: request = JSON; reply = `{ok:true, data}` or
+ * `{ok:false, error:{code, status, message, errors?}}`. A handler throwing an `AppError` replies
+ * with that error, so the caller re-throws the same status (404/403/410 cross services intact);
+ * any other throw is a bug: logged, replied as a generic 500. A timeout or no responder becomes
+ * `RpcError` (503 `Service unavailable.`). Headers (e.g. W3C `traceparent`) travel as NATS
+ * headers and reach the handler as a plain record.
+ */
+import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
+import { headers as natsHeaders, type Msg, type MsgHdrs, type NatsConnection, type Subscription } from '@nats-io/nats-core';
+import { connect } from '@nats-io/transport-node';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import { AppError, Errors, type FieldError, INTERNAL_MESSAGE, isAppError } from './errors.js';
+import type { Logger } from './logger.js';
+
+/** Minimal logger shape used by the messaging modules (pino fits). */
+export type MsgLogger = Pick<Logger, 'info' | 'warn' | 'error' | 'debug'>;
+
+/** A connected NATS client with its JetStream client and manager. */
+export interface NatsHandle {
+  nc: NatsConnection;
+  js: JetStreamClient;
+  jsm: JetStreamManager;
+}
+
+/** Options of connectNats. */
+export interface ConnectNatsOptions {
+  /** `nats://host:port` (comma-separated for several servers). */
+  url: string;
+  /** Connection name shown by the server (the service name). */
+  name: string;
+  logger?: MsgLogger;
+  /** Wait for the server when it is down at start-up instead of failing (default false). */
+  waitOnFirstConnect?: boolean;
+  /** Time between reconnect attempts (default 1000 ms). */
+  reconnectTimeWaitMs?: number;
+}
+
+/** Connect to NATS, reconnecting forever, and create the JetStream client and manager. */
+export async function connectNats(opts: ConnectNatsOptions): Promise<NatsHandle> {
+  const nc = await connect({
+    servers: opts.url.split(',').map((s) => s.trim()),
+    name: opts.name,
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: opts.reconnectTimeWaitMs ?? 1000,
+    waitOnFirstConnect: opts.waitOnFirstConnect ?? false,
+  });
+  const log = opts.logger;
+  if (log) {
+    void (async () => {
+      for await (const s of nc.status()) {
+        if (s.type === 'disconnect' || s.type === 'error')
+          log.warn({ nats: s.type, server: 'server' in s ? s.server : undefined }, 'nats connection problem');
+        else if (s.type === 'reconnect') log.info({ nats: s.type }, 'nats reconnected');
+        else if (s.type === 'reconnecting') log.debug({ nats: s.type }, 'nats reconnecting');
+      }
+    })().catch(() => undefined);
+  }
+  const js = jetstream(nc);
+  const jsm = await jetstreamManager(nc);
+  return { nc, js, jsm };
+}
+
+/** Convert a plain header record into NATS headers (undefined when empty). */
+export function toNatsHeaders(h?: Record<string, string | undefined>): MsgHdrs | undefined {
+  if (!h) return undefined;
+  const entries = Object.entries(h).filter((e): e is [string, string] => typeof e[1] === 'string');
+  if (entries.length === 0) return undefined;
+  const out = natsHeaders();
+  for (const [k, v] of entries) out.set(k, v);
+  return out;
+}
+
+/** Convert NATS headers into a plain record (first value of each key). */
+export function fromNatsHeaders(h?: MsgHdrs): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (!h) return out;
+  for (const k of h.keys()) out[k] = h.get(k);
+  return out;
+}
+
+/** Context given to an RPC handler. */
+export interface RpcContext {
+  /** Request headers (trace context and the like). */
+  headers: Record<string, string>;
+  /** The subject the request arrived on. */
+  subject: string;
+}
+
+/** Validator of an RPC request: a JSON Schema (400 `validation_error` on mismatch) or a function that returns the typed request or throws an AppError. */
+export type RpcValidator<Req> = Record<string, unknown> | ((payload: unknown) => Req);
+
+/** Options of serveRpc. */
+export interface ServeRpcOptions<Req> {
+  /** Queue group, normally the service name, so replicas share requests. */
+  queue: string;
+  logger: MsgLogger;
+  validate?: RpcValidator<Req>;
+}
+
+/** A running RPC endpoint. */
+export interface RpcServer {
+  subject: string;
+  /** Stop receiving requests and wait for in-flight handlers. */
+  stop(): Promise<void>;
+}
+
+type AddFormats = (ajv: Ajv2020) => unknown;
+const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).default ??
+  (addFormatsModule as unknown as AddFormats)) as AddFormats;
+let rpcAjv: Ajv2020 | undefined;
+
+function compileValidator<Req>(validate: RpcValidator<Req> | undefined): (payload: unknown) => Req {
+  if (!validate) return (p) => p as Req;
+  if (typeof validate === 'function') return validate;
+  if (!rpcAjv) {
+    rpcAjv = new Ajv2020({ allErrors: true, strict: false });
+    addFormats(rpcAjv);
+  }
+  const fn = rpcAjv.compile(validate);
+  return (payload) => {
+    if (fn(payload)) return payload as Req;
+    const byField = new Map<string, string[]>();
+    for (const e of fn.errors ?? []) {
+      const path = e.instancePath.split('/').filter(Boolean);
+      if (e.keyword === 'required') path.push(String((e.params as { missingProperty: string }).missingProperty));
+      if (e.keyword === 'additionalProperties') path.push(String((e.params as { additionalProperty: string }).additionalProperty));
+      const field = path.join('.') || '_schema';
+      const msg =
+        e.keyword === 'required'
+          ? 'Missing data for required field.'
+          : e.keyword === 'additionalProperties'
+            ? 'Unknown field.'
+            : (e.message ?? 'Invalid value.');
+      byField.set(field, [...(byField.get(field) ?? []), msg]);
+    }
+    const fieldErrors: FieldError[] = [...byField].map(([field, messages]) => ({ field, messages }));
+    throw Errors.validation(fieldErrors);
+  };
+}
+
+const enc = new TextEncoder();
+
+function errorReply(err: AppError): Uint8Array {
+  const error: Record<string, unknown> = { code: err.code, status: err.status, message: err.message };
+  if (err.fieldErrors) error.errors = err.fieldErrors;
+  return enc.encode(JSON.stringify({ ok: false, error }));
+}
+
+/**
+ * Serve `subject` in queue group `queue`: each request is parsed, validated, handed to
+ * `handler`, and answered with `{ok, data|error}`. Requests are handled concurrently.
+ */
+export function serveRpc<Req = unknown, Res = unknown>(
+  nc: NatsConnection,
+  subject: string,
+  handler: (req: Req, ctx: RpcContext) => Promise<Res>,
+  opts: ServeRpcOptions<Req>,
+): RpcServer {
+  const validate = compileValidator(opts.validate);
+  const inflight = new Set<Promise<void>>();
+
+  const handle = async (msg: Msg): Promise<void> => {
+    let reply: Uint8Array;
+    try {
+      let payload: unknown;
+      try {
+        payload = msg.data.length === 0 ? null : JSON.parse(new TextDecoder().decode(msg.data));
+      } catch {
+        throw Errors.invalidJson();
+      }
+      const req = validate(payload);
+      const data = await handler(req, { headers: fromNatsHeaders(msg.headers), subject: msg.subject });
+      reply = enc.encode(JSON.stringify({ ok: true, data: data === undefined ? null : data }));
+    } catch (err) {
+      if (isAppError(err)) {
+        if (err.status >= 500) opts.logger.error({ err, subject }, 'rpc handler failed');
+        reply = errorReply(err);
+      } else {
+        // Why: unknown errors are bugs; their text may leak internals, so only the log sees it.
+        opts.logger.error({ err, subject }, 'rpc handler crashed');
+        reply = errorReply(new AppError('internal_error', 500, INTERNAL_MESSAGE));
+      }
+    }
+    if (msg.reply) msg.respond(reply);
+  };
+
+  const sub: Subscription = nc.subscribe(subject, {
+    queue: opts.queue,
+    callback: (err, msg) => {
+      if (err) {
+        opts.logger.warn({ err, subject }, 'rpc subscription error');
+        return;
+      }
+      const p = handle(msg).catch((e) => opts.logger.error({ err: e, subject }, 'rpc reply failed'));
+      inflight.add(p);
+      void p.finally(() => inflight.delete(p));
+    },
+  });
+
+  return {
+    subject,
+    async stop() {
+      if (!sub.isClosed()) await sub.drain().catch(() => undefined);
+      await Promise.allSettled([...inflight]);
+    },
+  };
+}
+
+/** Thrown by callRpc when no service answered (timeout, no responders, connection closed): 503. */
+export class RpcError extends AppError {
+  /** The subject that was called. */
+  readonly subject: string;
+  constructor(subject: string, options?: { cause?: unknown }) {
+    super('service_unavailable', 503, 'Service unavailable.');
+    this.subject = subject;
+    if (options?.cause !== undefined) (this as { cause?: unknown }).cause = options.cause;
+  }
+}
+
+/** Options of callRpc. */
+export interface CallRpcOptions {
+  /** Default 2000 ms. */
+  timeoutMs?: number;
+  /** Extra NATS headers (e.g. `traceparent`). */
+  headers?: Record<string, string | undefined>;
+}
+
+/**
+ * Send a JSON request and return the reply's `data`. An `{ok:false}` reply is re-thrown as an
+ * `AppError` with the same code/status/message/field errors; no answer throws `RpcError`.
+ */
+export async function callRpc<T = unknown>(nc: NatsConnection, subject: string, payload: unknown, opts: CallRpcOptions = {}): Promise<T> {
+  let msg: Msg;
+  try {
+    msg = await nc.request(subject, enc.encode(JSON.stringify(payload ?? null)), {
+      timeout: opts.timeoutMs ?? 2000,
+      headers: toNatsHeaders(opts.headers),
+    });
+  } catch (err) {
+    throw new RpcError(subject, { cause: err });
+  }
+  let body: { ok?: unknown; data?: unknown; error?: { code?: unknown; status?: unknown; message?: unknown; errors?: unknown } };
+  try {
+    body = JSON.parse(new TextDecoder().decode(msg.data));
+  } catch {
+    throw new AppError('internal_error', 500, `Malformed reply from ${subject}.`);
+  }
+  if (body?.ok === true) return body.data as T;
+  const e = body?.error;
+  if (body?.ok === false && e && typeof e.status === 'number') {
+    const fieldErrors = Array.isArray(e.errors) ? (e.errors as FieldError[]) : undefined;
+    throw new AppError(String(e.code ?? 'error'), e.status, String(e.message ?? ''), { fieldErrors });
+  }
+  throw new AppError('internal_error', 500, `Malformed reply from ${subject}.`);
+}

@@ -1,0 +1,23 @@
+/** Barrel of the shared search module: the `q` parser, its AST, and the postgres compiler. */
+export * from './ast.js';
+export { MAX_QUERY_DEPTH, MAX_QUERY_LENGTH, type ParseOptions, parseQuery, parseQueryLenient } from './parser.js';
+export { foldText, searchVectorSql } from './fold.js';
+export { luceneRegexToPostgres } from './regex.js';
+export {
+  type CompileOptions,
+  type DateFieldSpec,
+  type FieldMap,
+  type FieldSpec,
+  type FullTextTarget,
+  type JsonbContainment,
+  type KeywordArrayFieldSpec,
+  type KeywordFieldSpec,
+  type NumberFieldSpec,
+  type SqlFragment,
+  type TextFieldSpec,
+  compileToSql,
+  containmentDoc,
+  parseDatePeriod,
+  rankSql,
+  wildcardToLike,
+} from './sql.js';

@@ -1,0 +1,219 @@
+/**
+ * Helpers for integration tests against the real PostgreSQL and NATS (never mocks).
+ *
+ * When to use: in `services/<svc>/test/integration/*.test.ts`, imported from
+ * `@rdm/platform/testing`. `testDb(svc)` gives a fresh, migrated schema per call (unique name,
+ * own role) so test files run in parallel without seeing each other's rows; `destroy()` drops
+ * it. `testNats()` connects to `NATS_URL`. `spawnNatsServer()` runs a private nats-server child
+ * process that a test may stop and restart (outage tests). Start the shared servers with
+ * `scripts/infra/postgres.sh start` and `scripts/infra/nats.sh start`.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createConnection } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Knex } from 'knex';
+import { pino } from 'pino';
+import { createDb, dropServiceSchema, ensureServiceSchema, migrate } from '../db.js';
+import { connectNats, type NatsHandle } from '../nats.js';
+
+export { registerEventSchema } from '../events.js';
+
+/** Database URL of the tests (`DATABASE_URL`, default the local `rdm` superuser). */
+export const TEST_DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://rdm:rdm@127.0.0.1:5432/rdm';
+/** NATS URL of the tests (`NATS_URL`, default local). */
+export const TEST_NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
+
+/** Short random lowercase id for unique schema/stream/subject names. */
+export function uniqueId(bytes = 4): string {
+  return randomBytes(bytes).toString('hex');
+}
+
+/** A logger for tests: silent unless `TEST_LOG_LEVEL` is set. */
+export function testLogger(name = 'test') {
+  return pino({ name, level: process.env.TEST_LOG_LEVEL ?? 'silent' });
+}
+
+/** Root of the monorepo (the directory holding pnpm-workspace.yaml). */
+export function repoRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, 'pnpm-workspace.yaml'))) {
+    const parent = dirname(dir);
+    if (parent === dir) throw new Error('pnpm-workspace.yaml not found');
+    dir = parent;
+  }
+  return dir;
+}
+
+/** A migrated throw-away schema. */
+export interface TestDb {
+  /** Pool bound to the schema and its role. */
+  db: Knex;
+  /** Schema name (also the `service` to pass to platform helpers). */
+  schema: string;
+  /** Connection URL used. */
+  url: string;
+  /** Close the pool and drop schema and role. */
+  destroy(): Promise<void>;
+}
+
+/** Options of testDb. */
+export interface TestDbOptions {
+  /** Migrations to run (default `services/<service>/src/db/migrations` when it exists; `false` for none). */
+  migrationsDir?: string | false;
+  /** Extra query parameters on the connection URL (e.g. `{application_name: 'x'}`). */
+  params?: Record<string, string>;
+  pool?: { min?: number; max?: number };
+}
+
+/** Create a fresh schema `t_<service>_<random>` with its role, run the migrations, return a pool. */
+export async function testDb(service: string, opts: TestDbOptions = {}): Promise<TestDb> {
+  const schema = `t_${service.replace(/[^a-z0-9_]/g, '_')}_${uniqueId()}`;
+  const url = withParams(TEST_DATABASE_URL, opts.params);
+  await ensureServiceSchema(TEST_DATABASE_URL, schema);
+  const db = createDb({ url, service: schema, pool: opts.pool });
+  const dir = opts.migrationsDir === undefined ? join(repoRoot(), 'services', service, 'src', 'db', 'migrations') : opts.migrationsDir;
+  try {
+    if (dir && existsSync(dir)) await migrate(db, { service: schema, dir });
+  } catch (err) {
+    await db.destroy();
+    await dropServiceSchema(TEST_DATABASE_URL, schema);
+    throw err;
+  }
+  return {
+    db,
+    schema,
+    url,
+    async destroy() {
+      await db.destroy();
+      await dropServiceSchema(TEST_DATABASE_URL, schema);
+    },
+  };
+}
+
+/** Append query parameters to a connection URL. */
+export function withParams(url: string, params?: Record<string, string>): string {
+  if (!params || Object.keys(params).length === 0) return url;
+  const u = new URL(url);
+  for (const [k, v] of Object.entries(params)) u.searchParams.set(k, v);
+  return u.toString();
+}
+
+/** Connect to the test NATS (`NATS_URL` or `url`), with a `close()` that drains. */
+export async function testNats(url = TEST_NATS_URL, name = 'test'): Promise<NatsHandle & { close(): Promise<void> }> {
+  const h = await connectNats({ url, name, reconnectTimeWaitMs: 250 });
+  return {
+    ...h,
+    async close() {
+      if (!h.nc.isClosed()) await h.nc.close();
+    },
+  };
+}
+
+/** Poll `check` until it returns a truthy value (returned) or `timeoutMs` passes (throws with the last value). */
+export async function waitFor<T>(
+  check: () => Promise<T> | T,
+  opts: { timeoutMs?: number; intervalMs?: number; message?: string } = {},
+): Promise<T> {
+  const deadline = Date.now() + (opts.timeoutMs ?? 10_000);
+  let last: T | undefined;
+  let lastErr: unknown;
+  for (;;) {
+    try {
+      last = await check();
+      if (last) return last;
+    } catch (err) {
+      lastErr = err;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(
+        `${opts.message ?? 'waitFor timed out'} (last value: ${JSON.stringify(last)}${lastErr ? `, last error: ${String(lastErr)}` : ''})`,
+      );
+    }
+    await new Promise((r) => setTimeout(r, opts.intervalMs ?? 100));
+  }
+}
+
+/** A private nats-server child process with JetStream and its own store directory. */
+export interface NatsServerProcess {
+  url: string;
+  port: number;
+  storeDir: string;
+  /** Start (or restart, with the same store) and wait until it accepts connections. */
+  start(): Promise<void>;
+  /** Stop it (SIGTERM, graceful by default; `SIGKILL` to simulate a crash) and wait for exit. */
+  stop(signal?: NodeJS.Signals): Promise<void>;
+  /** Stop it and remove the store directory. */
+  dispose(): Promise<void>;
+}
+
+function portOpen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = createConnection({ host: '127.0.0.1', port });
+    s.once('connect', () => {
+      s.destroy();
+      resolve(true);
+    });
+    s.once('error', () => resolve(false));
+  });
+}
+
+/** Run `nats-server -js` on `port` (default 4333) with a temporary store; call `start()` first. */
+export function spawnNatsServer(opts: { port?: number; storeDir?: string; bin?: string } = {}): NatsServerProcess {
+  const port = opts.port ?? 4333;
+  const storeDir = opts.storeDir ?? mkdtempSync(join(tmpdir(), 'rdm-nats-'));
+  let child: ChildProcess | undefined;
+  let exited: Promise<void> | undefined;
+  const self: NatsServerProcess = {
+    url: `nats://127.0.0.1:${port}`,
+    port,
+    storeDir,
+    async start() {
+      if (child) return;
+      if (await portOpen(port)) throw new Error(`port ${port} is already in use`);
+      const c = spawn(opts.bin ?? 'nats-server', ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir], {
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      let stderr = '';
+      c.stderr?.on('data', (d: Buffer) => {
+        stderr = (stderr + d.toString()).slice(-4000);
+      });
+      child = c;
+      exited = new Promise<void>((resolve) => {
+        c.once('exit', () => resolve());
+        c.once('error', (err) => {
+          stderr += String(err);
+          resolve();
+        });
+      });
+      const deadline = Date.now() + 10_000;
+      while (!(await portOpen(port))) {
+        if (c.exitCode !== null || c.pid === undefined) {
+          child = undefined;
+          throw new Error(`nats-server exited: ${stderr}`);
+        }
+        if (Date.now() > deadline) throw new Error(`nats-server did not start: ${stderr}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      // Why: the port opens before JetStream has recovered its store; give it a moment.
+      await waitFor(() => stderr.includes('Server is ready'), { timeoutMs: 10_000, intervalMs: 25 }).catch(() => undefined);
+    },
+    async stop(signal = 'SIGTERM') {
+      const c = child;
+      if (!c) return;
+      c.kill(signal);
+      const timer = setTimeout(() => c.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(timer);
+      child = undefined;
+    },
+    async dispose() {
+      await self.stop();
+      rmSync(storeDir, { recursive: true, force: true });
+    },
+  };
+  return self;
+}
