@@ -46,7 +46,7 @@ export interface CreateUserOptions {
 /** The environment the CLI needs to reach the e2e stack's database. */
 function cliEnv(): NodeJS.ProcessEnv {
   const env = childEnv();
-  delete env.NODE_OPTIONS;
+  env.NODE_OPTIONS = undefined; // vitest's loader options do not belong in the CLI process
   try {
     const state = readStackState();
     const users = state.services.users;

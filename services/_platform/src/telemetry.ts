@@ -4,16 +4,19 @@
  */
 import { context, propagation, trace, type Context as OtelContext, type Span } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { NodeSDK } from '@opentelemetry/sdk-node';
-
-let sdk: NodeSDK | undefined;
+// Why: the SDK is heavy to import (seconds of CPU); CLIs and tests that never enable it skip it.
+let sdk: { shutdown(): Promise<void> } | undefined;
 
 /** Register the propagator and, when enabled, start the SDK (exporter from OTEL_* env vars). */
 export function startTelemetry(serviceName: string, enabled: boolean): { shutdown: () => Promise<void> } {
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());
   if (enabled && !sdk) {
-    sdk = new NodeSDK({ serviceName });
-    sdk.start();
+    const starting = import('@opentelemetry/sdk-node').then(({ NodeSDK }) => {
+      const instance = new NodeSDK({ serviceName });
+      instance.start();
+      return instance;
+    });
+    sdk = { shutdown: async () => (await starting).shutdown() };
   }
   return { shutdown: async () => { await sdk?.shutdown().catch(() => undefined); sdk = undefined; } };
 }

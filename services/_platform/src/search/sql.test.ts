@@ -261,12 +261,12 @@ describe(rankSql.name, () => {
     expect(rankSql({ type: 'not', child: { type: 'not', child: { type: 'term', value: 'x', wildcard: false } } }, FIELDS).bindings).toEqual(['x']);
   });
 
-  it('should be 0 without positive terms', () => {
-    expect(rankSql(parseQuery('-a status:open'), FIELDS)).toEqual({ sql: '0', bindings: [] });
+  it('should be a constant expression (not an ORDER BY position) without positive terms', () => {
+    expect(rankSql(parseQuery('-a status:open'), FIELDS)).toEqual({ sql: '0::real', bindings: [] });
   });
 
   it('should be 0 without a full-text target', () => {
-    expect(rankSql(parseQuery('a'), FIELDS, { defaultFields: ['id'] })).toEqual({ sql: '0', bindings: [] });
+    expect(rankSql(parseQuery('a'), FIELDS, { defaultFields: ['id'] })).toEqual({ sql: '0::real', bindings: [] });
   });
 });
 

@@ -137,6 +137,7 @@ export interface SqlFragment {
 
 type Frag = SqlFragment | null; // null: the clause imposes no condition (e.g. a punctuation-only term)
 
+const NO_RANK = '0::real';
 const DEFAULT_FULL_TEXT: FullTextTarget = { tsvector: 'search_vector', config: 'simple' };
 const hasWordChar = (s: string) => /[\p{L}\p{N}]/u.test(s);
 const frag = (sql: string, ...bindings: unknown[]): SqlFragment => ({ sql, bindings });
@@ -155,13 +156,14 @@ export function compileToSql(ast: QueryAst, fields: FieldMap, opts: CompileOptio
 
 /**
  * SQL ranking expression for `sort=bestmatch`: `ts_rank_cd(<tsvector>, <positive terms>)`, higher is better,
- * built from the unfielded and fielded-text terms, phrases and prefixes not under a NOT. `'0'` when the
- * query has none (or there is no `fullText` target).
+ * built from the unfielded and fielded-text terms, phrases and prefixes not under a NOT. `'0::real'` when
+ * the query has none (or there is no `fullText` target); safe in ORDER BY either way.
  */
 export function rankSql(ast: QueryAst, fields: FieldMap, opts: CompileOptions = {}): SqlFragment {
   const c = new Compiler(fields, opts);
   const target = c.fullText;
-  if (!target) return frag('0');
+  // Not a bare `0`: in ORDER BY an integer literal means a column position.
+  if (!target) return frag(NO_RANK);
   const parts: SqlFragment[] = [];
   const visit = (n: QueryAst, positive: boolean): void => {
     switch (n.type) {
@@ -188,7 +190,7 @@ export function rankSql(ast: QueryAst, fields: FieldMap, opts: CompileOptions = 
     }
   };
   visit(ast, true);
-  if (parts.length === 0) return frag('0');
+  if (parts.length === 0) return frag(NO_RANK);
   const q = join(parts, ' || ');
   return { sql: `ts_rank_cd(${target.vec}, (${q.sql}))`, bindings: q.bindings };
 }

@@ -1,0 +1,33 @@
+/**
+ * The users koa app (no listen, so tests drive it with supertest): platform base app with
+ * identity checking, health checks on the database (and NATS when given), and the user routes.
+ */
+import { createHttpApp, type Knex, type Logger, mountRouter, type NatsHandle } from '@rdm/platform';
+import type { UsersConfig } from './config.js';
+import { UsersService } from './domain/users.service.js';
+import { usersRouter } from './http/users.routes.js';
+
+/** Dependencies of the app. */
+export interface AppDeps {
+  config: Pick<UsersConfig, 'IDENTITY_SECRET' | 'PUBLIC_BASE_URL'>;
+  logger: Logger;
+  db: Knex;
+  nc?: NatsHandle['nc'];
+  /** Defaults to a service over `db`. */
+  users?: UsersService;
+}
+
+/** Build the app and its health state. */
+export function createApp(deps: AppDeps): ReturnType<typeof createHttpApp> {
+  const { app, health } = createHttpApp({ name: 'users', logger: deps.logger, identitySecret: deps.config.IDENTITY_SECRET });
+  health.add('db', () => deps.db.raw('select 1'));
+  const nc = deps.nc;
+  if (nc) {
+    health.add('nats', () => {
+      if (nc.isClosed()) throw new Error('nats connection closed');
+    });
+  }
+  const users = deps.users ?? new UsersService(deps.db);
+  mountRouter(app, usersRouter({ users, baseUrl: deps.config.PUBLIC_BASE_URL }));
+  return { app, health };
+}

@@ -1,0 +1,151 @@
+/**
+ * Users CLI: account and token administration straight against the database (the service need
+ * not run). Writes go through the service's own domain code and outbox, so the running
+ * service's relay publishes their events later.
+ *
+ *   tsx src/cli.ts create-user --email E [--admin] [--name "Full Name"] [--username U]
+ *                              [--affiliations A] [--private] [--email-public] [--unconfirmed]
+ *                              [--inactive] [--token-name N]
+ *   tsx src/cli.ts revoke-token (--id <token id> | --token <token>)
+ *   tsx src/cli.ts deactivate-user --email E
+ *   tsx src/cli.ts list-tokens --email E
+ *
+ * Output contract: the LAST line of stdout is exactly one JSON object (create-user:
+ * `{"id","email","token"}`); everything else (progress, errors) goes to stderr. Exit status 0 on
+ * success, 1 on a domain error (unknown user, bad e-mail…), 64 on a usage error.
+ *
+ * `--private` (profile visibility restricted), `--unconfirmed` and `--inactive` exist for tests
+ * that need users the API must hide. A fresh user is active, confirmed, with a public profile
+ * and a restricted e-mail (InvenioRDM's default e-mail visibility) unless `--email-public`.
+ */
+import { readdirSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { createDb, isAppError, type Knex, loadConfig, SYSTEM } from '@rdm/platform';
+import { configProperties } from './config.js';
+import { MIGRATIONS_DIR, migrateUsers } from './db/migrate.js';
+import { TokensService } from './domain/tokens.service.js';
+import { UsersService } from './domain/users.service.js';
+
+// Why: stdout carries only the JSON result; anything a library prints goes to stderr.
+console.log = console.error;
+console.info = console.error;
+
+const log = (msg: string) => process.stderr.write(`users-cli: ${msg}\n`);
+
+/** Thrown for a bad command line. */
+class UsageError extends Error {}
+
+const USAGE = `usage:
+  cli.ts create-user --email E [--admin] [--name "Full Name"] [--username U] [--affiliations A]
+                     [--private] [--email-public] [--unconfirmed] [--inactive] [--token-name N]
+  cli.ts revoke-token (--id <token id> | --token <token>)
+  cli.ts deactivate-user --email E
+  cli.ts list-tokens --email E`;
+
+const COMMANDS = ['create-user', 'revoke-token', 'deactivate-user', 'list-tokens'];
+
+const OPTIONS = {
+  email: { type: 'string' },
+  admin: { type: 'boolean' },
+  name: { type: 'string' },
+  username: { type: 'string' },
+  affiliations: { type: 'string' },
+  private: { type: 'boolean' },
+  'email-public': { type: 'boolean' },
+  unconfirmed: { type: 'boolean' },
+  inactive: { type: 'boolean' },
+  'token-name': { type: 'string' },
+  id: { type: 'string' },
+  token: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+/** Run migrations unless every migration file is already recorded. */
+async function ensureMigrated(db: Knex, url: string): Promise<void> {
+  const files = readdirSync(MIGRATIONS_DIR).filter((f) => /\.(ts|js)$/.test(f) && !f.endsWith('.d.ts'));
+  const exists = await db.raw("select to_regclass('users.knex_migrations') is not null as ok");
+  if (exists.rows[0]?.ok) {
+    const done = new Set((await db('knex_migrations').select('name')).map((r: { name: string }) => r.name));
+    if (files.every((f) => done.has(f))) return;
+  }
+  log('migrating schema users');
+  await migrateUsers(url, db);
+}
+
+function required(values: Record<string, unknown>, key: string): string {
+  const v = values[key];
+  if (typeof v !== 'string' || v.trim() === '') throw new UsageError(`--${key} is required`);
+  return v;
+}
+
+async function run(argv: string[]): Promise<Record<string, unknown>> {
+  const [command, ...rest] = argv;
+  const { values } = parseArgs({ args: rest, options: OPTIONS, strict: true, allowPositionals: false });
+  if (!command || values.help) throw new UsageError(command ? '' : 'missing command');
+  if (!COMMANDS.includes(command)) throw new UsageError(`unknown command ${command}`);
+  const config = loadConfig(configProperties, process.env);
+  const db = createDb({ url: config.DATABASE_URL, service: 'users', pool: { max: 2 } });
+  try {
+    await ensureMigrated(db, config.DATABASE_URL);
+    const users = new UsersService(db);
+    const tokens = new TokensService(db);
+    switch (command) {
+      case 'create-user': {
+        const { user, created } = await users.ensureUser(SYSTEM, {
+          email: required(values, 'email'),
+          username: values.username,
+          fullName: values.name,
+          affiliations: values.affiliations,
+          admin: values.admin ?? false,
+          visibility: values.private ? 'restricted' : 'public',
+          emailVisibility: values['email-public'] ? 'public' : undefined,
+          confirmed: !values.unconfirmed,
+          active: !values.inactive,
+        });
+        const { token, row } = await tokens.issue(SYSTEM, user.id, { name: values['token-name'] ?? 'cli' });
+        log(
+          `${created ? 'created' : 'reused'} user ${user.id}${user.roles.length ? ` (roles: ${user.roles.join(', ')})` : ''}; issued token ${row.id}`,
+        );
+        return { id: user.id, email: user.email, token };
+      }
+      case 'revoke-token': {
+        if ((values.id === undefined) === (values.token === undefined)) throw new UsageError('give exactly one of --id or --token');
+        const row = await tokens.revoke(SYSTEM, { id: values.id, token: values.token });
+        log(`revoked token ${row.id}`);
+        return { id: row.id, user_id: row.user_id, revoked_at: row.revoked_at };
+      }
+      case 'deactivate-user': {
+        const user = await users.deactivate(SYSTEM, required(values, 'email'));
+        log(`deactivated user ${user.id}`);
+        return { id: user.id, email: user.email, active: user.active };
+      }
+      case 'list-tokens': {
+        const rows = await tokens.listOf(SYSTEM, required(values, 'email'));
+        return { tokens: rows };
+      }
+      default:
+        throw new UsageError(`unknown command ${command}`);
+    }
+  } finally {
+    await db.destroy();
+  }
+}
+
+try {
+  const result = await run(process.argv.slice(2));
+  process.stdout.write(`${JSON.stringify(result)}\n`);
+  process.exitCode = 0;
+} catch (err) {
+  if (err instanceof UsageError || (err as { code?: string }).code?.startsWith?.('ERR_PARSE_ARGS')) {
+    if (err instanceof Error && err.message) log(err.message);
+    process.stderr.write(`${USAGE}\n`);
+    process.exitCode = 64;
+  } else if (isAppError(err)) {
+    const details = err.fieldErrors?.map((f) => `${f.field}: ${f.messages.join(' ')}`).join('; ');
+    log(`${err.message}${details ? ` (${details})` : ''}`);
+    process.exitCode = 1;
+  } else {
+    log(`failed: ${(err as Error)?.message ?? String(err)}`);
+    process.exitCode = 1;
+  }
+}

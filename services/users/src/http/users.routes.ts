@@ -1,0 +1,68 @@
+/**
+ * HTTP routes of the users service: `GET /api/users`, `GET /api/users/<id>`,
+ * `GET /api/users/<id>/avatar.svg` and `GET /api/me`. Each parses input, makes one service call
+ * and serializes.
+ */
+import { type AppContext, type AppState, listEnvelope, parseListArgs, Router } from '@rdm/platform';
+import { avatarInitial, renderAvatar } from '../domain/avatar.js';
+import { USER_SORTS, type UsersService } from '../domain/users.service.js';
+import { serializeUser } from './user.serializer.js';
+
+/** Dependencies of the users routes. */
+export interface UsersRoutesDeps {
+  users: UsersService;
+  baseUrl: string;
+}
+
+/**
+ * InvenioRDM serves the public user search 10 at a time (`default_results_per_page: 10`); the
+ * spec lets callers pick `page` and `size`, so both are honoured and 10 is only the default.
+ */
+const LIST_OPTIONS = { sorts: USER_SORTS, defaultSort: 'newest', defaultSortWithQ: 'bestmatch', defaultSize: 10 } as const;
+
+/** Build the router. */
+export function usersRouter(deps: UsersRoutesDeps): Router<AppState> {
+  const router = new Router<AppState>();
+  type Ctx = AppContext & { params: Record<string, string> };
+
+  router.get('/api/users', async (ctx: Ctx) => {
+    const args = parseListArgs(ctx.query, LIST_OPTIONS);
+    const identity = ctx.state.identity;
+    const res = await deps.users.search(identity, args);
+    ctx.body = listEnvelope({
+      hits: res.hits.map((u) => serializeUser(u, identity, deps.baseUrl)),
+      total: res.total,
+      args,
+      baseUrl: deps.baseUrl,
+      path: '/api/users',
+    });
+  });
+
+  router.get('/api/users/:id', async (ctx: Ctx) => {
+    const user = await deps.users.read(ctx.state.identity, ctx.params.id);
+    ctx.body = serializeUser(user, ctx.state.identity, deps.baseUrl);
+  });
+
+  router.get('/api/users/:id/avatar.svg', async (ctx: Ctx) => {
+    const user = await deps.users.read(ctx.state.identity, ctx.params.id);
+    const { svg, etag } = renderAvatar(user.id, avatarInitial(user.profile.full_name, user.username, user.email));
+    ctx.set('ETag', etag);
+    // Why: who may see an avatar depends on the caller, so shared caches must not keep it.
+    ctx.set('Cache-Control', 'private, max-age=3600');
+    ctx.set('Vary', 'Authorization');
+    const inm = ctx.get('if-none-match');
+    if (inm?.split(',').some((t: string) => t.trim().replace(/^W\//, '') === etag)) {
+      ctx.status = 304;
+      return;
+    }
+    ctx.type = 'image/svg+xml';
+    ctx.body = svg;
+  });
+
+  router.get('/api/me', async (ctx: Ctx) => {
+    const user = await deps.users.me(ctx.state.identity);
+    ctx.body = serializeUser(user, ctx.state.identity, deps.baseUrl);
+  });
+
+  return router;
+}

@@ -1,0 +1,76 @@
+/**
+ * NATS request-reply endpoints of the users service (proto/README.md):
+ * - `rdm.users.rpc.verify-token` `{token}` → `{user_id, roles, token_id}` or null;
+ * - `rdm.users.rpc.get-users` `{ids}` → `{users: [{id, username, full_name, email, active}]}`.
+ * Callers are other services (trusted); e-mails are therefore returned unfiltered.
+ */
+import { type MsgLogger, type NatsHandle, type RpcServer, serveRpc } from '@rdm/platform';
+import type { TokensService, VerifiedToken } from '../domain/tokens.service.js';
+import type { UsersService } from '../domain/users.service.js';
+
+/** Subject of token verification. */
+export const VERIFY_TOKEN_SUBJECT = 'rdm.users.rpc.verify-token';
+/** Subject of the user lookup. */
+export const GET_USERS_SUBJECT = 'rdm.users.rpc.get-users';
+
+/** Request schema of verify-token (a token of any length is accepted here; odd ones verify to null). */
+const verifyTokenSchema = {
+  type: 'object',
+  required: ['token'],
+  properties: { token: { type: 'string' } },
+};
+
+/** Largest id batch of get-users. */
+export const MAX_GET_USERS = 1000;
+
+const getUsersSchema = {
+  type: 'object',
+  required: ['ids'],
+  properties: { ids: { type: 'array', maxItems: MAX_GET_USERS, items: { type: 'string', maxLength: 64 } } },
+};
+
+/** One entry of the get-users reply. */
+export interface RpcUser {
+  id: string;
+  username: string | null;
+  full_name: string;
+  email: string;
+  active: boolean;
+}
+
+/** Handler of verify-token (exported for tests). */
+export function verifyTokenHandler(tokens: TokensService) {
+  return async (req: { token: string }): Promise<VerifiedToken | null> => tokens.verify(req.token);
+}
+
+/** Handler of get-users (exported for tests). */
+export function getUsersHandler(users: UsersService) {
+  return async (req: { ids: string[] }): Promise<{ users: RpcUser[] }> => {
+    const found = await users.getMany(req.ids);
+    return {
+      users: found.map((u) => ({ id: u.id, username: u.username, full_name: u.profile.full_name, email: u.email, active: u.active })),
+    };
+  };
+}
+
+/** Dependencies of serveUsersRpc. */
+export interface UsersRpcDeps {
+  users: UsersService;
+  tokens: TokensService;
+  logger: MsgLogger;
+  /** Override the subjects (tests on a shared NATS use private ones). */
+  subjects?: { verifyToken: string; getUsers: string };
+}
+
+/** Start both RPC endpoints in queue group `users`. */
+export function serveUsersRpc(nc: NatsHandle['nc'], deps: UsersRpcDeps): RpcServer[] {
+  const subjects = deps.subjects ?? { verifyToken: VERIFY_TOKEN_SUBJECT, getUsers: GET_USERS_SUBJECT };
+  return [
+    serveRpc(nc, subjects.verifyToken, verifyTokenHandler(deps.tokens), {
+      queue: 'users',
+      logger: deps.logger,
+      validate: verifyTokenSchema,
+    }),
+    serveRpc(nc, subjects.getUsers, getUsersHandler(deps.users), { queue: 'users', logger: deps.logger, validate: getUsersSchema }),
+  ];
+}

@@ -1,0 +1,36 @@
+/** The koa app of the vocabularies service (no listen: main.ts and supertest tests wrap it). */
+import { createHttpApp, type Knex, type Logger, mountRouter, type NatsHandle } from '@rdm/platform';
+import type { Config } from './config.js';
+import { EntryCache } from './domain/entry-cache.js';
+import { VocabulariesService } from './domain/vocabularies.service.js';
+import { vocabulariesRouter } from './http/vocabularies.routes.js';
+
+/** What createApp needs. */
+export interface AppDeps {
+  config: Pick<Config, 'PUBLIC_BASE_URL' | 'IDENTITY_SECRET' | 'ENTRY_CACHE_SIZE' | 'ENTRY_CACHE_TTL_MS'>;
+  logger: Logger;
+  db: Knex;
+  /** When given, readiness also checks the NATS connection. */
+  nc?: NatsHandle['nc'];
+}
+
+/** Build the app, its health checks and the service behind it. */
+export function createApp(deps: AppDeps) {
+  const { app, health } = createHttpApp({ name: 'vocabularies', logger: deps.logger, identitySecret: deps.config.IDENTITY_SECRET });
+  health.add('db', () => deps.db.raw('select 1'));
+  if (deps.nc) {
+    const nc = deps.nc;
+    health.add('nats', () => {
+      if (nc.isClosed()) throw new Error('nats connection closed');
+    });
+  }
+  const cache = new EntryCache(deps.config.ENTRY_CACHE_SIZE, deps.config.ENTRY_CACHE_TTL_MS);
+  const service = new VocabulariesService({
+    db: deps.db,
+    baseUrl: deps.config.PUBLIC_BASE_URL,
+    cache,
+    typesTtlMs: deps.config.ENTRY_CACHE_TTL_MS,
+  });
+  mountRouter(app, vocabulariesRouter(service));
+  return { app, health, service };
+}

@@ -1,0 +1,204 @@
+/**
+ * Entry search for the postgres engine: `q` (the shared query syntax), `suggest` (search as you
+ * type), the `tags` filter and the sorts, compiled into an `EntrySearch` for the repo.
+ *
+ * When to use: the vocabularies service builds one per list request with `buildEntrySearch`.
+ * - `q` goes through `parseQuery` (default operator OR, like InvenioRDM's plain `query_string`)
+ *   and `compileToSql`: unfielded terms hit `search_vector` (id, titles, descriptions, props,
+ *   tags and the special fields), fielded ones the folded `search_fields` or the columns.
+ * - `suggest` is InvenioRDM's `bool_prefix` multi-match with operator AND: every word must be
+ *   the prefix of a word of the kind's suggest fields (`suggest_vector`); an exact acronym or id
+ *   match ranks first (affiliations `suggest=CERN`).
+ * - sorts: `bestmatch` = rank, `title`/`name`/`subject` = the sort key (byte order, as a
+ *   keyword sort), `newest`/`oldest` = created; ties broken by id.
+ */
+import {
+  compileToSql,
+  type FieldMap,
+  type FieldSpec,
+  foldText,
+  parseQuery,
+  type QueryAst,
+  QuerySyntaxError,
+  rankSql,
+  Errors,
+} from '@rdm/platform';
+import { type EntrySearch, pgTextArray } from '../repo/vocabularies.repo.js';
+import { kindOf } from './kinds.js';
+
+const text = (key: string): FieldSpec => ({ kind: 'text', expr: `e.search_fields->>'${key}'` });
+
+/** Fields every query may name. Values of `props.*`, `title.*`, `description.*` are added per query. */
+const STATIC_FIELDS: Record<string, FieldSpec | string> = {
+  id: { kind: 'keyword', expr: 'e.id', caseSensitive: true },
+  'id.text': text('id'),
+  title: text('title'),
+  description: text('description'),
+  tags: { kind: 'keyword_array', expr: 'e.tags', arrayType: 'text[]', caseSensitive: true },
+  icon: { kind: 'keyword', expr: 'e.icon', caseSensitive: true },
+  created: { kind: 'date', expr: 'e.created' },
+  updated: { kind: 'date', expr: 'e.updated' },
+  acronym: text('acronym'),
+  'acronym.keyword': { kind: 'keyword', expr: 'e.acronym', caseSensitive: true },
+  name: text('name'),
+  given_name: text('given_name'),
+  family_name: text('family_name'),
+  country: { kind: 'keyword', expr: 'e.country' },
+  country_name: text('country_name'),
+  location_name: text('location_name'),
+  status: { kind: 'keyword', expr: "e.extra->>'status'" },
+  types: { kind: 'keyword_array', expr: "e.extra->'types'" },
+  aliases: text('aliases'),
+  'identifiers.identifier': { kind: 'keyword_array', expr: "jsonb_path_query_array(e.identifiers, '$[*].identifier')" },
+  'identifiers.scheme': { kind: 'keyword_array', expr: "jsonb_path_query_array(e.identifiers, '$[*].scheme')" },
+  scheme: { kind: 'keyword', expr: 'e.scheme', caseSensitive: true },
+  subject: text('subject'),
+  synonyms: text('synonyms'),
+  number: { kind: 'keyword', expr: 'e.number' },
+  program: text('program'),
+  'funder.id': { kind: 'keyword', expr: "e.extra->'funder'->>'id'" },
+  'funder.name': text('funder.name'),
+  'affiliations.id': { kind: 'keyword_array', expr: "jsonb_path_query_array(e.extra->'affiliations', '$[*].id')" },
+  'affiliations.name': text('affiliations.name'),
+  short_description: text('short_description'),
+};
+
+/** Languages always addressable as `title.<lang>` (field globs like `title.*` expand over them). */
+const LANGS = ['ar', 'cs', 'de', 'en', 'es', 'fi', 'fr', 'it', 'nl', 'pt', 'sv'];
+const SAFE_KEY = /^[A-Za-z0-9_.:-]{1,100}$/;
+
+function collectFields(ast: QueryAst, out: Set<string>): void {
+  switch (ast.type) {
+    case 'and':
+    case 'or':
+      for (const c of ast.children) collectFields(c, out);
+      return;
+    case 'not':
+      collectFields(ast.child, out);
+      return;
+    case 'all':
+      return;
+    default:
+      if (ast.field) out.add(ast.field);
+  }
+}
+
+/** The field map of one query: the static fields plus the dynamic `props.*`, `title.*`, `description.*` it names. */
+export function fieldsFor(ast: QueryAst): FieldMap {
+  const fields: Record<string, FieldSpec | string> = { ...STATIC_FIELDS };
+  for (const l of LANGS) {
+    fields[`title.${l}`] = text(`title.${l}`);
+    fields[`description.${l}`] = text(`description.${l}`);
+  }
+  const named = new Set<string>();
+  collectFields(ast, named);
+  for (const f of named) {
+    const m = /^(props|title|description|short_description)\.(.+)$/.exec(f);
+    // Why: the key is inlined into SQL as a literal; only plain names are accepted (others match nothing).
+    if (m && SAFE_KEY.test(m[2]) && !m[2].includes('*') && !fields[f]) fields[f] = text(f);
+  }
+  return fields;
+}
+
+/** Parse `q`, mapping a syntax error to InvenioRDM's 400. */
+export function parseQ(q: string): QueryAst {
+  try {
+    return parseQuery(q, { defaultOperator: 'OR' });
+  } catch (e) {
+    if (e instanceof QuerySyntaxError) throw Errors.invalidQuerySyntax();
+    throw e;
+  }
+}
+
+/** Input of `buildEntrySearch`. */
+export interface EntrySearchInput {
+  type: string;
+  q: string;
+  suggest: string;
+  tags: string[];
+  sort: string;
+  limit: number;
+  offset: number;
+  /** Hide entries tagged `unlisted` (everyone but the system). */
+  hideUnlisted: boolean;
+}
+
+/** Words of a suggest string (folded; punctuation splits words). */
+export function suggestWords(s: string): string[] {
+  return foldText(s)
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter((w) => w.length > 0)
+    .slice(0, 20);
+}
+
+/** Build the repo search of one list request. */
+export function buildEntrySearch(i: EntrySearchInput): EntrySearch {
+  const where: EntrySearch['where'] = [];
+  let rank: { sql: string; bindings: unknown[] } = { sql: '0', bindings: [] };
+  if (i.q) {
+    const ast = parseQ(i.q);
+    const fields = fieldsFor(ast);
+    try {
+      where.push(compileToSql(ast, fields, { fullText: { tsvector: 'e.search_vector', config: 'simple' } }));
+      rank = rankSql(ast, fields, { fullText: { tsvector: 'e.search_vector', config: 'simple' } });
+    } catch (e) {
+      if (e instanceof QuerySyntaxError) throw Errors.invalidQuerySyntax();
+      throw e;
+    }
+  } else if (i.suggest) {
+    let text = i.suggest;
+    if (kindOf(i.type) === 'subjects') {
+      // SubjectsSearchOptions: `MeSH,FOS:term` restricts to those schemes (filter_field "scheme").
+      const colon = text.indexOf(':');
+      if (colon >= 0) {
+        const schemes = text
+          .slice(0, colon)
+          .split(',')
+          .map((x) => x.trim())
+          .filter(Boolean);
+        text = text.slice(colon + 1);
+        if (schemes.length) where.push({ sql: 'e.scheme = ANY(?::text[])', bindings: [pgTextArray(schemes)] });
+      }
+    }
+    const words = suggestWords(text);
+    if (words.length > 0) {
+      const tsq = words.map((w) => `'${w}':*`).join(' & ');
+      where.push({ sql: `e.suggest_vector @@ to_tsquery('simple', ?)`, bindings: [tsq] });
+      const whole = foldText(text.trim());
+      // Like a bool_prefix multi-match scored with BM25: exact acronym/id/title hits first, then
+      // titles starting with the text, then the rank normalised by document length (shorter first).
+      rank = {
+        sql: `(CASE WHEN lower(e.acronym) = ? THEN 10 ELSE 0 END
+          + CASE WHEN lower(e.id) = ? THEN 5 ELSE 0 END
+          + CASE WHEN coalesce(e.search_fields->>'title.en', e.search_fields->>'name', e.search_fields->>'subject') = ? THEN 4 ELSE 0 END
+          + CASE WHEN starts_with(coalesce(e.search_fields->>'title.en', e.search_fields->>'name', e.search_fields->>'subject', ''), ?) THEN 3 ELSE 0 END
+          + ts_rank_cd(e.suggest_vector, to_tsquery('simple', ?), 1))`,
+        bindings: [whole, whole, whole, whole, tsq],
+      };
+    }
+  }
+  if (i.tags.length > 0) {
+    // Repeated `tags` args are OR-ed (a terms filter), like InvenioRDM's FilterParam.
+    where.push({ sql: 'e.tags && ?::text[]', bindings: [pgTextArray(i.tags)] });
+  }
+  if (i.hideUnlisted) where.push({ sql: `NOT (e.tags @> '{unlisted}'::text[])`, bindings: [] });
+  let orderBy: EntrySearch['orderBy'];
+  switch (i.sort) {
+    case 'bestmatch':
+      // Why: a bare `0` in ORDER BY would be read as a column position.
+      orderBy =
+        rank.sql.trim() === '0'
+          ? { sql: 'e.sort_key COLLATE "C" ASC NULLS LAST, e.id ASC', bindings: [] }
+          : { sql: `(${rank.sql}) DESC, e.sort_key COLLATE "C" ASC NULLS LAST, e.id ASC`, bindings: rank.bindings };
+      break;
+    case 'newest':
+      orderBy = { sql: 'e.created DESC, e.id ASC', bindings: [] };
+      break;
+    case 'oldest':
+      orderBy = { sql: 'e.created ASC, e.id ASC', bindings: [] };
+      break;
+    default:
+      orderBy = { sql: 'e.sort_key COLLATE "C" ASC NULLS LAST, e.id ASC', bindings: [] };
+  }
+  return { type: i.type, where, orderBy, limit: i.limit, offset: i.offset };
+}

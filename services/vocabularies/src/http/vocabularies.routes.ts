@@ -1,0 +1,119 @@
+/**
+ * HTTP routes of the vocabularies service. Each route parses input, makes ONE service call and
+ * sends the result.
+ *
+ * - `GET /api/vocabularies` — vocabulary types.
+ * - `GET /api/vocabularies/<type>` and, for affiliations, awards, funders, names and subjects,
+ *   `GET /api/<type>` — entry search (`q` | `suggest`, `tags`, `sort`, `page`, `size`).
+ * - `GET /api/vocabularies/<type>/<id>` and `GET /api/<type>/<id>` — one entry, with `ETag`
+ *   (`"<revision_id>"`) and `If-None-Match` → 304. Subject ids may be URIs (slashes allowed).
+ * - `GET /api/names/<scheme>/<value>` — a name by identifier (ORCID, GND, ISNI).
+ * - `POST`/`PUT`/`DELETE` — system and administrators only; everyone else gets 403.
+ * - `GET /openapi.json` — the service's OpenAPI fragment (internal, merged by the gateway).
+ *
+ * The single-entry GET is the hottest route: it sends the cached serialized body as-is.
+ */
+import { type AppState, ifMatch, jsonBody, Router } from '@rdm/platform';
+import type { Context } from 'koa';
+import { CUSTOM_TYPES } from '../domain/kinds.js';
+import { openapiFragment } from './openapi.js';
+import type { VocabulariesService } from '../domain/vocabularies.service.js';
+
+/** The context a route handler sees. */
+type Ctx = Context & { state: AppState; params: Record<string, string> };
+
+const UI_JSON = 'application/vnd.inveniordm.v1+json';
+const CUSTOM = CUSTOM_TYPES.join('|');
+
+/** True when an `If-None-Match` header matches `etag` (`*`, lists and weak tags accepted). */
+export function etagMatches(header: string, etag: string): boolean {
+  if (!header) return false;
+  const bare = etag.replace(/^W\//, '');
+  return header.split(',').some((t) => {
+    const v = t.trim();
+    return v === '*' || v.replace(/^W\//, '') === bare;
+  });
+}
+
+/** Preferred UI language: `?ln=`, else the first `Accept-Language` tag, else `en`. */
+function uiLang(ctx: Context): string {
+  const ln = typeof ctx.query.ln === 'string' ? ctx.query.ln : '';
+  const raw = ln || (ctx.get('accept-language').split(',')[0] ?? '');
+  const m = /^([a-z]{2})/i.exec(raw.trim());
+  return m ? m[1].toLowerCase() : 'en';
+}
+
+/** Build the router over a service instance. */
+export function vocabulariesRouter(service: VocabulariesService): Router<AppState> {
+  const router = new Router<AppState>();
+
+  const sendEntry = async (ctx: Ctx, type: string, id: string) => {
+    if (ctx.get('accept').includes(UI_JSON)) {
+      ctx.body = await service.readL10n(ctx.state.identity, type, id, uiLang(ctx));
+      ctx.type = UI_JSON;
+      return;
+    }
+    const entry = await service.read(ctx.state.identity, type, id);
+    ctx.set('ETag', entry.etag);
+    if (etagMatches(ctx.get('if-none-match'), entry.etag)) {
+      ctx.status = 304;
+      return;
+    }
+    ctx.type = 'application/json';
+    ctx.body = entry.body;
+  };
+
+  const listPathOf = (ctx: Context) => ctx.path.replace(/\/+$/, '');
+  const fragment = JSON.stringify(openapiFragment());
+
+  // Hot path first.
+  router.get('/api/vocabularies/:type/:id(.+)', (ctx: Ctx) => sendEntry(ctx, ctx.params.type, ctx.params.id));
+  router.get('/api/vocabularies', async (ctx: Ctx) => {
+    ctx.body = await service.listTypes(ctx.state.identity, ctx.query);
+  });
+  router.get('/api/vocabularies/:type', async (ctx: Ctx) => {
+    ctx.body = await service.search(ctx.state.identity, ctx.params.type, ctx.query, listPathOf(ctx));
+  });
+
+  // Internal (the gateway merges it into /api/openapi.json; never routed publicly).
+  router.get('/openapi.json', (ctx: Ctx) => {
+    ctx.type = 'application/json';
+    ctx.body = fragment;
+  });
+  router.get('/api/names/:scheme/:value', async (ctx: Ctx) => {
+    ctx.body = await service.resolveName(ctx.state.identity, ctx.params.scheme, ctx.params.value);
+  });
+  router.get(`/api/:type(${CUSTOM})`, async (ctx: Ctx) => {
+    ctx.body = await service.search(ctx.state.identity, ctx.params.type, ctx.query, listPathOf(ctx));
+  });
+  router.get('/api/subjects/:id(.+)', (ctx: Ctx) => sendEntry(ctx, 'subjects', ctx.params.id));
+  router.get(`/api/:type(${CUSTOM})/:id`, (ctx: Ctx) => sendEntry(ctx, ctx.params.type, ctx.params.id));
+
+  // Writes: system only (InvenioRDM), administrators too here.
+  router.post('/api/vocabularies/tasks', async (ctx: Ctx) => {
+    await service.launchTask(ctx.state.identity);
+  });
+  const create = async (ctx: Ctx, type: string) => {
+    const body = await jsonBody(ctx);
+    ctx.body = await service.create(ctx.state.identity, type, body);
+    ctx.status = 201;
+  };
+  const update = async (ctx: Ctx, type: string, id: string) => {
+    const body = await jsonBody(ctx);
+    ctx.body = await service.update(ctx.state.identity, type, id, body, ifMatch(ctx));
+  };
+  const remove = async (ctx: Ctx, type: string, id: string) => {
+    await service.delete(ctx.state.identity, type, id, ifMatch(ctx));
+    ctx.status = 204;
+  };
+  router.post('/api/vocabularies/:type', (ctx: Ctx) => create(ctx, ctx.params.type));
+  router.put('/api/vocabularies/:type/:id(.+)', (ctx: Ctx) => update(ctx, ctx.params.type, ctx.params.id));
+  router.delete('/api/vocabularies/:type/:id(.+)', (ctx: Ctx) => remove(ctx, ctx.params.type, ctx.params.id));
+  router.post(`/api/:type(${CUSTOM})`, (ctx: Ctx) => create(ctx, ctx.params.type));
+  router.put('/api/subjects/:id(.+)', (ctx: Ctx) => update(ctx, 'subjects', ctx.params.id));
+  router.delete('/api/subjects/:id(.+)', (ctx: Ctx) => remove(ctx, 'subjects', ctx.params.id));
+  router.put(`/api/:type(${CUSTOM})/:id`, (ctx: Ctx) => update(ctx, ctx.params.type, ctx.params.id));
+  router.delete(`/api/:type(${CUSTOM})/:id`, (ctx: Ctx) => remove(ctx, ctx.params.type, ctx.params.id));
+
+  return router;
+}
