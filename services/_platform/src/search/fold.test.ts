@@ -17,7 +17,10 @@ describe(foldText.name, () => {
 
 describe(searchVectorSql.name, () => {
   it('should bind the folded, joined texts and skip empty ones', () => {
-    expect(searchVectorSql(['Römäns', null, '', 'Greeks'])).toEqual({ sql: "to_tsvector('simple'::regconfig, ?)", bindings: ['romans\ngreeks'] });
+    expect(searchVectorSql(['Römäns', null, '', 'Greeks'])).toEqual({
+      sql: "to_tsvector('simple'::regconfig, ?)",
+      bindings: ['romans\ngreeks'],
+    });
   });
 });
 

@@ -44,7 +44,7 @@ export function foldText(s: string): string {
  * folded, newline-joined texts. Use it in the repo when writing a row, e.g.
  * `search_vector: knex.raw(v.sql, v.bindings)`; null/undefined/empty entries are skipped.
  */
-export function searchVectorSql(texts: Array<string | null | undefined>, config = 'simple'): { sql: string; bindings: unknown[] } {
+export function searchVectorSql(texts: Array<string | null | undefined>, config = 'simple'): { sql: string; bindings: string[] } {
   return { sql: `to_tsvector(${regconfigLiteral(config)}, ?)`, bindings: [foldText(texts.filter((t) => t).join('\n'))] };
 }
 

@@ -2,8 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { QueryLimitError, QuerySyntaxError } from './ast.js';
 import { parseQuery, parseQueryLenient } from './parser.js';
 
-const t = (value: string, field?: string) => (field === undefined ? { type: 'term', value, wildcard: false } : { type: 'term', field, value, wildcard: false });
-const w = (value: string, field?: string) => (field === undefined ? { type: 'term', value, wildcard: true } : { type: 'term', field, value, wildcard: true });
+const t = (value: string, field?: string) =>
+  field === undefined ? { type: 'term', value, wildcard: false } : { type: 'term', field, value, wildcard: false };
+const w = (value: string, field?: string) =>
+  field === undefined ? { type: 'term', value, wildcard: true } : { type: 'term', field, value, wildcard: true };
 const and = (...children: unknown[]) => ({ type: 'and', children });
 const or = (...children: unknown[]) => ({ type: 'or', children });
 const not = (child: unknown) => ({ type: 'not', child });
@@ -202,7 +204,9 @@ describe(parseQuery.name, () => {
     });
 
     it('should combine a range with other clauses', () => {
-      expect(parseQuery('photo year:[2020 TO 2021] -x')).toEqual(and(t('photo'), { type: 'range', field: 'year', gte: '2020', lte: '2021' }, not(t('x'))));
+      expect(parseQuery('photo year:[2020 TO 2021] -x')).toEqual(
+        and(t('photo'), { type: 'range', field: 'year', gte: '2020', lte: '2021' }, not(t('x'))),
+      );
     });
 
     it('should treat a comparison without a field as a plain term', () => {

@@ -19,6 +19,10 @@
  * With OR, Lucene's rules apply to a run of clauses: `+x` clauses are required, `-x` excluded, and plain
  * clauses are optional (if any `+x` exists they only affect Lucene's scoring, so they are dropped here).
  *
+ * Leniencies beyond Lucene: `/` and `:` may appear inside a value (`doi:10.5281/zenodo.1`, `id:urn:x:1`),
+ * and a URL (`https://host/x`) is one unfielded term. Stricter: a range needs a field (`[a TO b]` alone is
+ * an error), and a NUL character is an error (PostgreSQL text cannot hold it).
+ *
  * Errors: malformed input (unbalanced parentheses or quotes, dangling operators, `field:` with nothing,
  * bad ranges, bad regex, over-long or over-nested queries) throws `QuerySyntaxError` with a position.
  * `parseQueryLenient` is the InvenioRDM-style alternative that falls back to a plain word search.
@@ -404,7 +408,7 @@ class Parser {
       this.skipModifiers(false);
       return valueNode(ctxField, raw, pos);
     }
-    const name = unescape(raw.slice(0, colon));
+    const name = unescapeRaw(raw.slice(0, colon));
     if (name.length === 0) throw new QuerySyntaxError('Missing field name before ":".', pos);
     const rest = raw.slice(colon + 1);
     const restPos = pos + colon + 1;
@@ -514,7 +518,7 @@ function bool(type: 'and' | 'or', input: QueryAst[]): QueryAst {
 function valueNode(field: string | undefined, raw: string, pos: number): QueryAst {
   if (field === '_exists_') {
     if (hasUnescapedWildcard(raw)) throw new QuerySyntaxError('_exists_ needs a field name.', pos);
-    return { type: 'exists', field: unescape(raw) };
+    return { type: 'exists', field: unescapeRaw(raw) };
   }
   if (raw === '*') return field === undefined ? { type: 'all' } : { type: 'exists', field };
   const cmp = /^(>=|<=|>|<)/.exec(raw);
@@ -524,7 +528,7 @@ function valueNode(field: string | undefined, raw: string, pos: number): QueryAs
     if (boundRaw === '*') throw new QuerySyntaxError(`'${cmp[0]}' needs a value, not '*'.`, pos + cmp[0].length);
     const key = cmp[0] === '>=' ? 'gte' : cmp[0] === '>' ? 'gt' : cmp[0] === '<=' ? 'lte' : 'lt';
     const node: RangeNode = { type: 'range', field };
-    node[key] = unescape(boundRaw);
+    node[key] = unescapeRaw(boundRaw);
     return node;
   }
   if (hasUnescapedWildcard(raw)) {
@@ -532,7 +536,7 @@ function valueNode(field: string | undefined, raw: string, pos: number): QueryAs
     if (/^\*+$/.test(value)) return field === undefined ? { type: 'all' } : { type: 'exists', field };
     return field === undefined ? { type: 'term', value, wildcard: true } : { type: 'term', field, value, wildcard: true };
   }
-  const value = unescape(raw);
+  const value = unescapeRaw(raw);
   return field === undefined ? { type: 'term', value, wildcard: false } : { type: 'term', field, value, wildcard: false };
 }
 
@@ -564,7 +568,7 @@ function hasUnescapedWildcard(raw: string): boolean {
 }
 
 /** Drops backslash escapes. */
-function unescape(raw: string): string {
+function unescapeRaw(raw: string): string {
   return raw.replace(/\\(.)/gsu, '$1');
 }
 

@@ -83,7 +83,8 @@ export function luceneRegexToPostgres(pattern: string, offset = 0): string {
             if (!m) fail('Malformed {n,m} repetition in regular expression.');
             const lo = Number(m![1]);
             const hi = m![3] ? Number(m![3]) : undefined;
-            if (lo > MAX_REPEAT || (hi !== undefined && (hi > MAX_REPEAT || hi < lo))) fail('Invalid repetition count in regular expression.');
+            if (lo > MAX_REPEAT || (hi !== undefined && (hi > MAX_REPEAT || hi < lo)))
+              fail('Invalid repetition count in regular expression.');
             if (lastAtom!.counted) fail('Nested counted repetition is not supported in regular expressions.');
             out += m![0];
             i += m![0].length;

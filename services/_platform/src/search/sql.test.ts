@@ -52,7 +52,10 @@ describe(compileToSql.name, () => {
     });
 
     it('should scan lexemes for a leading wildcard', () => {
-      expect(sut('*sted')).toEqual({ sql: `EXISTS (SELECT 1 FROM unnest(tsvector_to_array(${V})) AS lx(l) WHERE lx.l LIKE ?)`, bindings: ['%sted'] });
+      expect(sut('*sted')).toEqual({
+        sql: `EXISTS (SELECT 1 FROM unnest(tsvector_to_array(${V})) AS lx(l) WHERE lx.l LIKE ?)`,
+        bindings: ['%sted'],
+      });
     });
 
     it('should escape LIKE metacharacters in wildcard terms', () => {
@@ -60,12 +63,32 @@ describe(compileToSql.name, () => {
     });
 
     it('should anchor an unfielded regex on whole lexemes', () => {
-      expect(sut('/\\d{12}/')).toEqual({ sql: `EXISTS (SELECT 1 FROM unnest(tsvector_to_array(${V})) AS lx(l) WHERE lx.l ~ ?)`, bindings: ['^(?:\\d{12})$'] });
+      expect(sut('/\\d{12}/')).toEqual({
+        sql: `EXISTS (SELECT 1 FROM unnest(tsvector_to_array(${V})) AS lx(l) WHERE lx.l ~ ?)`,
+        bindings: ['^(?:\\d{12})$'],
+      });
     });
 
     it('should use a custom full-text target and configuration', () => {
       const out = compileToSql(parseQuery('x'), FIELDS, { fullText: { tsvector: 'r.vec', config: 'english' } });
       expect(out).toEqual({ sql: "r.vec @@ plainto_tsquery('english'::regconfig, ?)", bindings: ['x'] });
+    });
+
+    it('should expand wildcards and regexes through a lexicon table when configured', () => {
+      const opts = { fullText: { tsvector: 'v', lexicon: { table: 'app.lexemes' } } };
+      const expand = (cond: string) =>
+        `v @@ (SELECT string_agg('''' || replace(replace(lx.w, '\\', '\\\\'), '''', '''''') || '''', ' | ')::tsquery ` +
+        `FROM (SELECT word AS w FROM app.lexemes WHERE word ${cond} LIMIT 10000) AS lx)`;
+      expect(compileToSql(parseQuery('te?t*'), FIELDS, opts)).toEqual({ sql: expand('LIKE ?'), bindings: ['te_t%'] });
+      expect(compileToSql(parseQuery('/x+/'), FIELDS, opts)).toEqual({ sql: expand('~ ?'), bindings: ['^(?:x+)$'] });
+      expect(compileToSql(parseQuery('te*'), FIELDS, opts)).toEqual({
+        sql: "v @@ to_tsquery('simple'::regconfig, ?)",
+        bindings: ["'te':*"],
+      });
+    });
+
+    it('should refuse a bad lexicon table name', () => {
+      expect(() => compileToSql(parseQuery('x'), FIELDS, { fullText: { tsvector: 'v', lexicon: { table: 'a;b' } } })).toThrow(/identifier/);
     });
 
     it('should OR over defaultFields when there is no full-text target', () => {
@@ -91,7 +114,10 @@ describe(compileToSql.name, () => {
     });
 
     it('should drop punctuation-only terms', () => {
-      expect(sut('a & b')).toEqual({ sql: `(${V} @@ plainto_tsquery(${CFG}, ?) AND ${V} @@ plainto_tsquery(${CFG}, ?))`, bindings: ['a', 'b'] });
+      expect(sut('a & b')).toEqual({
+        sql: `(${V} @@ plainto_tsquery(${CFG}, ?) AND ${V} @@ plainto_tsquery(${CFG}, ?))`,
+        bindings: ['a', 'b'],
+      });
     });
 
     it('should match nothing when every term is dropped', () => {
@@ -121,7 +147,10 @@ describe(compileToSql.name, () => {
     });
 
     it('should search a fielded text term on to_tsvector of the folded expression', () => {
-      expect(sut('title:Ünïcode')).toEqual({ sql: `to_tsvector(${CFG}, (doc->>'title')) @@ plainto_tsquery(${CFG}, ?)`, bindings: ['unicode'] });
+      expect(sut('title:Ünïcode')).toEqual({
+        sql: `to_tsvector(${CFG}, (doc->>'title')) @@ plainto_tsquery(${CFG}, ?)`,
+        bindings: ['unicode'],
+      });
     });
 
     it('should use a field vector when given', () => {
@@ -182,7 +211,10 @@ describe(compileToSql.name, () => {
     });
 
     it('should compile a keyword range on lower-cased values', () => {
-      expect(sut('status:[a TO M}')).toEqual({ sql: `(lower((doc->'access'->>'status')) >= ? AND lower((doc->'access'->>'status')) < ?)`, bindings: ['a', 'm'] });
+      expect(sut('status:[a TO M}')).toEqual({
+        sql: `(lower((doc->'access'->>'status')) >= ? AND lower((doc->'access'->>'status')) < ?)`,
+        bindings: ['a', 'm'],
+      });
     });
   });
 
@@ -214,9 +246,12 @@ describe(compileToSql.name, () => {
       });
     });
 
-    it.each(['created:2020-13', 'created:2020-02-30', 'created:soon', 'created:[2020 TO x]'])('should reject the invalid date in %j', (q) => {
-      expect(() => sut(q)).toThrow(QuerySyntaxError);
-    });
+    it.each(['created:2020-13', 'created:2020-02-30', 'created:soon', 'created:[2020 TO x]'])(
+      'should reject the invalid date in %j',
+      (q) => {
+        expect(() => sut(q)).toThrow(QuerySyntaxError);
+      },
+    );
 
     it.each(['created:20*', 'created:/20.*/'])('should reject %j on a date field', (q) => {
       expect(() => sut(q)).toThrow(QuerySyntaxError);
@@ -258,7 +293,9 @@ describe(rankSql.name, () => {
   });
 
   it('should count a doubly negated term as positive', () => {
-    expect(rankSql({ type: 'not', child: { type: 'not', child: { type: 'term', value: 'x', wildcard: false } } }, FIELDS).bindings).toEqual(['x']);
+    expect(rankSql({ type: 'not', child: { type: 'not', child: { type: 'term', value: 'x', wildcard: false } } }, FIELDS).bindings).toEqual(
+      ['x'],
+    );
   });
 
   it('should be a constant expression (not an ORDER BY position) without positive terms', () => {

@@ -27,7 +27,8 @@
  * | term, phrase (unfielded)           | `vec @@ plainto_tsquery / phraseto_tsquery`     | GIN on the tsvector column                    |
  * | `foo*` (letters/digits prefix)     | `vec @@ to_tsquery('foo':*)`                    | GIN on the tsvector column                    |
  * | other wildcards `te?t`, `*x`       | lexeme `LIKE` over `tsvector_to_array(vec)`     | GIN prefilter on the leading word, if any; else scan |
- * | regex `/…/` (text)                 | lexeme `~` over `tsvector_to_array(vec)`        | none (scan)                                   |
+ * | regex `/…/` (unfielded)            | lexeme `~` over `tsvector_to_array(vec)`        | none (scan: seconds at 100k documents)        |
+ * | both, with `fullText.lexicon`      | `vec @@ (expansion from the lexicon table)`     | GIN on the tsvector (+ a scan of the lexicon) |
  * | fielded text term/phrase           | `to_tsvector(cfg, expr) @@ …` or `spec.vector`  | GIN expression index on `to_tsvector(cfg, expr)`, or GIN on `spec.vector` |
  * | keyword `f:v` with `contains`      | `column @> '{"a":{"b":"v"}}'::jsonb`            | GIN (jsonb_path_ops) on `column`              |
  * | keyword `f:v` without `contains`   | `lower(expr) = ?` / `expr = ?`                  | btree on `lower(expr)` / `expr`               |
@@ -117,6 +118,14 @@ export interface FullTextTarget {
   tsvector: string;
   /** Text search configuration used to build it. Default `'simple'`. */
   config?: string;
+  /**
+   * Optional table of every lexeme in the tsvectors (column `column`, default `word`, unique). With it,
+   * non-prefix wildcards and regexes on unfielded terms scan this small table and then use the GIN index
+   * (`vec @@ 'w1' | 'w2' | …`, at most 10,000 expansions) instead of reading every row's lexemes. Keep it
+   * filled when writing documents: `INSERT INTO lexemes(word) SELECT unnest(tsvector_to_array(?::tsvector))
+   * ON CONFLICT DO NOTHING` (stale extra words are harmless).
+   */
+  lexicon?: { table: string; column?: string };
 }
 
 /** Options for `compileToSql` / `rankSql`. */
@@ -132,20 +141,24 @@ export interface CompileOptions {
 /** A knex-raw-compatible SQL fragment. */
 export interface SqlFragment {
   sql: string;
-  bindings: unknown[];
+  /** Values for the `?` placeholders, in order. All strings (numbers and dates are cast in SQL), so they fit knex's `RawBinding[]`. */
+  bindings: string[];
 }
 
 type Frag = SqlFragment | null; // null: the clause imposes no condition (e.g. a punctuation-only term)
 
 const NO_RANK = '0::real';
+const MAX_EXPANSIONS = 10_000;
 const DEFAULT_FULL_TEXT: FullTextTarget = { tsvector: 'search_vector', config: 'simple' };
 const hasWordChar = (s: string) => /[\p{L}\p{N}]/u.test(s);
-const frag = (sql: string, ...bindings: unknown[]): SqlFragment => ({ sql, bindings });
+const frag = (sql: string, ...bindings: string[]): SqlFragment => ({ sql, bindings });
 
 /** A tsvector to match against, and its configuration literal. */
 interface VectorTarget {
   vec: string;
   cfg: string;
+  /** Table and column of known lexemes, for index-backed wildcard/regex expansion. */
+  lexicon?: { table: string; column: string };
 }
 
 /** Compiles `ast` to a WHERE fragment. Throws `QuerySyntaxError` on a value the field's type rejects. */
@@ -181,7 +194,12 @@ export function rankSql(ast: QueryAst, fields: FieldMap, opts: CompileOptions = 
           const spec = c.lookup(n.field);
           if (!spec || spec.kind !== 'text') return;
         }
-        const q = n.type === 'phrase' ? c.phraseQuery(target, n.value, n.slop) : n.wildcard ? c.prefixQuery(target, n.value) : c.termQuery(target, n.value);
+        const q =
+          n.type === 'phrase'
+            ? c.phraseQuery(target, n.value, n.slop)
+            : n.wildcard
+              ? c.prefixQuery(target, n.value)
+              : c.termQuery(target, n.value);
         if (q) parts.push(q);
         return;
       }
@@ -203,7 +221,13 @@ class Compiler {
     private readonly opts: CompileOptions,
   ) {
     const ft = opts.fullText ?? (opts.defaultFields ? undefined : DEFAULT_FULL_TEXT);
-    this.fullText = ft ? { vec: ft.tsvector, cfg: regconfigLiteral(ft.config ?? 'simple') } : null;
+    this.fullText = ft
+      ? {
+          vec: ft.tsvector,
+          cfg: regconfigLiteral(ft.config ?? 'simple'),
+          lexicon: ft.lexicon && { table: sqlIdentifier(ft.lexicon.table), column: sqlIdentifier(ft.lexicon.column ?? 'word') },
+        }
+      : null;
   }
 
   compile(n: QueryAst): Frag {
@@ -254,7 +278,12 @@ class Compiler {
   private fielded(name: string, n: QueryAst & { field?: string }, lenient = false): Frag {
     if (/[*?]/.test(name)) {
       // Field glob: OR over every matching name; a type error on one of them just skips it (as OpenSearch is lenient there).
-      const re = new RegExp(`^${name.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`);
+      const re = new RegExp(
+        `^${name
+          .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+          .replace(/\*/g, '.*')
+          .replace(/\?/g, '.')}$`,
+      );
       const seen = new Set<FieldSpec>();
       const parts: Array<Frag | undefined> = [];
       for (const key of Object.keys(this.fields)) {
@@ -312,7 +341,16 @@ class Compiler {
 
   private onVector(t: VectorTarget, n: QueryAst): Frag {
     const match = (q: Frag) => (q ? { sql: `${t.vec} @@ ${q.sql}`, bindings: q.bindings } : null);
-    const lexemes = `unnest(tsvector_to_array(${t.vec})) AS lx(l)`;
+    // A lexeme condition: expanded through the lexicon into an index-backed tsquery when there is one,
+    // else tested on each row's lexemes (no index; see the header table).
+    const onLexemes = (cond: string, binding: string): SqlFragment =>
+      t.lexicon
+        ? frag(
+            `${t.vec} @@ (SELECT string_agg('''' || replace(replace(lx.w, '\\', '\\\\'), '''', '''''') || '''', ' | ')::tsquery ` +
+              `FROM (SELECT ${t.lexicon.column} AS w FROM ${t.lexicon.table} WHERE ${t.lexicon.column} ${cond} LIMIT ${MAX_EXPANSIONS}) AS lx)`,
+            binding,
+          )
+        : frag(`EXISTS (SELECT 1 FROM unnest(tsvector_to_array(${t.vec})) AS lx(l) WHERE lx.l ${cond})`, binding);
     switch (n.type) {
       case 'term': {
         if (!n.wildcard) return match(this.termQuery(t, n.value));
@@ -320,16 +358,16 @@ class Compiler {
         if (prefix) return match(prefix);
         const pattern = foldText(n.value);
         const lit = literalPrefix(pattern);
-        const scan = frag(`EXISTS (SELECT 1 FROM ${lexemes} WHERE lx.l LIKE ?)`, wildcardToLike(pattern));
+        const scan = onLexemes('LIKE ?', wildcardToLike(pattern));
         const lead = /^[\p{L}\p{N}]+/u.exec(lit);
-        if (!lead) return scan;
+        if (!lead || t.lexicon) return scan;
         // Every lexeme matching the pattern starts with the leading word, so the GIN prefix match is a safe prefilter.
         return { sql: `(${t.vec} @@ to_tsquery(${t.cfg}, ?) AND ${scan.sql})`, bindings: [`'${lead[0]}':*`, ...scan.bindings] };
       }
       case 'phrase':
         return match(this.phraseQuery(t, n.value, n.slop));
       case 'regex':
-        return frag(`EXISTS (SELECT 1 FROM ${lexemes} WHERE lx.l ~ ?)`, `^(?:${luceneRegexToPostgres(n.value)})$`);
+        return onLexemes('~ ?', `^(?:${luceneRegexToPostgres(n.value)})$`);
       default:
         return frag('FALSE');
     }
@@ -339,7 +377,10 @@ class Compiler {
     const expr = `(${spec.expr})`;
     if (n.type === 'exists') return frag(`${expr} IS NOT NULL`);
     if (n.type === 'range') return rangeSql(expr, n, (v) => ({ sql: '?', value: foldText(v) }));
-    const target = { vec: spec.vector ?? `to_tsvector(${this.fullText?.cfg ?? regconfigLiteral('simple')}, ${expr})`, cfg: this.fullText?.cfg ?? regconfigLiteral('simple') };
+    const target = {
+      vec: spec.vector ?? `to_tsvector(${this.fullText?.cfg ?? regconfigLiteral('simple')}, ${expr})`,
+      cfg: this.fullText?.cfg ?? regconfigLiteral('simple'),
+    };
     return this.onVector(target, n);
   }
 
@@ -440,6 +481,12 @@ class Compiler {
   }
 }
 
+/** Validates a (possibly schema-qualified) SQL identifier from configuration. */
+function sqlIdentifier(name: string): string {
+  if (!/^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$/.test(name)) throw new Error(`Invalid SQL identifier: ${name}`);
+  return name;
+}
+
 function join(parts: SqlFragment[], sep: string): SqlFragment {
   return { sql: parts.map((p) => p.sql).join(sep), bindings: parts.flatMap((p) => p.bindings) };
 }
@@ -454,7 +501,7 @@ function orOf(input: Array<Frag | undefined>): Frag {
   return { sql: `(${j.sql})`, bindings: j.bindings };
 }
 
-function rangeSql(expr: string, n: Extract<QueryAst, { type: 'range' }>, bind: (v: string) => { sql: string; value: unknown }): SqlFragment {
+function rangeSql(expr: string, n: Extract<QueryAst, { type: 'range' }>, bind: (v: string) => { sql: string; value: string }): SqlFragment {
   const conds: SqlFragment[] = [];
   const add = (op: string, v: string | undefined) => {
     if (v === undefined) return;
@@ -527,24 +574,32 @@ export function parseDatePeriod(v: string, now: Date, type: 'timestamptz' | 'dat
   const s = v.trim();
   let start: number;
   let next: number;
-  let m: RegExpExecArray | null;
+  const year = /^(\d{4})$/.exec(s);
+  const month = /^(\d{4})-(\d{2})$/.exec(s);
+  const day = /^(\d{4})-(\d{2})-(\d{2})$/.exec(s);
+  const dateTime = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})?$/.exec(s);
+  const math = /^now((?:[+-]\d{1,6}[yMwdhHms])*)(?:\/([yMwdhHms]))?$/.exec(s);
   const ymd = (y: number, mo: number, d: number) => {
     const t = Date.UTC(y, mo - 1, d);
     const dt = new Date(t);
     return dt.getUTCFullYear() === y && dt.getUTCMonth() === mo - 1 && dt.getUTCDate() === d ? t : Number.NaN;
   };
-  if ((m = /^(\d{4})$/.exec(s))) {
+  if (year) {
+    const m = year;
     start = Date.UTC(Number(m[1]), 0, 1);
     next = Date.UTC(Number(m[1]) + 1, 0, 1);
-  } else if ((m = /^(\d{4})-(\d{2})$/.exec(s))) {
+  } else if (month) {
+    const m = month;
     const mo = Number(m[2]);
     if (mo < 1 || mo > 12) return null;
     start = Date.UTC(Number(m[1]), mo - 1, 1);
     next = Date.UTC(Number(m[1]), mo, 1);
-  } else if ((m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(s))) {
+  } else if (day) {
+    const m = day;
     start = ymd(Number(m[1]), Number(m[2]), Number(m[3]));
     next = start + DAY;
-  } else if ((m = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})?$/.exec(s))) {
+  } else if (dateTime) {
+    const m = dateTime;
     const day = ymd(Number(m[1]), Number(m[2]), Number(m[3]));
     const [hh, mi, ss] = [Number(m[4]), Number(m[5]), m[6] === undefined ? 0 : Number(m[6])];
     if (hh > 23 || mi > 59 || ss > 59) return null;
@@ -556,7 +611,8 @@ export function parseDatePeriod(v: string, now: Date, type: 'timestamptz' | 'dat
     }
     start = day + hh * 3_600_000 + mi * 60_000 + ss * 1000 + ms - offset;
     next = start + (m[7] !== undefined ? 1 : m[6] !== undefined ? 1000 : 60_000);
-  } else if ((m = /^now((?:[+-]\d{1,6}[yMwdhHms])*)(?:\/([yMwdhHms]))?$/.exec(s))) {
+  } else if (math) {
+    const m = math;
     const d = new Date(now.getTime());
     for (const [, sign, n, unit] of m[1].matchAll(/([+-])(\d+)([yMwdhHms])/g)) {
       const k = (sign === '-' ? -1 : 1) * Number(n);

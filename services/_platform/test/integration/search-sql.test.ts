@@ -6,7 +6,16 @@
 import { randomBytes } from 'node:crypto';
 import knexModule, { type Knex } from 'knex';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FieldMap, QuerySyntaxError, compileToSql, foldText, parseQuery, rankSql, searchVectorSql } from '../../src/search/index.js';
+import {
+  type FieldMap,
+  QuerySyntaxError,
+  type SqlFragment,
+  compileToSql,
+  foldText,
+  parseQuery,
+  rankSql,
+  searchVectorSql,
+} from '../../src/search/index.js';
 
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://rdm:rdm@127.0.0.1:5432/rdm';
 const SCHEMA = `search_it_${randomBytes(4).toString('hex')}`;
@@ -146,6 +155,10 @@ describe(compileToSql.name, () => {
           size: d.size,
         });
     }
+    await db.raw(`CREATE TABLE "${SCHEMA}".lexemes (word text PRIMARY KEY)`);
+    await db.raw(`INSERT INTO "${SCHEMA}".lexemes SELECT DISTINCT unnest(tsvector_to_array(search_vector)) FROM "${SCHEMA}".docs`);
+    // Words in no document, with characters the tsquery expansion must quote correctly.
+    await db.raw(`INSERT INTO "${SCHEMA}".lexemes VALUES ('it''s'), ('back\\slash'), ('pipe|amp&'), ('quote''''s')`);
     await db.raw(`ANALYZE "${SCHEMA}".docs`);
   });
 
@@ -262,6 +275,40 @@ describe(compileToSql.name, () => {
     expect(await search(q)).toEqual(ids);
   });
 
+  it.each([
+    ['te?t', ['c3']],
+    ['*sted', ['c3']],
+    ['t*ed', ['c3']],
+    ['rom*', ['a1', 'd4']],
+    ['foo-ba*', ['c3']],
+    ['/\\d{5}/', ['e5']],
+    ['/rom[ae]ns?/', ['a1', 'd4']],
+    ['/t.*s/ -greeks', ['c3']],
+    ['/.*s.*/ -/.*o.*/', []],
+    ["/.*['|&\\\\].*/", []],
+    ['NOT *sted', ['a1', 'b2', 'd4', 'e5']],
+    ['zz?z', []],
+  ])('should answer %j with %j through the lexicon as without it', async (q, ids) => {
+    expect(await search(q)).toEqual(ids);
+    const opts = { now: NOW, fullText: { tsvector: 'search_vector', lexicon: { table: `${SCHEMA}.lexemes` } } };
+    const where = compileToSql(parseQuery(q), FIELDS, opts);
+    const rows = await db.withSchema(SCHEMA).from('docs').select('id').whereRaw(where.sql, where.bindings).orderBy('id');
+    expect(rows.map((r: { id: string }) => r.id)).toEqual(ids);
+  });
+
+  it('should order by a rank without positive terms', async () => {
+    const ast = parseQuery('-quantum');
+    const rank = rankSql(ast, FIELDS);
+    const where = compileToSql(ast, FIELDS);
+    const rows = await db
+      .withSchema(SCHEMA)
+      .from('docs')
+      .select('id')
+      .whereRaw(where.sql, where.bindings)
+      .orderByRaw(`${rank.sql} DESC, id`, rank.bindings);
+    expect(rows.map((r: { id: string }) => r.id)).toEqual(['a1', 'c3', 'd4', 'e5']);
+  });
+
   it('should reject a bad date on a date field as a syntax error', async () => {
     await expect(search('created:2020-13-01')).rejects.toBeInstanceOf(QuerySyntaxError);
   });
@@ -308,7 +355,52 @@ describe(compileToSql.name, () => {
 
   describe('robustness', () => {
     it('should never make the database fail on random input', async () => {
-      const alphabet = ['a', 'b', 'é', ' ', ' ', '"', '(', ')', '[', ']', '{', '}', ':', '*', '?', '\\', '/', '-', '+', '!', '&', '|', '^', '~', "'", '%', '_', '>', '=', '<', 'AND', 'OR', 'NOT', 'TO', 'title', 'size', 'created', 'keywords', 'id', '2020', '1', '.', ',', 'now'];
+      const alphabet = [
+        'a',
+        'b',
+        'é',
+        ' ',
+        ' ',
+        '"',
+        '(',
+        ')',
+        '[',
+        ']',
+        '{',
+        '}',
+        ':',
+        '*',
+        '?',
+        '\\',
+        '/',
+        '-',
+        '+',
+        '!',
+        '&',
+        '|',
+        '^',
+        '~',
+        "'",
+        '%',
+        '_',
+        '>',
+        '=',
+        '<',
+        'AND',
+        'OR',
+        'NOT',
+        'TO',
+        'title',
+        'size',
+        'created',
+        'keywords',
+        'id',
+        '2020',
+        '1',
+        '.',
+        ',',
+        'now',
+      ];
       let seed = 42;
       const rand = (n: number) => {
         seed = (seed * 1103515245 + 12345) % 2147483648;
@@ -317,7 +409,7 @@ describe(compileToSql.name, () => {
       let executed = 0;
       for (let i = 0; i < 400; i++) {
         const q = Array.from({ length: 1 + rand(12) }, () => alphabet[rand(alphabet.length)]).join('');
-        let where: { sql: string; bindings: unknown[] };
+        let where: SqlFragment;
         try {
           where = compileToSql(parseQuery(q), FIELDS, { now: NOW });
         } catch (e) {
