@@ -4,7 +4,7 @@
  * which also turns "wrong method" into a 405 JSON body.
  */
 import { randomUUID } from 'node:crypto';
-import { context, SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import { context, type Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import Router from '@koa/router';
 import Koa, { type Context, type Middleware, type Next } from 'koa';
 import getRawBody from 'raw-body';
@@ -13,7 +13,7 @@ import { Health } from './health.js';
 import { ANONYMOUS, IDENTITY_HEADER, type Identity, verifyIdentity } from './identity.js';
 import { type Logger, redactUrl } from './logger.js';
 import { initMetrics, metricsMiddleware, renderMetrics } from './metrics.js';
-import { currentTraceId, extractTraceContext, tracer } from './telemetry.js';
+import { currentTraceId, extractTraceContext, isTelemetryEnabled, tracer } from './telemetry.js';
 
 /** State every request carries. */
 export interface AppState {
@@ -49,29 +49,41 @@ export function createHttpApp(opts: HttpAppOptions): { app: Koa<AppState>; healt
     log.error({ err, url: ctx ? redactUrl(ctx.url) : undefined }, 'unhandled error');
   });
 
-  // Request id, trace span and access log.
+  // Request id, trace span and access log. Why so frugal: this runs on every request of every
+  // service (and twice through the gateway), so the child logger is created only when a handler
+  // asks for it and spans only exist when OpenTelemetry is enabled.
   app.use(async (ctx: Context, next: Next) => {
     const started = process.hrtime.bigint();
     const requestId = (ctx.get('x-request-id') || randomUUID()).slice(0, 128);
     ctx.set('X-Request-Id', requestId);
     const parent = extractTraceContext(ctx.headers);
-    await context.with(parent, () =>
-      t.startActiveSpan(`${ctx.method} ${ctx.path}`, { kind: SpanKind.SERVER }, async (span) => {
-        const traceId = currentTraceId(span);
-        ctx.state.requestId = requestId;
-        ctx.state.log = opts.logger.child({ reqId: requestId, ...(traceId ? { traceId } : {}) });
-        try {
-          await next();
-        } finally {
-          const ms = Number(process.hrtime.bigint() - started) / 1e6;
+    const run = async (span?: Span) => {
+      const traceId = span ? currentTraceId(span) : trace.getSpanContext(parent)?.traceId;
+      ctx.state.requestId = requestId;
+      let child: Logger | undefined;
+      Object.defineProperty(ctx.state, 'log', {
+        get: () => (child ??= opts.logger.child({ reqId: requestId, ...(traceId ? { traceId } : {}) })),
+        configurable: true,
+        enumerable: false,
+      });
+      try {
+        await next();
+      } finally {
+        if (span) {
           if (ctx.status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
           span.end();
-          if (ctx.path !== '/healthz' && ctx.path !== '/readyz' && ctx.path !== '/metrics') {
-            ctx.state.log.info({ method: ctx.method, url: redactUrl(ctx.url), status: ctx.status, ms: Math.round(ms * 10) / 10 }, 'request');
-          }
         }
-      }),
-    );
+        if (ctx.path !== '/healthz' && ctx.path !== '/readyz' && ctx.path !== '/metrics') {
+          const ms = Number(process.hrtime.bigint() - started) / 1e6;
+          opts.logger.info(
+            { reqId: requestId, traceId, method: ctx.method, url: redactUrl(ctx.url), status: ctx.status, ms: Math.round(ms * 10) / 10 },
+            'request',
+          );
+        }
+      }
+    };
+    if (!isTelemetryEnabled()) return run();
+    await context.with(parent, () => t.startActiveSpan(`${ctx.method} ${ctx.path}`, { kind: SpanKind.SERVER }, (span) => run(span)));
   });
   app.use(errorMiddleware());
   app.use(metricsMiddleware());

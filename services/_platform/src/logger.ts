@@ -1,5 +1,5 @@
 /** pino JSON logger; secrets and tokens are redacted wherever they appear in log objects. */
-import { pino, type Logger } from 'pino';
+import pino, { type Logger } from 'pino';
 
 export type { Logger } from 'pino';
 
@@ -20,13 +20,18 @@ const REDACT = [
 ];
 
 /** Create the service logger (JSON to stdout, `service` bound on every line). */
-export function createLogger(service: string, level = 'info'): Logger {
-  return pino({
-    level,
-    base: { service },
-    redact: { paths: REDACT, censor: '[redacted]' },
-    timestamp: pino.stdTimeFunctions.isoTime,
-  });
+export function createLogger(service: string, level = 'info', dest: 'stdout' | 'stderr' = 'stdout'): Logger {
+  return pino(
+    {
+      level,
+      base: { service },
+      redact: { paths: REDACT, censor: '[redacted]' },
+      timestamp: pino.stdTimeFunctions.isoTime,
+    },
+    // Why async: a synchronous write per request line blocks the event loop on every request.
+    // pino flushes the buffer on normal exit; a hard crash may lose the last lines, not data.
+    pino.destination({ dest: dest === 'stdout' ? 1 : 2, sync: false }),
+  );
 }
 
 /** Strip `access_token`/`token` query values from a URL before it is logged. */

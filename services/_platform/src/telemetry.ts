@@ -7,6 +7,11 @@ import { W3CTraceContextPropagator } from '@opentelemetry/core';
 // Why: the SDK is heavy to import (seconds of CPU); CLIs and tests that never enable it skip it.
 let sdk: { shutdown(): Promise<void> } | undefined;
 
+/** True once startTelemetry enabled the SDK: only then are per-request spans worth creating. */
+export function isTelemetryEnabled(): boolean {
+  return sdk !== undefined;
+}
+
 /** Register the propagator and, when enabled, start the SDK (exporter from OTEL_* env vars). */
 export function startTelemetry(serviceName: string, enabled: boolean): { shutdown: () => Promise<void> } {
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());

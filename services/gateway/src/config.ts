@@ -1,0 +1,91 @@
+/** Configuration of the gateway: the platform's base variables plus upstreams, auth, limits and CORS. */
+import { baseConfigProperties, type ConfigOf, type EnvProperty } from '@rdm/platform';
+
+const url = (port: number, service: string): EnvProperty => ({
+  type: 'string',
+  default: `http://127.0.0.1:${port}`,
+  pattern: '^https?://[^/]+$',
+  description: `Base URL of the ${service} service (no trailing slash).`,
+});
+
+/** Every environment variable the gateway reads. */
+export const configProperties = {
+  ...baseConfigProperties,
+  PORT: { type: 'integer', default: 5000, minimum: 0, maximum: 65535 },
+  USERS_URL: url(5101, 'users'),
+  VOCABULARIES_URL: url(5102, 'vocabularies'),
+  RECORDS_URL: url(5103, 'records'),
+  FILES_URL: url(5104, 'files'),
+  REQUESTS_URL: url(5105, 'requests'),
+  COMMUNITIES_URL: url(5106, 'communities'),
+  TRUST_PROXY: {
+    type: 'boolean',
+    default: false,
+    description:
+      'Behind an ingress: take the client address from the last X-Forwarded-For hop and the scheme/host from X-Forwarded-Proto/Host.',
+  },
+  UPSTREAM_CONNECT_TIMEOUT_MS: { type: 'integer', default: 2000, minimum: 1, description: 'Connect timeout to a service; then 503.' },
+  UPSTREAM_HEADERS_TIMEOUT_MS: {
+    type: 'integer',
+    default: 30000,
+    minimum: 0,
+    description: 'Time a service may take to send response headers on normal routes (0 = none); then 503. Upload routes have none.',
+  },
+  UPSTREAM_MAX_SOCKETS: { type: 'integer', default: 256, minimum: 1, description: 'Keep-alive sockets per service.' },
+  UPSTREAM_MAX_FREE_SOCKETS: { type: 'integer', default: 256, minimum: 0, description: 'Idle keep-alive sockets kept per service.' },
+  BODY_LIMIT: {
+    type: 'integer',
+    default: 10 * 1024 * 1024,
+    minimum: 0,
+    description: 'Request body limit in bytes on non-upload routes (413 above).',
+  },
+  CORS_ORIGINS: {
+    type: 'string',
+    default: '*',
+    description: 'Allowed CORS origins: `*` or a comma-separated list of exact origins.',
+  },
+  CORS_ALLOW_CREDENTIALS: {
+    type: 'boolean',
+    default: false,
+    description: 'Send Access-Control-Allow-Credentials (only with an origin list).',
+  },
+  CORS_MAX_AGE_SECONDS: { type: 'integer', default: 600, minimum: 0 },
+  RATE_LIMIT_ENABLED: { type: 'boolean', default: true },
+  RATE_LIMIT_AUTHENTICATED: { type: 'integer', default: 1000, minimum: 1, description: 'Requests per window per token.' },
+  RATE_LIMIT_ANONYMOUS: { type: 'integer', default: 500, minimum: 1, description: 'Requests per window per client address.' },
+  RATE_LIMIT_WINDOW_SECONDS: { type: 'integer', default: 60, minimum: 1 },
+  RATE_LIMIT_MAX_KEYS: { type: 'integer', default: 100000, minimum: 100, description: 'Bound on tracked clients (memory).' },
+  TOKEN_CACHE_TTL_MS: {
+    type: 'integer',
+    default: 5000,
+    minimum: 0,
+    description: 'How long a verified token is trusted without asking users again.',
+  },
+  TOKEN_CACHE_NEGATIVE_TTL_MS: {
+    type: 'integer',
+    default: 1500,
+    minimum: 0,
+    description: 'How long an unknown/revoked token is remembered.',
+  },
+  TOKEN_CACHE_MAX: { type: 'integer', default: 10000, minimum: 1 },
+  AUTH_RPC_TIMEOUT_MS: { type: 'integer', default: 2000, minimum: 50, description: 'Timeout of the users verify-token RPC; then 503.' },
+  AUTH_INVALID_TOKEN: {
+    type: 'string',
+    // Why not InvenioRDM's behaviour by default: a client whose token is invalid or revoked must
+    // be told so clearly (401), not silently served as anonymous (403s, missing private data).
+    default: 'reject',
+    enum: ['reject', 'anonymous'],
+    description:
+      '`reject` (default: 401 with WWW-Authenticate: Bearer error="invalid_token") or `anonymous` (InvenioRDM-compatible: an invalid token is ignored).',
+  },
+  OPENAPI_FETCH_ATTEMPTS: {
+    type: 'integer',
+    default: 8,
+    minimum: 0,
+    description: 'Tries per service to fetch its OpenAPI fragment at start-up.',
+  },
+  READY_CHECK_UPSTREAMS: { type: 'boolean', default: false, description: 'Also require every service /healthz for /readyz.' },
+} as const satisfies Record<string, EnvProperty>;
+
+/** The gateway's frozen configuration. */
+export type GatewayConfig = ConfigOf<typeof configProperties>;

@@ -1,0 +1,45 @@
+/**
+ * Entry point: `tsx src/main.ts` serves the gateway. `tsx src/main.ts migrate` is accepted and
+ * does nothing (the gateway has no database), so scripts can migrate every service alike.
+ */
+import { connectNats, createLogger, loadConfig, runService, startTelemetry } from '@rdm/platform';
+import { createApp } from './app.js';
+import { natsTokenVerifier, subscribeInvalidations } from './auth.js';
+import { configProperties } from './config.js';
+
+const config = loadConfig(configProperties, process.env);
+const logger = createLogger('gateway', config.LOG_LEVEL);
+if (process.argv[2] === 'migrate') {
+  logger.info('gateway has no database; nothing to migrate');
+  process.exit(0);
+}
+const telemetry = startTelemetry('gateway', config.OTEL_ENABLED);
+const { nc } = await connectNats({ url: config.NATS_URL, name: 'gateway', logger });
+const gw = createApp({ config, logger, nc, verifyToken: natsTokenVerifier(nc, config.AUTH_RPC_TIMEOUT_MS) });
+const subscriptions = subscribeInvalidations(nc, gw.tokens, logger);
+
+await runService({
+  name: 'gateway',
+  app: gw.app,
+  health: gw.health,
+  logger,
+  host: config.HOST,
+  port: config.PORT,
+  shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
+  workers: [
+    {
+      name: 'openapi',
+      // Not awaited: fragments arrive in the background while the gateway already serves.
+      start: () => void gw.openapi.start(),
+      stop: () => gw.openapi.stop(),
+    },
+  ],
+  closers: [
+    () => {
+      for (const s of subscriptions) s.unsubscribe();
+    },
+    () => nc.drain(),
+    () => gw.proxy.close(),
+    () => telemetry.shutdown(),
+  ],
+});

@@ -1,0 +1,430 @@
+/**
+ * The reverse proxy: forwards one koa request to a service with node's `http` over a keep-alive
+ * agent, streaming both bodies (nothing is buffered: a 1 GiB upload passes chunk by chunk, with
+ * back-pressure).
+ *
+ * Headers: hop-by-hop headers are dropped both ways; a client's `x-rdm-identity` is always
+ * dropped (only the gateway signs identities); the gateway adds `x-request-id`,
+ * `x-forwarded-for/proto/host`, W3C `traceparent` and, for authenticated callers, the signed
+ * identity. Failures before the service answers are bounded: connection refused → 503 at once,
+ * connect timeout (2 s) → 503, no response headers within the route's timeout → 503. A request
+ * without a body that hits a stale keep-alive socket is retried once.
+ */
+import http, { type ClientRequest, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { AppError, Errors, IDENTITY_HEADER, type Identity, injectTraceHeaders, signIdentity } from '@rdm/platform';
+import type { Context } from 'koa';
+
+/** One service the gateway forwards to. */
+export interface Upstream {
+  name: string;
+  hostname: string;
+  port: number;
+  /** `http://host:port`, for logs and the OpenAPI fetch. */
+  origin: string;
+}
+
+/** Parse a base URL (`http://127.0.0.1:5101`) into an Upstream. */
+export function parseUpstream(name: string, baseUrl: string): Upstream {
+  const u = new URL(baseUrl);
+  if (u.protocol !== 'http:') throw new Error(`${name}: only http:// upstreams are supported (got ${baseUrl})`);
+  return { name, hostname: u.hostname, port: Number(u.port || 80), origin: u.origin };
+}
+
+/** Options of UpstreamProxy. */
+export interface ProxyOptions {
+  identitySecret: string;
+  connectTimeoutMs: number;
+  /** Response-headers timeout of normal routes (0 = none). */
+  headersTimeoutMs: number;
+  maxSockets: number;
+  maxFreeSockets: number;
+  /** Trust X-Forwarded-* of the previous hop (append to them) instead of replacing them. */
+  trustProxy: boolean;
+}
+
+/** Per-request forwarding options. */
+export interface ForwardOptions {
+  /** Authenticated caller, or null for anonymous (no identity header is sent). */
+  identity: Identity | null;
+  /** Byte limit of a streamed body (undefined = unlimited). */
+  bodyLimit?: number;
+  /** Upload route: no response-headers timeout. */
+  upload: boolean;
+}
+
+/** Request headers never forwarded (hop-by-hop, or replaced by the gateway). */
+const DROP_REQUEST = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'host',
+  'expect',
+  IDENTITY_HEADER,
+  'x-request-id',
+  'x-forwarded-for',
+  'x-forwarded-proto',
+  'x-forwarded-host',
+]);
+
+/** Response headers never copied back (hop-by-hop, or set by the gateway). */
+const DROP_RESPONSE = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'x-request-id',
+]);
+
+/** Names listed in a `Connection` header (they are hop-by-hop too), lowercased. */
+function connectionTokens(value: string | string[] | undefined): string[] {
+  if (!value) return [];
+  const v = Array.isArray(value) ? value.join(',') : value;
+  if (v === 'keep-alive' || v === 'close' || v === 'Keep-Alive' || v === 'Close') return [];
+  return v
+    .split(',')
+    .map((s) => s.trim().toLowerCase())
+    .filter((s) => s && s !== 'keep-alive' && s !== 'close');
+}
+
+/** Context values the forwarded headers need. */
+export interface ForwardedInfo {
+  requestId: string;
+  remoteAddress: string | undefined;
+  proto: string;
+  host: string;
+  trustProxy: boolean;
+  identityHeader?: string;
+}
+
+/**
+ * The headers sent to a service: the client's minus hop-by-hop, identity and forwarding headers,
+ * plus the gateway's own. Exported for unit tests.
+ */
+export function upstreamRequestHeaders(incoming: IncomingHttpHeaders, info: ForwardedInfo): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  const extra = connectionTokens(incoming.connection);
+  for (const name in incoming) {
+    if (DROP_REQUEST.has(name)) continue;
+    if (extra.length > 0 && extra.includes(name)) continue;
+    const v = incoming[name];
+    if (v !== undefined) out[name] = v;
+  }
+  // Why keep chunked framing explicitly: node only chunks a body of its own accord for some
+  // methods; an explicit header makes it frame a streamed body of any method correctly.
+  if (incoming['transfer-encoding'] !== undefined && incoming['content-length'] === undefined) out['transfer-encoding'] = 'chunked';
+  out['x-request-id'] = info.requestId;
+  const prior = incoming['x-forwarded-for'];
+  const addr = info.remoteAddress ?? '';
+  out['x-forwarded-for'] = info.trustProxy && prior ? `${Array.isArray(prior) ? prior.join(', ') : prior}, ${addr}` : addr;
+  out['x-forwarded-proto'] = info.proto;
+  out['x-forwarded-host'] = info.host;
+  if (info.identityHeader) out[IDENTITY_HEADER] = info.identityHeader;
+  return out;
+}
+
+/** Copy a service's response headers onto the client response, minus hop-by-hop ones. */
+export function copyResponseHeaders(from: IncomingHttpHeaders, to: { setHeader(name: string, value: string | string[]): unknown }): void {
+  const extra = connectionTokens(from.connection);
+  for (const name in from) {
+    if (DROP_RESPONSE.has(name)) continue;
+    if (extra.length > 0 && extra.includes(name)) continue;
+    const v = from[name];
+    if (v !== undefined) to.setHeader(name, v);
+  }
+}
+
+/** True when a request carries a body (Content-Length > 0 or Transfer-Encoding). */
+export function hasRequestBody(h: IncomingHttpHeaders): boolean {
+  if (h['transfer-encoding'] !== undefined) return true;
+  const len = h['content-length'];
+  return len !== undefined && len !== '0';
+}
+
+const unavailable = (reason: string, cause?: unknown): AppError => {
+  const e = Errors.serviceUnavailable();
+  (e as { reason?: string }).reason = reason;
+  if (cause !== undefined) (e as { cause?: unknown }).cause = cause;
+  return e;
+};
+
+/** Rendered when the client went away mid-request (nobody reads it; the log does). */
+const clientClosed = () => new AppError('client_closed_request', 499, 'Client closed request.');
+
+interface Attempt {
+  res?: IncomingMessage;
+  error?: AppError;
+  /** A stale keep-alive socket failed before any byte of answer: safe to retry a bodiless request. */
+  retryable?: boolean;
+}
+
+/** Bodies up to this size with a known length are collected and written in one go. */
+export const SMALL_BODY_BYTES = 64 * 1024;
+
+// Hot-path note: listeners below are module-level functions that find their state through a
+// symbol on the emitter, and timers get their state as an argument. Per-request closures are
+// avoided on purpose: under tsx every closure also costs a `__name` property definition.
+const CALL = Symbol('gateway.call');
+const RELAY = Symbol('gateway.relay');
+
+type WithCall<T> = T & { [CALL]: Call };
+type WithRelay<T> = T & { [RELAY]: Relay };
+
+/** One attempt to get a service's response headers. */
+class Call {
+  settled = false;
+  timer: NodeJS.Timeout | undefined;
+  connectTimer: NodeJS.Timeout | undefined;
+  received = 0;
+  upReq!: WithCall<ClientRequest>;
+
+  constructor(
+    readonly ctx: Context,
+    readonly upstream: Upstream,
+    readonly headersTimeoutMs: number,
+    readonly connectTimeoutMs: number,
+    readonly limit: number | undefined,
+    readonly resolve: (a: Attempt) => void,
+  ) {}
+
+  finish(a: Attempt): void {
+    if (this.settled) return;
+    this.settled = true;
+    if (this.timer) clearTimeout(this.timer);
+    if (this.connectTimer) clearTimeout(this.connectTimer);
+    this.resolve(a);
+  }
+
+  fail(error: AppError, retryable = false): void {
+    if (this.settled) return;
+    this.finish({ error, retryable });
+    this.upReq.destroy();
+  }
+
+  startHeadersTimer(): void {
+    if (this.headersTimeoutMs > 0 && !this.settled) this.timer = setTimeout(onHeadersTimeout, this.headersTimeoutMs, this);
+  }
+}
+
+function onHeadersTimeout(call: Call): void {
+  call.fail(unavailable(`${call.upstream.name}: no response in ${call.headersTimeoutMs} ms`));
+}
+function onConnectTimeout(call: Call): void {
+  call.fail(unavailable(`${call.upstream.name}: connect timeout`));
+}
+function onUpResponse(this: WithCall<ClientRequest>, res: IncomingMessage): void {
+  this[CALL].finish({ res });
+}
+function onUpError(this: WithCall<ClientRequest>, err: NodeJS.ErrnoException): void {
+  const call = this[CALL];
+  if (call.settled) return;
+  const req = call.ctx.req;
+  if (!req.complete && req.destroyed) {
+    call.fail(clientClosed());
+    return;
+  }
+  const stale = this.reusedSocket && (err.code === 'ECONNRESET' || err.code === 'EPIPE');
+  call.fail(unavailable(`${call.upstream.name}: ${err.code ?? err.message}`, err), stale);
+}
+function onUpSocket(this: WithCall<ClientRequest>, sock: WithCall<Socket>): void {
+  const call = this[CALL];
+  if (!sock.connecting) return;
+  if (call.headersTimeoutMs > 0 && call.headersTimeoutMs <= call.connectTimeoutMs) return;
+  call.connectTimer = setTimeout(onConnectTimeout, call.connectTimeoutMs, call);
+  sock[CALL] = call;
+  sock.once('connect', onSocketConnect);
+}
+function onSocketConnect(this: WithCall<Socket>): void {
+  const call = this[CALL];
+  if (call.connectTimer) clearTimeout(call.connectTimer);
+  call.connectTimer = undefined;
+}
+function onUpFinish(this: WithCall<ClientRequest>): void {
+  // Why after 'finish': the timeout bounds the service's answer, not the client's upload speed.
+  this[CALL].startHeadersTimer();
+}
+function onClientData(this: WithCall<IncomingMessage>, chunk: Buffer): void {
+  const call = this[CALL];
+  call.received += chunk.length;
+  if (call.received <= (call.limit as number)) return;
+  this.unpipe(call.upReq);
+  if (!call.settled) {
+    call.ctx.set('Connection', 'close');
+    call.fail(Errors.payloadTooLarge());
+  } else {
+    // The service already answered; stop both sides.
+    call.upReq.destroy();
+    this.socket.destroy();
+  }
+}
+function onClientClose(this: WithCall<IncomingMessage>): void {
+  if (this.complete) return;
+  const call = this[CALL];
+  if (!call.settled) call.fail(clientClosed());
+  else call.upReq.destroy();
+}
+
+/** Copying of one response body. */
+class Relay {
+  finished = false;
+  chunks: Buffer[] | undefined;
+  constructor(
+    readonly upRes: WithRelay<IncomingMessage>,
+    readonly res: WithRelay<ServerResponse>,
+    readonly resolve: () => void,
+  ) {}
+  done(): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.resolve();
+  }
+}
+
+function onUpResClose(this: WithRelay<IncomingMessage>): void {
+  // A response cut mid-body must not look complete to the client.
+  const res = this[RELAY].res;
+  if (!this.complete && !res.destroyed) res.destroy();
+}
+function ignore(): void {}
+function onResClose(this: WithRelay<ServerResponse>): void {
+  const r = this[RELAY];
+  if (!r.upRes.complete) r.upRes.destroy();
+  r.done();
+}
+function onUpResData(this: WithRelay<IncomingMessage>, c: Buffer): void {
+  (this[RELAY].chunks as Buffer[]).push(c);
+}
+function onUpResEnd(this: WithRelay<IncomingMessage>): void {
+  const r = this[RELAY];
+  if (r.res.destroyed) {
+    r.done();
+    return;
+  }
+  const chunks = r.chunks as Buffer[];
+  r.res.end(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
+}
+
+/**
+ * Stream a service's response body to the client, resolving when done (or cut).
+ *
+ * Why not stream.pipeline: it allocates an AbortController per call and aborts it on completion
+ * (a DOMException with a stack each time), measurable on small JSON answers. Why collect small
+ * bodies: a known length up to SMALL_BODY_BYTES is at most a few chunks; writing it with one
+ * `end()` saves a syscall and the pipe machinery. Anything larger or of unknown length streams.
+ */
+export function relay(upRes: IncomingMessage, res: ServerResponse): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const r = new Relay(upRes as WithRelay<IncomingMessage>, res as WithRelay<ServerResponse>, resolve);
+    r.upRes[RELAY] = r;
+    r.res[RELAY] = r;
+    upRes.once('close', onUpResClose);
+    upRes.once('error', ignore);
+    res.once('close', onResClose);
+    const len = Number(upRes.headers['content-length']);
+    if (len >= 0 && len <= SMALL_BODY_BYTES) {
+      r.chunks = [];
+      upRes.on('data', onUpResData);
+      upRes.once('end', onUpResEnd);
+      return;
+    }
+    upRes.pipe(res);
+  });
+}
+
+/** Forwards koa requests to services over keep-alive sockets. */
+export class UpstreamProxy {
+  /** The shared keep-alive agent (one pool per upstream host:port). */
+  readonly agent: http.Agent;
+
+  constructor(private readonly opts: ProxyOptions) {
+    this.agent = new http.Agent({
+      keepAlive: true,
+      keepAliveMsecs: 1000,
+      maxSockets: opts.maxSockets,
+      maxFreeSockets: opts.maxFreeSockets,
+      scheduling: 'lifo',
+    });
+  }
+
+  /** Forward `ctx` to `upstream` and stream the answer back. Throws AppError (503/413) before the answer starts. */
+  async forward(ctx: Context, upstream: Upstream, fo: ForwardOptions): Promise<void> {
+    const req = ctx.req;
+    const trust = this.opts.trustProxy;
+    const headers = upstreamRequestHeaders(req.headers, {
+      requestId: (ctx.state as { requestId?: string }).requestId ?? '',
+      remoteAddress: req.socket.remoteAddress,
+      // Cheaper than koa's ctx.protocol / ctx.host getters, same answer.
+      proto: trust ? ctx.protocol : (req.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http',
+      host: trust ? ctx.host : (req.headers.host ?? ''),
+      trustProxy: trust,
+      identityHeader: fo.identity ? signIdentity(fo.identity, this.opts.identitySecret) : undefined,
+    });
+    injectTraceHeaders(headers as Record<string, string>);
+    const withBody = hasRequestBody(req.headers);
+
+    let attempt = await this.send(ctx, upstream, headers, withBody, fo);
+    if (attempt.retryable && !withBody) attempt = await this.send(ctx, upstream, headers, withBody, fo);
+    if (attempt.error) throw attempt.error;
+    const upRes = attempt.res as IncomingMessage;
+
+    ctx.status = upRes.statusCode ?? 502;
+    const res = ctx.res;
+    copyResponseHeaders(upRes.headers, res);
+    // From here on the gateway writes the response itself; koa must not touch it.
+    ctx.respond = false;
+    await relay(upRes, res);
+  }
+
+  private send(
+    ctx: Context,
+    upstream: Upstream,
+    headers: Record<string, string | string[]>,
+    withBody: boolean,
+    fo: ForwardOptions,
+  ): Promise<Attempt> {
+    return new Promise<Attempt>((resolve) => {
+      const call = new Call(ctx, upstream, fo.upload ? 0 : this.opts.headersTimeoutMs, this.opts.connectTimeoutMs, fo.bodyLimit, resolve);
+      const req = ctx.req as WithCall<IncomingMessage>;
+      const upReq = http.request({
+        agent: this.agent,
+        hostname: upstream.hostname,
+        port: upstream.port,
+        method: req.method,
+        path: req.url,
+        headers,
+      }) as WithCall<ClientRequest>;
+      call.upReq = upReq;
+      upReq[CALL] = call;
+      upReq.once('response', onUpResponse);
+      upReq.on('error', onUpError);
+      upReq.once('socket', onUpSocket);
+
+      if (!withBody) {
+        call.startHeadersTimer();
+        upReq.end();
+        return;
+      }
+      req[CALL] = call;
+      upReq.once('finish', onUpFinish);
+      if (call.limit !== undefined) req.on('data', onClientData);
+      req.once('close', onClientClose);
+      req.pipe(upReq);
+    });
+  }
+
+  /** Close idle sockets. */
+  close(): void {
+    this.agent.destroy();
+  }
+}

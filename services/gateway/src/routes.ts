@@ -1,0 +1,318 @@
+/**
+ * The public routing table, as data: every path the API serves, its methods and the service that
+ * owns it (DESIGN §2). The gateway compiles it once (route-matcher.ts) to route requests, to answer
+ * 404 for unknown paths and 405 (with `Allow`) for known paths called with a wrong method, and to
+ * build the base OpenAPI document.
+ *
+ * When to edit: a service adds or removes a public route. Keep patterns in spec form:
+ * `{name}` is one path segment, `{name+}` one or more segments (file keys and vocabulary ids may
+ * contain `/`). A path may match several patterns; the allowed methods are their union.
+ */
+
+/** The services behind the gateway. */
+export const SERVICES = ['users', 'vocabularies', 'records', 'files', 'requests', 'communities'] as const;
+/** Name of one service. */
+export type ServiceName = (typeof SERVICES)[number];
+
+/** Methods a route can allow (HEAD follows GET; OPTIONS is answered by the gateway). */
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** One public route. */
+export interface RouteSpec {
+  /** Path pattern, e.g. `/api/records/{id}/draft/files/{key+}/content`. */
+  pattern: string;
+  /** Methods served (the owning service is still the final judge). */
+  methods: Method[];
+  /** Owning service. */
+  service: ServiceName;
+  /** Raw-byte uploads (PUT/POST): no body limit at the gateway, no response-headers timeout. */
+  upload?: boolean;
+  /** GET is a search: documents `q`, `page`, `size`, `sort`. */
+  list?: boolean;
+  /** One-line description for the OpenAPI document. */
+  summary?: string;
+}
+
+/** Vocabularies InvenioRDM also serves at the API root (`/api/<vocabulary-id>`). */
+export const ROOT_VOCABULARIES = ['affiliations', 'funders', 'awards', 'names', 'subjects'] as const;
+
+const R = '/api/records/{id}';
+
+/** Files routes of one kind (`files` or `media-files`) under a draft or a record. */
+function fileRoutes(base: string, kind: 'files' | 'media-files', draft: boolean): RouteSpec[] {
+  const what = kind === 'files' ? 'file' : 'media file';
+  const scope = draft ? 'draft' : 'record';
+  // Why: published records' files are read-only (InvenioRDM answers 405 to writes), but media
+  // files of records can be managed by privileged users.
+  const writable = draft || kind === 'media-files';
+  return [
+    {
+      pattern: `${base}/${kind}`,
+      methods: writable ? ['GET', 'POST', 'DELETE'] : ['GET'],
+      service: 'files',
+      summary: writable ? `List or initialise the ${scope}'s ${what}s` : `List the ${scope}'s ${what}s`,
+    },
+    {
+      pattern: `${base}/${kind}/{key+}`,
+      methods: writable ? ['GET', 'PUT', 'DELETE'] : ['GET'],
+      service: 'files',
+      summary: `Read${writable ? ', update or delete' : ''} a ${what} entry of the ${scope}`,
+    },
+    {
+      pattern: `${base}/${kind}/{key+}/content`,
+      methods: writable ? ['GET', 'PUT'] : ['GET'],
+      service: 'files',
+      upload: writable,
+      summary: writable ? `Download or upload the content of a ${what}` : `Download the content of a ${what}`,
+    },
+    ...(writable
+      ? ([
+          {
+            pattern: `${base}/${kind}/{key+}/content/{part}`,
+            methods: ['PUT'],
+            service: 'files',
+            upload: true,
+            summary: `Upload one part of a ${what}`,
+          },
+          { pattern: `${base}/${kind}/{key+}/commit`, methods: ['POST'], service: 'files', summary: `Commit an uploaded ${what}` },
+        ] satisfies RouteSpec[])
+      : []),
+    { pattern: `${base}/${kind}-archive`, methods: ['GET'], service: 'files', summary: `Download all ${what}s of the ${scope} as a zip` },
+  ];
+}
+
+/** Routes of one root-served vocabulary (`/api/affiliations`…). */
+function rootVocabularyRoutes(v: string): RouteSpec[] {
+  return [
+    { pattern: `/api/${v}`, methods: ['GET', 'POST'], service: 'vocabularies', list: true, summary: `Search ${v}` },
+    { pattern: `/api/${v}/{id+}`, methods: ['GET', 'PUT', 'PATCH', 'DELETE'], service: 'vocabularies', summary: `Read one entry of ${v}` },
+  ];
+}
+
+/** Every public route of the API. */
+export const ROUTES: readonly RouteSpec[] = [
+  // ── records ────────────────────────────────────────────────────────────────────────────────
+  {
+    pattern: '/api/records',
+    methods: ['GET', 'POST'],
+    service: 'records',
+    list: true,
+    summary: 'Search published records or create a draft',
+  },
+  { pattern: R, methods: ['GET', 'DELETE'], service: 'records', summary: 'Read a published record' },
+  { pattern: `${R}/delete`, methods: ['POST', 'DELETE'], service: 'records', summary: 'Delete a record (administrators)' },
+  { pattern: `${R}/restore`, methods: ['POST'], service: 'records', summary: 'Restore a deleted record (administrators)' },
+  {
+    pattern: `${R}/draft`,
+    methods: ['GET', 'POST', 'PUT', 'DELETE'],
+    service: 'records',
+    summary: 'Read, edit, update or discard the draft',
+  },
+  {
+    pattern: `${R}/draft/pids/{scheme}`,
+    methods: ['GET', 'POST', 'DELETE'],
+    service: 'records',
+    summary: 'Reserve or discard a persistent identifier',
+  },
+  {
+    pattern: `${R}/draft/actions/{action}`,
+    methods: ['POST'],
+    service: 'records',
+    summary: 'Run a draft action (publish, submit-review, files-import…)',
+  },
+  { pattern: `${R}/draft/review`, methods: ['GET', 'PUT', 'DELETE'], service: 'records', summary: "The draft's review request" },
+  { pattern: `${R}/report-abuse`, methods: ['POST'], service: 'records', summary: 'Report abuse of a record' },
+  { pattern: `${R}/versions`, methods: ['GET', 'POST'], service: 'records', list: true, summary: 'List versions or create a new version' },
+  { pattern: `${R}/versions/latest`, methods: ['GET'], service: 'records', summary: 'The latest version' },
+  { pattern: `${R}/access`, methods: ['GET', 'PUT', 'PATCH'], service: 'records', summary: 'Access settings of the record' },
+  { pattern: `${R}/access/links`, methods: ['GET', 'POST'], service: 'records', summary: 'List or create secret access links' },
+  {
+    pattern: `${R}/access/links/{link_id}`,
+    methods: ['GET', 'PATCH', 'DELETE'],
+    service: 'records',
+    summary: 'Read, update or revoke an access link',
+  },
+  { pattern: `${R}/access/grants`, methods: ['GET', 'POST'], service: 'records', summary: 'Access grants' },
+  { pattern: `${R}/access/grants/{grant_id}`, methods: ['GET', 'PATCH', 'DELETE'], service: 'records', summary: 'One access grant' },
+  { pattern: `${R}/access/users`, methods: ['GET', 'POST'], service: 'records', summary: 'Users with access' },
+  { pattern: `${R}/access/users/{user_id}`, methods: ['GET', 'PATCH', 'DELETE'], service: 'records', summary: 'Access of one user' },
+  { pattern: `${R}/access/groups`, methods: ['GET', 'POST'], service: 'records', summary: 'Groups with access' },
+  { pattern: `${R}/access/groups/{group_id}`, methods: ['GET', 'PATCH', 'DELETE'], service: 'records', summary: 'Access of one group' },
+  { pattern: `${R}/access/request`, methods: ['POST'], service: 'records', summary: 'Request access to a record' },
+  { pattern: `${R}/access/request/guest`, methods: ['POST'], service: 'records', summary: 'Request access as a guest' },
+  { pattern: `${R}/communities`, methods: ['GET', 'POST', 'DELETE'], service: 'records', list: true, summary: "The record's communities" },
+  {
+    pattern: `${R}/communities-suggestions`,
+    methods: ['GET'],
+    service: 'records',
+    list: true,
+    summary: 'Communities the record could join',
+  },
+  { pattern: `${R}/requests`, methods: ['GET'], service: 'records', list: true, summary: "The record's requests" },
+  { pattern: '/api/user/records', methods: ['GET'], service: 'records', list: true, summary: "The caller's drafts and records" },
+  {
+    pattern: '/api/communities/{id}/records',
+    methods: ['GET', 'DELETE'],
+    service: 'records',
+    list: true,
+    summary: "A community's records",
+  },
+  { pattern: '/api/iiif/{uuid}/manifest', methods: ['GET'], service: 'records', summary: 'IIIF presentation manifest' },
+  { pattern: '/api/iiif/{uuid}/sequence/default', methods: ['GET'], service: 'records', summary: 'IIIF sequence' },
+  { pattern: '/api/iiif/{uuid}/canvas/{key+}', methods: ['GET'], service: 'records', summary: 'IIIF canvas' },
+
+  // ── files ──────────────────────────────────────────────────────────────────────────────────
+  ...fileRoutes(`${R}/draft`, 'files', true),
+  ...fileRoutes(`${R}/draft`, 'media-files', true),
+  ...fileRoutes(R, 'files', false),
+  ...fileRoutes(R, 'media-files', false),
+  { pattern: '/api/iiif/{uuid}/info.json', methods: ['GET'], service: 'files', summary: 'IIIF image information' },
+  { pattern: '/api/iiif/{uuid}/{region}/{size}/{rotation}/{quality_format}', methods: ['GET'], service: 'files', summary: 'IIIF image' },
+
+  // ── requests ───────────────────────────────────────────────────────────────────────────────
+  { pattern: '/api/requests', methods: ['GET'], service: 'requests', list: true, summary: 'Search requests' },
+  { pattern: '/api/requests/{id}', methods: ['GET', 'PUT', 'DELETE'], service: 'requests', summary: 'Read, update or delete a request' },
+  {
+    pattern: '/api/requests/{id}/actions/{action}',
+    methods: ['POST'],
+    service: 'requests',
+    summary: 'Run a request action (submit, accept, decline, cancel…)',
+  },
+  { pattern: '/api/requests/{id}/comments', methods: ['POST'], service: 'requests', summary: 'Add a comment' },
+  {
+    pattern: '/api/requests/{id}/comments/{comment_id}',
+    methods: ['GET', 'PUT', 'DELETE'],
+    service: 'requests',
+    summary: 'Read, edit or delete a comment',
+  },
+  { pattern: '/api/requests/{id}/comments/{comment_id}/reply', methods: ['POST'], service: 'requests', summary: 'Reply to a comment' },
+  {
+    pattern: '/api/requests/{id}/comments/{comment_id}/replies',
+    methods: ['GET'],
+    service: 'requests',
+    list: true,
+    summary: 'Replies to a comment',
+  },
+  {
+    pattern: '/api/requests/{id}/comments/{comment_id}/replies_focused',
+    methods: ['GET'],
+    service: 'requests',
+    summary: 'The page of replies holding an event',
+  },
+  { pattern: '/api/requests/{id}/timeline', methods: ['GET'], service: 'requests', list: true, summary: 'Timeline of a request' },
+  { pattern: '/api/requests/{id}/timeline_focused', methods: ['GET'], service: 'requests', summary: 'The timeline page holding an event' },
+  { pattern: '/api/requests/{id}/lock', methods: ['GET'], service: 'requests', summary: 'Lock a request' },
+  { pattern: '/api/requests/{id}/unlock', methods: ['GET'], service: 'requests', summary: 'Unlock a request' },
+  { pattern: '/api/user/requests', methods: ['GET'], service: 'requests', list: true, summary: "The caller's requests" },
+
+  // ── communities ────────────────────────────────────────────────────────────────────────────
+  { pattern: '/api/communities', methods: ['GET', 'POST'], service: 'communities', list: true, summary: 'Search or create communities' },
+  {
+    pattern: '/api/communities/{id}',
+    methods: ['GET', 'PUT', 'DELETE'],
+    service: 'communities',
+    summary: 'Read, update or delete a community',
+  },
+  {
+    pattern: '/api/communities/{id}/rename',
+    methods: ['POST'],
+    service: 'communities',
+    summary: 'Rename (change the slug of) a community',
+  },
+  { pattern: '/api/communities/{id}/restore', methods: ['POST'], service: 'communities', summary: 'Restore a deleted community' },
+  { pattern: '/api/communities/{id}/logo', methods: ['GET', 'PUT', 'DELETE'], service: 'communities', summary: 'The community logo' },
+  {
+    pattern: '/api/communities/{id}/featured',
+    methods: ['GET', 'POST'],
+    service: 'communities',
+    summary: 'Featured entries of a community',
+  },
+  {
+    pattern: '/api/communities/{id}/featured/{featured_id}',
+    methods: ['PUT', 'DELETE'],
+    service: 'communities',
+    summary: 'One featured entry',
+  },
+  {
+    pattern: '/api/communities/{id}/subcommunities',
+    methods: ['GET', 'POST'],
+    service: 'communities',
+    list: true,
+    summary: 'Subcommunities',
+  },
+  {
+    pattern: '/api/communities/{id}/members',
+    methods: ['GET', 'POST', 'PUT', 'DELETE'],
+    service: 'communities',
+    list: true,
+    summary: 'Members of a community',
+  },
+  { pattern: '/api/communities/{id}/members/public', methods: ['GET'], service: 'communities', list: true, summary: 'Public members' },
+  {
+    pattern: '/api/communities/{id}/invitations',
+    methods: ['GET', 'POST', 'PUT'],
+    service: 'communities',
+    list: true,
+    summary: 'Invitations',
+  },
+  {
+    pattern: '/api/communities/{id}/membership-requests',
+    methods: ['GET', 'POST', 'PUT'],
+    service: 'communities',
+    list: true,
+    summary: 'Membership requests',
+  },
+  {
+    pattern: '/api/communities/{id}/requests',
+    methods: ['GET'],
+    service: 'communities',
+    list: true,
+    summary: 'Requests received by a community',
+  },
+  { pattern: '/api/user/communities', methods: ['GET'], service: 'communities', list: true, summary: "The caller's communities" },
+  { pattern: '/api/community-schema-extension', methods: ['GET', 'POST'], service: 'communities', summary: 'Community schema extensions' },
+  {
+    pattern: '/api/community-schema-extension/{slug}',
+    methods: ['GET', 'POST', 'PUT', 'DELETE'],
+    service: 'communities',
+    summary: 'Latest schema extension of a community',
+  },
+  {
+    pattern: '/api/community-schema-extension/schema/{schema_id}/jsonschema',
+    methods: ['GET'],
+    service: 'communities',
+    summary: 'One schema extension document',
+  },
+
+  // ── vocabularies ───────────────────────────────────────────────────────────────────────────
+  { pattern: '/api/vocabularies', methods: ['GET'], service: 'vocabularies', list: true, summary: 'List vocabulary types' },
+  { pattern: '/api/vocabularies/tasks', methods: ['POST'], service: 'vocabularies', summary: 'Run a vocabulary import task (system)' },
+  {
+    pattern: '/api/vocabularies/{type}',
+    methods: ['GET', 'POST'],
+    service: 'vocabularies',
+    list: true,
+    summary: 'Search entries of a vocabulary',
+  },
+  {
+    pattern: '/api/vocabularies/{type}/{id+}',
+    methods: ['GET', 'PUT', 'PATCH', 'DELETE'],
+    service: 'vocabularies',
+    summary: 'Read one vocabulary entry',
+  },
+  ...ROOT_VOCABULARIES.flatMap(rootVocabularyRoutes),
+
+  // ── users ──────────────────────────────────────────────────────────────────────────────────
+  { pattern: '/api/users', methods: ['GET', 'POST'], service: 'users', list: true, summary: 'Search public users' },
+  { pattern: '/api/users/{id}', methods: ['GET'], service: 'users', summary: 'Read a user' },
+  { pattern: '/api/users/{id}/avatar.svg', methods: ['GET'], service: 'users', summary: "A user's avatar" },
+  {
+    pattern: '/api/users/{id}/{action}',
+    methods: ['POST'],
+    service: 'users',
+    summary: 'Moderate a user (approve, block, restore, activate, deactivate)',
+  },
+  { pattern: '/api/groups', methods: ['GET'], service: 'users', list: true, summary: 'Search groups' },
+  { pattern: '/api/groups/{id}', methods: ['GET'], service: 'users', summary: 'Read a group' },
+  { pattern: '/api/me', methods: ['GET', 'PUT', 'PATCH'], service: 'users', summary: 'The caller' },
+];

@@ -1,0 +1,374 @@
+import http from 'node:http';
+import type { Server } from 'node:http';
+import { Readable } from 'node:stream';
+import { createLogger, serveRpc, verifyIdentity, type RpcServer } from '@rdm/platform';
+import { spawnNatsServer, testNats, waitFor } from '@rdm/platform/testing';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createApp, type Gateway } from '../../src/app.js';
+import { type NatsConnection, natsTokenVerifier, subscribeInvalidations } from '../../src/auth.js';
+import { configProperties } from '../../src/config.js';
+import { loadConfig } from '@rdm/platform';
+import type { ServiceName } from '../../src/routes.js';
+import { type StubUpstream, closedPort, listen, startUpstreams, upstreamEnv } from './stubs.js';
+
+const SECRET = 'integration-identity-secret';
+// Why a private nats-server: a users service running on the shared NATS would answer
+// verify-token in the same queue group as the stub.
+const nats = spawnNatsServer({ port: 20000 + Math.floor(Math.random() * 20000) });
+let nc: NatsConnection;
+let closeNats: () => Promise<void>;
+let stubs: Record<ServiceName, StubUpstream>;
+let rpc: RpcServer;
+/** token → what users answers. */
+const users = new Map<string, { user_id: string; roles: string[]; token_id: string }>();
+let rpcCalls = 0;
+
+function serveUsers(): RpcServer {
+  return serveRpc<{ token: string }>(
+    nc,
+    'rdm.users.rpc.verify-token',
+    async ({ token }) => {
+      rpcCalls++;
+      return users.get(token) ?? null;
+    },
+    { queue: 'users', logger: createLogger('users-stub', 'silent') },
+  );
+}
+
+interface Running {
+  url: string;
+  gw: Gateway;
+  close(): Promise<void>;
+}
+const running: Running[] = [];
+
+async function startGateway(env: Record<string, string> = {}): Promise<Running> {
+  const config = loadConfig(configProperties, {
+    IDENTITY_SECRET: SECRET,
+    LOG_LEVEL: 'silent',
+    TOKEN_CACHE_TTL_MS: '60000',
+    ...upstreamEnv(stubs),
+    ...env,
+  });
+  const logger = createLogger('gateway', config.LOG_LEVEL);
+  const gw = createApp({ config, logger, nc, verifyToken: natsTokenVerifier(nc, 1000) });
+  const subs = subscribeInvalidations(nc, gw.tokens, logger);
+  const server: Server = http.createServer(gw.app.callback());
+  const url = await listen(server);
+  const r: Running = {
+    url,
+    gw,
+    close: async () => {
+      for (const s of subs) s.unsubscribe();
+      gw.proxy.close();
+      server.closeAllConnections();
+      await new Promise<void>((res) => server.close(() => res()));
+    },
+  };
+  running.push(r);
+  return r;
+}
+
+let gw: Running;
+
+beforeAll(async () => {
+  await nats.start();
+  const h = await testNats(nats.url, 'gateway-test');
+  nc = h.nc;
+  closeNats = h.close;
+  rpc = serveUsers();
+  stubs = await startUpstreams();
+  gw = await startGateway();
+});
+
+afterAll(async () => {
+  for (const r of running) await r.close();
+  for (const s of Object.values(stubs ?? {})) await s.close();
+  await rpc?.stop();
+  await closeNats?.();
+  await nats.dispose();
+});
+
+beforeEach(() => {
+  for (const s of Object.values(stubs)) s.seen.length = 0;
+  rpcCalls = 0;
+});
+
+const last = (service: ServiceName) => stubs[service].seen.at(-1);
+
+describe('gateway routing and headers', () => {
+  it('should route each path to its owning service and stream the answer back', async () => {
+    const cases: [string, string, ServiceName][] = [
+      ['GET', '/api/vocabularies/resourcetypes/image-photo', 'vocabularies'],
+      ['GET', '/api/affiliations/01ggx4157', 'vocabularies'],
+      ['GET', '/api/records?q=title:x&page=2', 'records'],
+      ['GET', '/api/records/abcde-fgh12/draft/files', 'files'],
+      ['POST', '/api/records/abcde-fgh12/draft/actions/files-import', 'records'],
+      ['GET', '/api/communities/my-comm/records', 'records'],
+      ['GET', '/api/communities/my-comm', 'communities'],
+      ['GET', '/api/user/requests', 'requests'],
+      ['GET', '/api/users/1', 'users'],
+    ];
+    for (const [method, path, service] of cases) {
+      const res = await fetch(`${gw.url}${path}`, { method });
+      expect(res.headers.get('x-stub-service'), `${method} ${path}`).toBe(service);
+      await res.arrayBuffer();
+      expect(last(service)?.url).toBe(path);
+    }
+  });
+
+  it('should forward request id, forwarding headers and trace context, and strip hop-by-hop headers both ways', async () => {
+    const tp = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+    // Raw http: fetch may not set Host.
+    const res = await new Promise<http.IncomingMessage>((resolve, reject) => {
+      http
+        .get(
+          `${gw.url}/api/vocabularies/resourcetypes/dataset`,
+          { headers: { 'x-request-id': 'req-123', traceparent: tp, 'x-forwarded-for': '6.6.6.6', host: 'repo.example.org' } },
+          resolve,
+        )
+        .on('error', reject);
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers.etag).toBe('"3"');
+    expect(res.headers['x-hop']).toBeUndefined();
+    expect(res.headers['keep-alive']).not.toBe('timeout=65');
+    expect(res.headers['x-request-id']).toBe('req-123');
+    expect(res.headers['x-ratelimit-limit']).toBe('500');
+    res.resume();
+    await new Promise((r) => res.on('end', r));
+    const h = last('vocabularies')!.headers;
+    expect(h['x-request-id']).toBe('req-123');
+    expect(h['x-forwarded-for']).toBe('127.0.0.1');
+    expect(h['x-forwarded-proto']).toBe('http');
+    expect(h['x-forwarded-host']).toBe('repo.example.org');
+    expect(h.traceparent).toBe(tp);
+    expect(h['x-rdm-identity']).toBeUndefined();
+  });
+
+  it("should pass a service's own error answers through untouched", async () => {
+    const res = await fetch(`${gw.url}/api/records/missing`);
+    expect(res.status).toBe(404);
+    expect(await res.json()).toEqual({ status: 404, message: 'The persistent identifier does not exist.' });
+    const head = await fetch(`${gw.url}/api/records/abcde-fgh12/files-archive`, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(await head.text()).toBe('');
+  });
+
+  it('should never forward an identity header sent by a client', async () => {
+    const res = await fetch(`${gw.url}/api/records`, { headers: { 'x-rdm-identity': 'eyJzdWIiOiIxIn0.forged' } });
+    await res.arrayBuffer();
+    expect(last('records')!.headers['x-rdm-identity']).toBeUndefined();
+  });
+});
+
+describe('gateway authentication', () => {
+  it('should forward anonymous callers without an identity and without asking users', async () => {
+    await (await fetch(`${gw.url}/api/records`)).arrayBuffer();
+    expect(last('records')!.headers['x-rdm-identity']).toBeUndefined();
+    expect(rpcCalls).toBe(0);
+  });
+
+  it('should forward a signed identity for a good token (header or query) and cache the answer', async () => {
+    users.set('good-token', { user_id: '42', roles: ['admin'], token_id: 'tok-42' });
+    for (const init of [{ headers: { authorization: 'Bearer good-token' } }, {}]) {
+      const url = init.headers ? `${gw.url}/api/user/records` : `${gw.url}/api/user/records?access_token=good-token`;
+      await (await fetch(url, init)).arrayBuffer();
+      const identity = verifyIdentity(String(last('records')!.headers['x-rdm-identity']), SECRET);
+      expect(identity).toEqual({ sub: '42', roles: ['admin'] });
+    }
+    expect(rpcCalls).toBe(1);
+    // The query parameter is kept for the service (never logged by the gateway).
+    expect(last('records')!.url).toBe('/api/user/records?access_token=good-token');
+  });
+
+  it('should treat a bad token as anonymous (InvenioRDM) and remember the answer briefly', async () => {
+    for (let i = 0; i < 3; i++) {
+      const res = await fetch(`${gw.url}/api/records`, { headers: { authorization: 'Bearer bad-token' } });
+      expect(res.status).toBe(200);
+      await res.arrayBuffer();
+      expect(last('records')!.headers['x-rdm-identity']).toBeUndefined();
+    }
+    expect(rpcCalls).toBe(1);
+  });
+
+  it('should drop a cached token at once when users announces its revocation', async () => {
+    users.set('soon-revoked', { user_id: '7', roles: [], token_id: 'tok-7' });
+    await (await fetch(`${gw.url}/api/records`, { headers: { authorization: 'Bearer soon-revoked' } })).arrayBuffer();
+    expect(last('records')!.headers['x-rdm-identity']).toBeDefined();
+    users.delete('soon-revoked');
+    nc.publish(
+      'rdm.users.token.revoked',
+      JSON.stringify({ id: 'e1', type: 'rdm.users.token.revoked', data: { id: 'tok-7', user_id: '7' } }),
+    );
+    // The TTL is 60 s here, so only the event can make the gateway ask again.
+    await waitFor(
+      async () => {
+        await (await fetch(`${gw.url}/api/records`, { headers: { authorization: 'Bearer soon-revoked' } })).arrayBuffer();
+        return last('records')!.headers['x-rdm-identity'] === undefined;
+      },
+      { timeoutMs: 3000, intervalMs: 50 },
+    );
+  });
+
+  it('should drop cached tokens of a deactivated user at once', async () => {
+    users.set('user-9-token', { user_id: '9', roles: [], token_id: 'tok-9' });
+    await (await fetch(`${gw.url}/api/records`, { headers: { authorization: 'Bearer user-9-token' } })).arrayBuffer();
+    expect(gw.gw.tokens.size).toBeGreaterThan(0);
+    users.delete('user-9-token');
+    nc.publish('rdm.users.user.deactivated', JSON.stringify({ data: { id: '9' } }));
+    await waitFor(
+      async () => {
+        await (await fetch(`${gw.url}/api/records`, { headers: { authorization: 'Bearer user-9-token' } })).arrayBuffer();
+        return last('records')!.headers['x-rdm-identity'] === undefined;
+      },
+      { timeoutMs: 3000, intervalMs: 50 },
+    );
+  });
+
+  it('should answer 503 (not anonymous) when users does not answer', async () => {
+    await rpc.stop();
+    try {
+      const started = Date.now();
+      const res = await fetch(`${gw.url}/api/records`, { headers: { authorization: 'Bearer never-seen' } });
+      expect(res.status).toBe(503);
+      expect(await res.json()).toEqual({ status: 503, message: 'Service unavailable.' });
+      expect(Date.now() - started).toBeLessThan(2500);
+      expect(stubs.records.seen).toHaveLength(0);
+    } finally {
+      rpc = serveUsers();
+      await nc.flush();
+    }
+  });
+
+  it('should count a token against the authenticated limit and answer 429 past it', async () => {
+    const small = await startGateway({ RATE_LIMIT_AUTHENTICATED: '3' });
+    users.set('limited', { user_id: '5', roles: [], token_id: 'tok-5' });
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      const res = await fetch(`${small.url}/api/records`, { headers: { authorization: 'Bearer limited' } });
+      statuses.push(res.status);
+      expect(res.headers.get('x-ratelimit-limit')).toBe('3');
+      if (res.status === 429) {
+        expect(Number(res.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+        expect(await res.json()).toEqual({ status: 429, message: 'Too many requests. Please slow down.' });
+      } else await res.arrayBuffer();
+    }
+    expect(statuses).toEqual([200, 200, 200, 429]);
+  });
+});
+
+describe('gateway streaming and failures', () => {
+  it('should stream a chunked upload to the files service and back its checksum', async () => {
+    const chunk = Buffer.alloc(1024 * 1024, 1);
+    const body = Readable.from(
+      (function* () {
+        for (let i = 0; i < 16; i++) yield chunk;
+      })(),
+    );
+    const res = await fetch(`${gw.url}/api/records/abcde-fgh12/draft/files/big.bin/content`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/octet-stream' },
+      body,
+      duplex: 'half', // node fetch needs it for streamed bodies
+    } as never);
+    expect(res.status).toBe(200);
+    const out = (await res.json()) as { size: number; service: string };
+    expect(out).toMatchObject({ size: 16 * 1024 * 1024, service: 'files' });
+    expect(last('files')!.headers['transfer-encoding']).toBe('chunked');
+  });
+
+  it('should refuse a streamed body over BODY_LIMIT on a non-upload route with 413', async () => {
+    const small = await startGateway({ BODY_LIMIT: '1000' });
+    const before = stubs.records.aborted;
+    const req = http.request(`${small.url}/api/records`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+    });
+    req.on('error', () => undefined);
+    const response = new Promise<http.IncomingMessage>((resolve) => req.once('response', resolve));
+    // Chunks arrive separately, so the limit trips mid-stream (no Content-Length to check up front).
+    req.write(Buffer.alloc(600, 0x20));
+    await new Promise((r) => setTimeout(r, 100));
+    req.write(Buffer.alloc(600, 0x20));
+    const res = await response;
+    expect(res.statusCode).toBe(413);
+    expect(res.headers.connection).toBe('close');
+    const body = await new Promise<string>((resolve) => {
+      let text = '';
+      res.on('data', (c: Buffer) => {
+        text += c.toString();
+      });
+      res.on('end', () => resolve(text));
+    });
+    expect(JSON.parse(body)).toEqual({ status: 413, message: 'Request entity too large.' });
+    req.destroy();
+    // The service never gets the whole body: it sees the request cut short.
+    await waitFor(() => stubs.records.aborted > before, { timeoutMs: 2000, message: 'records got a complete body' });
+  });
+
+  it('should stream a large download through', async () => {
+    const res = await fetch(`${gw.url}/api/records/abcde-fgh12/files-archive`);
+    expect(res.status).toBe(200);
+    expect((await res.arrayBuffer()).byteLength).toBe(20 * 1024 * 1024);
+  });
+
+  it('should cut the client response, not hang, when a service dies mid-body', async () => {
+    const started = Date.now();
+    const res = await fetch(`${gw.url}/api/records/cut-me/files-archive`).catch((e: Error) => e);
+    if (!(res instanceof Error)) {
+      expect(res.status).toBe(200);
+      await expect(res.arrayBuffer()).rejects.toThrow();
+    }
+    expect(Date.now() - started).toBeLessThan(3000);
+  });
+
+  it('should answer 503 at once when a service refuses connections', async () => {
+    const port = await closedPort();
+    const down = await startGateway({ REQUESTS_URL: `http://127.0.0.1:${port}` });
+    const started = Date.now();
+    const res = await fetch(`${down.url}/api/requests`);
+    expect(res.status).toBe(503);
+    expect(await res.json()).toEqual({ status: 503, message: 'Service unavailable.' });
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+
+  it('should answer 503 when a service sends no headers within the timeout, but wait on uploads', async () => {
+    const slow = await startGateway({ UPSTREAM_HEADERS_TIMEOUT_MS: '300' });
+    const started = Date.now();
+    const res = await fetch(`${slow.url}/api/requests/x/comments/never`);
+    expect(res.status).toBe(503);
+    await res.arrayBuffer();
+    const ms = Date.now() - started;
+    expect(ms).toBeGreaterThanOrEqual(290);
+    expect(ms).toBeLessThan(2000);
+    const upload = await fetch(`${slow.url}/api/records/slow/draft/files/a.bin/content`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/octet-stream' },
+      body: Buffer.alloc(1000),
+    });
+    expect(upload.status).toBe(200);
+    expect(await upload.json()).toMatchObject({ size: 1000 });
+  });
+
+  it('should tell the service when the client abandons an upload', async () => {
+    const req = http.request(`${gw.url}/api/records/abcde-fgh12/draft/files/a.bin/content`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/octet-stream', 'transfer-encoding': 'chunked' },
+    });
+    req.on('error', () => undefined);
+    req.write(Buffer.alloc(64 * 1024));
+    await waitFor(() => stubs.files.seen.length > 0, { timeoutMs: 2000 });
+    const before = stubs.files.aborted;
+    req.destroy();
+    await waitFor(() => stubs.files.aborted > before, { timeoutMs: 3000, message: 'files stub never saw the abort' });
+  });
+});
+
+describe('gateway readiness', () => {
+  it('should be ready while NATS is connected', async () => {
+    const res = await fetch(`${gw.url}/readyz`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ status: 'ready', checks: { nats: 'ok' } });
+  });
+});
