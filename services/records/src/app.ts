@@ -1,0 +1,55 @@
+/** The koa app of the records service (no listen: main.ts and supertest tests wrap it). */
+import { type AppState, createHttpApp, type Knex, type Logger, mountRouter, type NatsHandle, Router } from '@rdm/platform';
+import { oaiPrefix, type RecordsConfig } from './config.js';
+import { RecordsService } from './domain/records.service.js';
+import { registerRecordsRoutes } from './http/records.routes.js';
+import type { FilesPort } from './rpc/files.client.js';
+import type { VocabulariesPort } from './rpc/vocabularies.client.js';
+
+/** What createApp needs. */
+export interface AppDeps {
+  config: Pick<RecordsConfig, 'PUBLIC_BASE_URL' | 'IDENTITY_SECRET' | 'DOI_PREFIX' | 'DOI_RESOLVER_URL' | 'OAI_ID_PREFIX' | 'SITE_NAME'> &
+    Partial<Pick<RecordsConfig, 'RESTRICTION_GRACE_PERIOD_DAYS' | 'ALLOW_RESTRICTION_AFTER_GRACE_PERIOD'>>;
+  logger: Logger;
+  db: Knex;
+  files: FilesPort;
+  vocabularies: VocabulariesPort;
+  /** When given, readiness also checks the NATS connection. */
+  nc?: NatsHandle['nc'];
+  /**
+   * More routes on the same router, registered before the records routes (the search helper's
+   * `registerSearchRoutes` from `http/search.routes.ts`: GET /api/records, /api/user/records,
+   * /api/communities/:id/records). Receives the router and these deps plus the service.
+   */
+  extraRoutes?: ((router: Router<AppState>, deps: AppDeps & { service: RecordsService }) => void)[];
+}
+
+/** Build the app, its health checks and the service behind it. */
+export function createApp(deps: AppDeps) {
+  const { app, health } = createHttpApp({ name: 'records', logger: deps.logger, identitySecret: deps.config.IDENTITY_SECRET });
+  health.add('db', () => deps.db.raw('select 1'));
+  if (deps.nc) {
+    const nc = deps.nc;
+    health.add('nats', () => {
+      if (nc.isClosed()) throw new Error('nats connection closed');
+    });
+  }
+  const service = new RecordsService({
+    db: deps.db,
+    files: deps.files,
+    vocabularies: deps.vocabularies,
+    logger: deps.logger,
+    config: {
+      baseUrl: deps.config.PUBLIC_BASE_URL,
+      doiPrefix: deps.config.DOI_PREFIX,
+      oaiPrefix: oaiPrefix(deps.config),
+      siteName: deps.config.SITE_NAME,
+      restrictionGraceDays: deps.config.ALLOW_RESTRICTION_AFTER_GRACE_PERIOD ? null : (deps.config.RESTRICTION_GRACE_PERIOD_DAYS ?? 30),
+    },
+  });
+  const router = new Router<AppState>();
+  for (const register of deps.extraRoutes ?? []) register(router, { ...deps, service });
+  registerRecordsRoutes(router, { service, baseUrl: deps.config.PUBLIC_BASE_URL, doiResolverUrl: deps.config.DOI_RESOLVER_URL });
+  mountRouter(app, router);
+  return { app, health, service };
+}

@@ -1,0 +1,151 @@
+/**
+ * HTTP routes of records and drafts (everything under /api/records except files and search).
+ * Each route parses its input, makes ONE service call and renders with `serializeItem`.
+ */
+import { type AppContext, type AppState, Errors, ifMatch, jsonBody, listEnvelope, type Router } from '@rdm/platform';
+import type { Context } from 'koa';
+import type { ItemView, RecordsService } from '../domain/records.service.js';
+import { serializeItem } from '../domain/serializers.js';
+
+/** What the routes need. */
+export interface RecordsRoutesDeps {
+  service: RecordsService;
+  baseUrl: string;
+  doiResolverUrl: string;
+}
+
+const BODY_LIMIT = '2mb';
+const ACCEPTED = ['application/json', 'application/vnd.inveniordm.v1+json'];
+
+/** 406 unless the client accepts JSON (InvenioRDM's content negotiation, JSON only here). */
+function negotiate(ctx: Context): void {
+  const accept = ctx.get('accept');
+  if (!accept) return;
+  if (!ctx.accepts(ACCEPTED)) throw Errors.notAcceptable(ACCEPTED);
+}
+
+/** Register the records routes on `router`. */
+export function registerRecordsRoutes(router: Router<AppState>, deps: RecordsRoutesDeps): void {
+  const { service, baseUrl } = deps;
+
+  const render = (ctx: AppContext, view: ItemView, status = 200, o: { fileLinks?: boolean } = {}) => {
+    const item = serializeItem(view.doc, {
+      baseUrl,
+      identity: ctx.state.identity,
+      kind: view.kind,
+      fileLinks: o.fileLinks,
+      doiResolverUrl: deps.doiResolverUrl,
+    });
+    if (view.errors && view.errors.length > 0) item.errors = view.errors;
+    ctx.status = status;
+    ctx.set('ETag', `"${view.doc.revision_id}"`);
+    ctx.body = item;
+    return item;
+  };
+
+  const id = (ctx: AppContext) => String(ctx.params.id);
+
+  router.post('/api/records', async (ctx: AppContext) => {
+    negotiate(ctx);
+    const body = await jsonBody(ctx, { limit: BODY_LIMIT });
+    const view = await service.createDraft(ctx.state.identity, body);
+    const item = render(ctx as AppContext, view, 201);
+    ctx.set('Location', item.links.self);
+  });
+
+  router.get('/api/records/:id', async (ctx: AppContext) => {
+    negotiate(ctx);
+    const result = await service.readRecord(ctx.state.identity, id(ctx));
+    if ('redirect' in result) {
+      ctx.status = 302;
+      ctx.set('Location', result.redirect);
+      ctx.body = { status: 302, message: 'Redirecting...', location: result.redirect };
+      return;
+    }
+    const item = render(ctx as AppContext, result, 200, { fileLinks: true });
+    ctx.set('Link', `<${item.links.self}> ; rel="linkset" ; type="application/linkset+json"`);
+  });
+
+  router.get('/api/records/:id/draft', async (ctx: AppContext) => {
+    negotiate(ctx);
+    render(ctx as AppContext, await service.readDraft(ctx.state.identity, id(ctx)));
+  });
+
+  router.put('/api/records/:id/draft', async (ctx: AppContext) => {
+    negotiate(ctx);
+    const revision = ifMatch(ctx);
+    const body = await jsonBody(ctx, { limit: BODY_LIMIT });
+    render(ctx as AppContext, await service.updateDraft(ctx.state.identity, id(ctx), body, revision));
+  });
+
+  router.post('/api/records/:id/draft', async (ctx: AppContext) => {
+    negotiate(ctx);
+    render(ctx as AppContext, await service.edit(ctx.state.identity, id(ctx)), 201);
+  });
+
+  router.delete('/api/records/:id/draft', async (ctx: AppContext) => {
+    const revision = ifMatch(ctx);
+    await service.deleteDraft(ctx.state.identity, id(ctx), revision);
+    ctx.status = 204;
+    ctx.body = null;
+  });
+
+  router.post('/api/records/:id/draft/actions/publish', async (ctx: AppContext) => {
+    negotiate(ctx);
+    render(ctx as AppContext, await service.publish(ctx.state.identity, id(ctx)), 202);
+  });
+
+  router.post('/api/records/:id/draft/actions/files-import', async (ctx: AppContext) => {
+    negotiate(ctx);
+    ctx.status = 201;
+    ctx.body = await service.importFiles(ctx.state.identity, id(ctx));
+  });
+
+  router.post('/api/records/:id/draft/pids/:scheme', async (ctx: AppContext) => {
+    negotiate(ctx);
+    render(ctx as AppContext, await service.reservePid(ctx.state.identity, id(ctx), String(ctx.params.scheme)), 201);
+  });
+
+  // Why: the spec lists `GET …/draft/pids/doi` as a 204 "send access request" call with no
+  // content; it answers 204 for an existing draft or record, 404 otherwise.
+  router.get('/api/records/:id/draft/pids/:scheme', async (ctx: AppContext) => {
+    await service.pidsProbe(id(ctx));
+    ctx.status = 204;
+    ctx.body = null;
+  });
+
+  router.delete('/api/records/:id/draft/pids/:scheme', async (ctx: AppContext) => {
+    await service.discardPid(ctx.state.identity, id(ctx), String(ctx.params.scheme));
+    ctx.status = 204;
+    ctx.body = null;
+  });
+
+  router.post('/api/records/:id/versions', async (ctx: AppContext) => {
+    negotiate(ctx);
+    render(ctx as AppContext, await service.newVersion(ctx.state.identity, id(ctx)), 201);
+  });
+
+  router.get('/api/records/:id/versions', async (ctx: AppContext) => {
+    negotiate(ctx);
+    const recordId = id(ctx);
+    const view = await service.listVersions(ctx.state.identity, recordId, ctx.query as Record<string, string | string[] | undefined>);
+    const hits = view.items.map((i) =>
+      serializeItem(i.doc, { baseUrl, identity: ctx.state.identity, kind: i.kind, doiResolverUrl: deps.doiResolverUrl }),
+    );
+    ctx.body = listEnvelope({
+      hits,
+      total: view.total,
+      args: view.args,
+      baseUrl,
+      path: `/api/records/${encodeURIComponent(recordId)}/versions`,
+    });
+  });
+
+  router.get('/api/records/:id/versions/latest', async (ctx: AppContext) => {
+    negotiate(ctx);
+    // Why: the spec answers 200 with the latest record (InvenioRDM redirects with 301);
+    // Content-Location tells clients which resource the body is.
+    const item = render(ctx as AppContext, await service.readLatest(ctx.state.identity, id(ctx)), 200, { fileLinks: true });
+    ctx.set('Content-Location', item.links.self);
+  });
+}

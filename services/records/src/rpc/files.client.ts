@@ -1,0 +1,77 @@
+/**
+ * Client of the files service's RPCs (proto/README.md): manifest, lock, import, delete-bucket.
+ * `FilesPort` is the interface the domain uses (tests may substitute it); `RpcFilesClient`
+ * implements it over NATS. A 404 on `manifest` (bucket never created) means an empty manifest.
+ */
+import { callRpc, injectTraceHeaders, isAppError, type NatsHandle } from '@rdm/platform';
+import { emptyManifest, type Manifest } from '../domain/model.js';
+
+/** What records needs from the files service. */
+export interface FilesPort {
+  /** The bucket's manifest (empty when the bucket does not exist yet). */
+  manifest(bucketId: string): Promise<Manifest>;
+  /** Lock the bucket (idempotent) and return its manifest. */
+  lock(bucketId: string): Promise<Manifest>;
+  /** Link the objects of `from` into `to` (no bytes copied); returns `to`'s manifest. */
+  importFiles(fromBucketId: string, toBucketId: string): Promise<Manifest>;
+  /** Delete a bucket and its file entries. */
+  deleteBucket(bucketId: string): Promise<boolean>;
+}
+
+/** RPC subjects of the files service. */
+export const FILES_SUBJECTS = {
+  manifest: 'rdm.files.rpc.manifest',
+  lock: 'rdm.files.rpc.lock',
+  import: 'rdm.files.rpc.import',
+  deleteBucket: 'rdm.files.rpc.delete-bucket',
+} as const;
+
+function normalize(m: Partial<Manifest> | null | undefined, bucketId: string): Manifest {
+  const entries = Array.isArray(m?.entries) ? m!.entries : [];
+  return {
+    bucket_id: typeof m?.bucket_id === 'string' ? m.bucket_id : bucketId,
+    locked: m?.locked === true,
+    entries,
+    count: typeof m?.count === 'number' ? m.count : entries.length,
+    total_bytes:
+      typeof m?.total_bytes === 'number' ? m.total_bytes : entries.reduce((s, e) => s + (typeof e.size === 'number' ? e.size : 0), 0),
+    pending: typeof m?.pending === 'number' ? m.pending : entries.filter((e) => e.status && e.status !== 'completed').length,
+  };
+}
+
+/** FilesPort over NATS request-reply. */
+export class RpcFilesClient implements FilesPort {
+  constructor(
+    private readonly nc: NatsHandle['nc'],
+    private readonly timeoutMs: number,
+  ) {}
+
+  private call<T>(subject: string, payload: unknown): Promise<T> {
+    return callRpc<T>(this.nc, subject, payload, { timeoutMs: this.timeoutMs, headers: injectTraceHeaders() });
+  }
+
+  async manifest(bucketId: string): Promise<Manifest> {
+    try {
+      return normalize(await this.call<Manifest>(FILES_SUBJECTS.manifest, { bucket_id: bucketId }), bucketId);
+    } catch (err) {
+      if (isAppError(err) && err.status === 404) return emptyManifest(bucketId);
+      throw err;
+    }
+  }
+
+  async lock(bucketId: string): Promise<Manifest> {
+    return normalize(await this.call<Manifest>(FILES_SUBJECTS.lock, { bucket_id: bucketId }), bucketId);
+  }
+
+  async importFiles(fromBucketId: string, toBucketId: string): Promise<Manifest> {
+    return normalize(
+      await this.call<Manifest>(FILES_SUBJECTS.import, { from_bucket_id: fromBucketId, to_bucket_id: toBucketId }),
+      toBucketId,
+    );
+  }
+
+  async deleteBucket(bucketId: string): Promise<boolean> {
+    const r = await this.call<{ deleted?: boolean }>(FILES_SUBJECTS.deleteBucket, { bucket_id: bucketId });
+    return r?.deleted === true;
+  }
+}
