@@ -20,7 +20,17 @@
  *     (`E2E_STACK_LOGS=inherit` prints it instead); no automatic restarts.
  *   - The files service stores blobs under .data/e2e-files (emptied per run; `E2E_FILES_STORAGE_PATH`).
  *   - pids and start commands go to .data/e2e-stack.json for e2e/support/stack.ts.
- * Teardown stops every child (by the pids in that file), the private NATS and any container.
+ *   - Rate limits of the gateway are raised to 100000 per day (`E2E_RATE_LIMIT_ANONYMOUS`,
+ *     `E2E_RATE_LIMIT_AUTHENTICATED`, `E2E_RATE_LIMIT_WINDOW_SECONDS` override them): all e2e
+ *     traffic comes from 127.0.0.1, so the production defaults (500/1000 per minute) would make
+ *     later specs fail with 429. A spec that needs a low limit tests it elsewhere (the gateway's
+ *     integration tests) or starts its own gateway.
+ *   - Concurrent runs are serialized by a lock file (.data/e2e.lock, see lock.ts) taken before
+ *     anything under .data is touched: a second run waits up to `E2E_LOCK_WAIT_MINUTES` (15) for
+ *     the first to finish, then fails naming the holder. (Not taken with E2E_BASE_URL: such a
+ *     run starts nothing and writes nothing under .data.)
+ * Teardown stops every child (by the pids in that file), the private NATS and any container,
+ * then releases the lock.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
@@ -30,6 +40,7 @@ import { join } from 'node:path';
 import type {} from 'vitest';
 import type { TestProject } from 'vitest/node';
 import { GATEWAY, REPO_ROOT, SERVICES, type Stack, isAlive, startStack, terminate, waitHttpOk } from '../../scripts/up.js';
+import { acquireE2eLock, cmdlineOf } from './lock.js';
 import { STACK_STATE_FILE, type StackState, childEnv, readStackState, writeStackState } from './stack.js';
 
 declare module 'vitest' {
@@ -62,19 +73,25 @@ export default async function setup(project: TestProject): Promise<() => Promise
     return async () => {};
   }
 
-  await cleanStaleStack();
+  // First of all: nothing under .data may be touched while another run owns it.
+  const lock = await acquireE2eLock({ say, blockedBy: unlockedOwner });
   const containers: Container[] = [];
   let natsChild: ChildProcess | null = null;
   let stack: Stack | null = null;
   const teardown = async (): Promise<void> => {
-    if (stack) await stack.stop(); // first: marks the stop as expected, gateway before services
-    await stopRecordedServices(); // then whatever a test (re)started
-    if (natsChild?.pid) await terminate(natsChild.pid, 5000);
-    await Promise.all(containers.map((c) => c.stop().catch(() => undefined)));
-    rmSync(STACK_STATE_FILE, { force: true });
+    try {
+      if (stack) await stack.stop(); // first: marks the stop as expected, gateway before services
+      await stopRecordedServices(); // then whatever a test (re)started
+      if (natsChild?.pid) await terminate(natsChild.pid, 5000);
+      await Promise.all(containers.map((c) => c.stop().catch(() => undefined)));
+      rmSync(STACK_STATE_FILE, { force: true });
+    } finally {
+      lock.release();
+    }
   };
 
   try {
+    await cleanStaleStack();
     const adminUrl = await resolvePostgres(containers);
     const nats = await resolveNats(containers);
     natsChild = nats.child;
@@ -111,6 +128,13 @@ export default async function setup(project: TestProject): Promise<() => Promise
         IDENTITY_SECRET: process.env.IDENTITY_SECRET ?? 'dev-identity-secret-change-me',
         LOG_LEVEL: process.env.E2E_LOG_LEVEL ?? 'info',
         FILES_STORAGE_PATH: process.env.E2E_FILES_STORAGE_PATH ?? filesDir,
+        // Gateway (services/gateway/src/config.ts): every spec's traffic comes from 127.0.0.1.
+        RATE_LIMIT_ANONYMOUS: process.env.E2E_RATE_LIMIT_ANONYMOUS ?? '100000',
+        RATE_LIMIT_AUTHENTICATED: process.env.E2E_RATE_LIMIT_AUTHENTICATED ?? '100000',
+        // Why a day: 100000 per minute refills one request every 0.6 ms, so X-RateLimit-Remaining
+        // would not go down by exactly one between two requests (and sub-millisecond intervals
+        // lose precision against epoch-millisecond clocks); per day it is one every 864 ms.
+        RATE_LIMIT_WINDOW_SECONDS: process.env.E2E_RATE_LIMIT_WINDOW_SECONDS ?? '86400',
       },
       restart: false,
       strict: true,
@@ -158,6 +182,23 @@ async function stopRecordedServices(): Promise<void> {
   await Promise.all(order.map((n) => (state.services[n]?.pid ? terminate(state.services[n].pid as number) : undefined)));
 }
 
+/**
+ * A live e2e run that owns the state file without holding the lock (started before the lock
+ * existed): what to wait for, or null.
+ */
+function unlockedOwner(): string | null {
+  if (!existsSync(STACK_STATE_FILE)) return null;
+  try {
+    const { owner } = readStackState();
+    if (owner !== process.pid && isAlive(owner) && cmdlineOf(owner).includes('vitest')) {
+      return `an e2e run (vitest pid ${owner}) that owns ${STACK_STATE_FILE}`;
+    }
+  } catch {
+    /* unreadable: cleanStaleStack removes it */
+  }
+  return null;
+}
+
 /** A previous run that died without teardown leaves children behind; stop them (never a live run's). */
 async function cleanStaleStack(): Promise<void> {
   if (!existsSync(STACK_STATE_FILE)) return;
@@ -168,23 +209,15 @@ async function cleanStaleStack(): Promise<void> {
     rmSync(STACK_STATE_FILE, { force: true });
     return;
   }
-  if (state.owner !== process.pid && isAlive(state.owner) && cmdline(state.owner).includes('vitest')) {
+  if (state.owner !== process.pid && isAlive(state.owner) && cmdlineOf(state.owner).includes('vitest')) {
     throw new Error(`another e2e run (vitest pid ${state.owner}) owns the e2e stack (${STACK_STATE_FILE}); wait for it or stop it`);
   }
   const victims = [...Object.values(state.services).map((s) => s.pid), state.natsPid].filter(
-    (pid): pid is number => pid !== null && isAlive(pid) && /main\.ts|nats-server/.test(cmdline(pid)),
+    (pid): pid is number => pid !== null && isAlive(pid) && /main\.ts|nats-server/.test(cmdlineOf(pid)),
   );
   if (victims.length) say(`stopping leftovers of a previous run: pids ${victims.join(' ')}`);
   await Promise.all(victims.map((pid) => terminate(pid, 5000)));
   rmSync(STACK_STATE_FILE, { force: true });
-}
-
-function cmdline(pid: number): string {
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
-  } catch {
-    return '';
-  }
 }
 
 /** An admin URL for a reachable PostgreSQL: the configured one, else a testcontainer. */

@@ -86,11 +86,12 @@ export function uniqueEmail(prefix = 'user'): string {
 
 /** Create (or reuse) a user and issue a fresh token for it. */
 export async function createUser(o: CreateUserOptions): Promise<TestUser> {
-  const args = ['create-user', '--email', o.email];
+  // `--flag=value` throughout: a value starting with `-` would be refused as `--flag value`.
+  const args = ['create-user', `--email=${o.email}`];
   if (o.admin) args.push('--admin');
-  if (o.name !== undefined) args.push('--name', o.name);
-  if (o.username !== undefined) args.push('--username', o.username);
-  if (o.affiliations !== undefined) args.push('--affiliations', o.affiliations);
+  if (o.name !== undefined) args.push(`--name=${o.name}`);
+  if (o.username !== undefined) args.push(`--username=${o.username}`);
+  if (o.affiliations !== undefined) args.push(`--affiliations=${o.affiliations}`);
   if (o.private) args.push('--private');
   if (o.emailPublic) args.push('--email-public');
   if (o.unconfirmed) args.push('--unconfirmed');
@@ -100,12 +101,16 @@ export async function createUser(o: CreateUserOptions): Promise<TestUser> {
   return out;
 }
 
-/** Revoke a token (by its clear value). */
+/**
+ * Revoke a token (by its clear value). Why `--token=<value>`: tokens are base64url, so about one
+ * in 64 starts with `-`, which the CLI's parser (node:util parseArgs) refuses as an ambiguous
+ * `--token <value>`.
+ */
 export async function revokeToken(token: string): Promise<void> {
-  await usersCli(['revoke-token', '--token', token]);
+  await usersCli(['revoke-token', `--token=${token}`]);
 }
 
 /** Deactivate the user of `email`: every token of theirs stops working. */
 export async function deactivateUser(email: string): Promise<void> {
-  await usersCli(['deactivate-user', '--email', email]);
+  await usersCli(['deactivate-user', `--email=${email}`]);
 }

@@ -10,6 +10,10 @@
  *   tsx src/cli.ts deactivate-user --email E
  *   tsx src/cli.ts list-tokens --email E
  *
+ * Every value flag takes `--flag value` or `--flag=value`; a value that starts with `-` (about one
+ * base64url token in 64 does) must use `--flag=value` (node:util parseArgs refuses it otherwise as
+ * ambiguous). Boolean flags take no value.
+ *
  * Output contract: the LAST line of stdout is exactly one JSON object (create-user:
  * `{"id","email","token"}`); everything else (progress, errors) goes to stderr. Exit status 0 on
  * success, 1 on a domain error (unknown user, bad e-mail…), 64 on a usage error.
@@ -40,7 +44,8 @@ const USAGE = `usage:
                      [--private] [--email-public] [--unconfirmed] [--inactive] [--token-name N]
   cli.ts revoke-token (--id <token id> | --token <token>)
   cli.ts deactivate-user --email E
-  cli.ts list-tokens --email E`;
+  cli.ts list-tokens --email E
+value flags accept --flag=value (required when the value starts with '-', e.g. --token=-abc)`;
 
 const COMMANDS = ['create-user', 'revoke-token', 'deactivate-user', 'list-tokens'];
 

@@ -182,48 +182,62 @@ describe('gateway authentication', () => {
     expect(last('records')!.url).toBe('/api/user/records?access_token=good-token');
   });
 
-  it('should treat a bad token as anonymous (InvenioRDM) and remember the answer briefly', async () => {
+  it('should refuse a bad token with 401 by default, never forward it, and remember the answer briefly', async () => {
     for (let i = 0; i < 3; i++) {
       const res = await fetch(`${gw.url}/api/records`, { headers: { authorization: 'Bearer bad-token' } });
-      expect(res.status).toBe(200);
-      await res.arrayBuffer();
-      expect(last('records')!.headers['x-rdm-identity']).toBeUndefined();
+      expect(res.status).toBe(401);
+      expect(res.headers.get('www-authenticate')).toBe('Bearer error="invalid_token"');
+      expect(await res.json()).toEqual({ status: 401, message: 'The access token is invalid or has been revoked.' });
     }
+    expect(stubs.records.seen).toHaveLength(0);
     expect(rpcCalls).toBe(1);
   });
 
-  it('should drop a cached token at once when users announces its revocation', async () => {
+  it('should treat a bad token as anonymous with AUTH_INVALID_TOKEN=anonymous (InvenioRDM) and remember the answer briefly', async () => {
+    const compat = await startGateway({ AUTH_INVALID_TOKEN: 'anonymous' });
+    for (let i = 0; i < 3; i++) {
+      const res = await fetch(`${compat.url}/api/records`, { headers: { authorization: 'Bearer bad-token' } });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('www-authenticate')).toBeNull();
+      await res.arrayBuffer();
+      expect(last('records')!.headers['x-rdm-identity']).toBeUndefined();
+    }
+    expect(stubs.records.seen).toHaveLength(3);
+    expect(rpcCalls).toBe(1);
+  });
+
+  /** GET /api/records with `token`: the status, and whether records saw the request (and with which identity). */
+  async function callRecords(token: string): Promise<{ status: number; forwarded: boolean; identity: unknown }> {
+    const before = stubs.records.seen.length;
+    const res = await fetch(`${gw.url}/api/records`, { headers: { authorization: `Bearer ${token}` } });
+    await res.arrayBuffer();
+    const forwarded = stubs.records.seen.length > before;
+    return { status: res.status, forwarded, identity: forwarded ? last('records')!.headers['x-rdm-identity'] : undefined };
+  }
+
+  it('should drop a cached token at once when users announces its revocation, then refuse it with 401', async () => {
     users.set('soon-revoked', { user_id: '7', roles: [], token_id: 'tok-7' });
-    await (await fetch(`${gw.url}/api/records`, { headers: { authorization: 'Bearer soon-revoked' } })).arrayBuffer();
-    expect(last('records')!.headers['x-rdm-identity']).toBeDefined();
+    const before = await callRecords('soon-revoked');
+    expect(before).toMatchObject({ status: 200, forwarded: true });
+    expect(before.identity).toBeDefined();
     users.delete('soon-revoked');
     nc.publish(
       'rdm.users.token.revoked',
       JSON.stringify({ id: 'e1', type: 'rdm.users.token.revoked', data: { id: 'tok-7', user_id: '7' } }),
     );
     // The TTL is 60 s here, so only the event can make the gateway ask again.
-    await waitFor(
-      async () => {
-        await (await fetch(`${gw.url}/api/records`, { headers: { authorization: 'Bearer soon-revoked' } })).arrayBuffer();
-        return last('records')!.headers['x-rdm-identity'] === undefined;
-      },
-      { timeoutMs: 3000, intervalMs: 50 },
-    );
+    await waitFor(async () => (await callRecords('soon-revoked')).status !== 200, { timeoutMs: 3000, intervalMs: 50 });
+    expect(await callRecords('soon-revoked')).toEqual({ status: 401, forwarded: false, identity: undefined });
   });
 
-  it('should drop cached tokens of a deactivated user at once', async () => {
+  it('should drop cached tokens of a deactivated user at once, then refuse them with 401', async () => {
     users.set('user-9-token', { user_id: '9', roles: [], token_id: 'tok-9' });
-    await (await fetch(`${gw.url}/api/records`, { headers: { authorization: 'Bearer user-9-token' } })).arrayBuffer();
+    expect(await callRecords('user-9-token')).toMatchObject({ status: 200, forwarded: true });
     expect(gw.gw.tokens.size).toBeGreaterThan(0);
     users.delete('user-9-token');
     nc.publish('rdm.users.user.deactivated', JSON.stringify({ data: { id: '9' } }));
-    await waitFor(
-      async () => {
-        await (await fetch(`${gw.url}/api/records`, { headers: { authorization: 'Bearer user-9-token' } })).arrayBuffer();
-        return last('records')!.headers['x-rdm-identity'] === undefined;
-      },
-      { timeoutMs: 3000, intervalMs: 50 },
-    );
+    await waitFor(async () => (await callRecords('user-9-token')).status !== 200, { timeoutMs: 3000, intervalMs: 50 });
+    expect(await callRecords('user-9-token')).toEqual({ status: 401, forwarded: false, identity: undefined });
   });
 
   it('should answer 503 (not anonymous) when users does not answer', async () => {

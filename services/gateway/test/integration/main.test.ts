@@ -118,16 +118,22 @@ describe('gateway main', () => {
     );
   });
 
-  it('should invalidate cached tokens from users events', async () => {
+  it('should invalidate cached tokens from users events, then refuse them with 401 (the default)', async () => {
     users.set('main-token', { user_id: '3', roles: [], token_id: 'tok-3' });
     const call = async () => {
-      await (await fetch(`${base}/api/records`, { headers: { authorization: 'Bearer main-token' } })).arrayBuffer();
-      return stubs.records.seen.at(-1)!.headers['x-rdm-identity'];
+      const res = await fetch(`${base}/api/records`, { headers: { authorization: 'Bearer main-token' } });
+      await res.arrayBuffer();
+      return res.status;
     };
-    expect(verifyIdentity(String(await call()), SECRET)).toEqual({ sub: '3', roles: [] });
+    expect(await call()).toBe(200);
+    expect(verifyIdentity(String(stubs.records.seen.at(-1)!.headers['x-rdm-identity']), SECRET)).toEqual({ sub: '3', roles: [] });
     users.delete('main-token');
     nc.publish('rdm.users.token.revoked', JSON.stringify({ data: { id: 'tok-3', user_id: '3' } }));
-    await waitFor(async () => (await call()) === undefined, { timeoutMs: 3000, intervalMs: 50 });
+    // The TTL is 60 s here, so only the event can make the gateway ask again.
+    await waitFor(async () => (await call()) === 401, { timeoutMs: 3000, intervalMs: 50 });
+    const seen = stubs.records.seen.length;
+    expect(await call()).toBe(401);
+    expect(stubs.records.seen).toHaveLength(seen);
   });
 
   it('should stream a 100 MB upload without buffering it', async () => {
