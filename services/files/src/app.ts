@@ -1,0 +1,70 @@
+/**
+ * The files service's koa app (no listen, so tests drive it with supertest): platform base app
+ * plus the files routes. Health: database, storage and (when given) the NATS connection.
+ */
+import { createHttpApp, type Knex, type Logger, mountRouter } from '@rdm/platform';
+import { type FilesConfig, maxFileBytes } from './config.js';
+import type { FilesAuthorizer } from './domain/authorizer.js';
+import { FilesService } from './domain/files.service.js';
+import { FileLinks } from './domain/links.js';
+import { StorageGc } from './domain/storage-gc.js';
+import { filesRouter } from './http/files.routes.js';
+import type { ObjectStorage } from './storage/index.js';
+
+/** Dependencies of createApp. */
+export interface AppDeps {
+  config: Pick<
+    FilesConfig,
+    | 'IDENTITY_SECRET'
+    | 'PUBLIC_BASE_URL'
+    | 'FILES_MAX_COUNT'
+    | 'FILES_MAX_RECORD_BYTES'
+    | 'FILES_MAX_FILE_BYTES'
+    | 'FILES_UPLOAD_STALE_MS'
+    | 'FILES_JANITOR_INTERVAL_MS'
+  >;
+  logger: Logger;
+  db: Knex;
+  storage: ObjectStorage;
+  authorizer: FilesAuthorizer;
+  /** NATS connection, for readiness. */
+  nc?: { isClosed(): boolean };
+}
+
+/** The composed app and what main.ts needs besides it. */
+export interface FilesApp {
+  app: ReturnType<typeof createHttpApp>['app'];
+  health: ReturnType<typeof createHttpApp>['health'];
+  service: FilesService;
+  gc: StorageGc;
+}
+
+/** Build the app and the domain service. */
+export function createApp(deps: AppDeps): FilesApp {
+  const { config, logger, db, storage, authorizer } = deps;
+  const { app, health } = createHttpApp({ name: 'files', logger, identitySecret: config.IDENTITY_SECRET });
+  const gc = new StorageGc({ db, storage, logger, intervalMs: config.FILES_JANITOR_INTERVAL_MS });
+  const service = new FilesService({
+    db,
+    storage,
+    authorizer,
+    gc,
+    logger,
+    limits: {
+      maxCount: config.FILES_MAX_COUNT,
+      maxRecordBytes: config.FILES_MAX_RECORD_BYTES,
+      maxFileBytes: maxFileBytes(config),
+      uploadStaleMs: config.FILES_UPLOAD_STALE_MS,
+    },
+  });
+  health.add('db', () => db.raw('select 1'));
+  health.add('storage', () => storage.check());
+  if (deps.nc) {
+    const nc = deps.nc;
+    health.add('nats', () => {
+      if (nc.isClosed()) throw new Error('nats connection closed');
+    });
+  }
+  mountRouter(app, filesRouter({ service, links: new FileLinks(config.PUBLIC_BASE_URL) }));
+  return { app, health, service, gc };
+}

@@ -1,0 +1,64 @@
+/**
+ * Configuration of the files service: the platform's base variables plus storage and limits.
+ * `loadFilesConfig(process.env)` runs once in main.ts; the frozen result is passed down.
+ */
+import { fileURLToPath } from 'node:url';
+import { ConfigError, type ConfigOf, type EnvProperty, baseConfigProperties, loadConfig } from '@rdm/platform';
+
+/** `<repo>/.data/files`, the default local storage root. */
+export const DEFAULT_STORAGE_PATH = fileURLToPath(new URL('../../../.data/files', import.meta.url));
+
+/** Environment variables of the files service. */
+export const configProperties = {
+  ...baseConfigProperties,
+  PORT: { type: 'integer', default: 5104, minimum: 0, maximum: 65535 },
+  FILES_STORAGE: { type: 'string', default: 'local', enum: ['local', 's3'], description: 'Storage engine.' },
+  FILES_STORAGE_PATH: { type: 'string', default: DEFAULT_STORAGE_PATH, minLength: 1, description: 'Root folder of the local engine.' },
+  FILES_MAX_COUNT: { type: 'integer', default: 100, minimum: 1, description: 'Maximum number of files per record.' },
+  FILES_MAX_RECORD_BYTES: {
+    type: 'integer',
+    default: 50_000_000_000,
+    minimum: 0,
+    description: 'Maximum total bytes of all files of one record (50 GB).',
+  },
+  FILES_MAX_FILE_BYTES: { type: 'integer', minimum: 0, description: 'Maximum bytes of one file (default: FILES_MAX_RECORD_BYTES).' },
+  FILES_UPLOAD_STALE_MS: {
+    type: 'integer',
+    default: 24 * 3600 * 1000,
+    minimum: 1000,
+    description: 'Age after which the janitor removes the temporary object of an upload that never finished (process crash).',
+  },
+  FILES_JANITOR_INTERVAL_MS: { type: 'integer', default: 60_000, minimum: 100, description: 'How often the storage janitor runs.' },
+  S3_ENDPOINT: { type: 'string', default: 'http://127.0.0.1:9000', pattern: '^https?://', description: 'S3 endpoint (FILES_STORAGE=s3).' },
+  S3_ACCESS_KEY: { type: 'string', description: 'S3 access key (required with FILES_STORAGE=s3).' },
+  S3_SECRET_KEY: { type: 'string', description: 'S3 secret key (required with FILES_STORAGE=s3).' },
+  S3_BUCKET: { type: 'string', default: 'rdm-files', minLength: 3, description: 'S3 bucket holding every object.' },
+  S3_REGION: { type: 'string', default: 'us-east-1', minLength: 1 },
+  S3_PART_SIZE: {
+    type: 'integer',
+    default: 5 * 1024 * 1024,
+    minimum: 5 * 1024 * 1024,
+    maximum: 512 * 1024 * 1024,
+    description:
+      'Multipart part size (raised automatically so the largest allowed file fits in 10 000 parts); memory per upload is about two parts.',
+  },
+} as const satisfies Record<string, EnvProperty>;
+
+/** The loaded configuration. */
+export type FilesConfig = ConfigOf<typeof configProperties>;
+
+/** Load and cross-check the configuration (S3 credentials are required only for the s3 engine). */
+export function loadFilesConfig(env: NodeJS.ProcessEnv | Record<string, string | undefined>): FilesConfig {
+  const config = loadConfig(configProperties, env);
+  if (config.FILES_STORAGE === 's3') {
+    const missing = (['S3_ACCESS_KEY', 'S3_SECRET_KEY'] as const).filter((k) => !config[k]);
+    if (missing.length > 0) throw new ConfigError(missing.map((k) => `${k}: must be set when FILES_STORAGE=s3`));
+  }
+  return config;
+}
+
+/** The effective per-file byte limit. */
+export function maxFileBytes(config: Pick<FilesConfig, 'FILES_MAX_FILE_BYTES' | 'FILES_MAX_RECORD_BYTES'>): number {
+  const v = config.FILES_MAX_FILE_BYTES as number | undefined;
+  return v === undefined ? config.FILES_MAX_RECORD_BYTES : v;
+}

@@ -1,0 +1,45 @@
+/**
+ * The question the files service asks the records service on every HTTP request: may this
+ * identity read/update the files of that draft/record, and which bucket holds them?
+ * Records owns records, permissions, `files.enabled`, `order` and `default_preview`; files owns
+ * the bytes. Implemented over NATS in `rpc/records.client.ts` (`rdm.records.rpc.authorize-files`).
+ */
+import type { Identity } from '@rdm/platform';
+
+/** Which side of a record: its draft (`/draft/files`) or the published record (`/files`). */
+export type FilesScope = 'draft' | 'record';
+/** What the caller wants to do with the files. */
+export type FilesAction = 'read' | 'update';
+
+/** Request of authorize-files (proto/README.md). */
+export interface AuthorizeFilesRequest {
+  record_id: string;
+  scope: FilesScope;
+  action: FilesAction;
+  identity: { sub: string | null; roles: string[] };
+  access_token?: string;
+}
+
+/** Reply of authorize-files: the grant. */
+export interface BucketGrant {
+  bucket_id: string;
+  record_id: string;
+  enabled: boolean;
+  locked: boolean;
+  default_preview: string | null;
+  order: string[];
+}
+
+/** Asks the records service; rejects with its 404/403/410 `AppError`s. */
+export interface FilesAuthorizer {
+  authorize(req: AuthorizeFilesRequest): Promise<BucketGrant>;
+}
+
+/** Who asks for what: the target of one HTTP request. */
+export interface FilesTarget {
+  identity: Identity;
+  recordId: string;
+  scope: FilesScope;
+  /** Secret-link token from the query string, passed to records as `access_token`. */
+  token?: string;
+}

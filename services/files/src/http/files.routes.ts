@@ -1,0 +1,241 @@
+/**
+ * HTTP routes of draft and record files (InvenioRDM records-resources FileResource):
+ * parse the request, call one FilesService method, serialize.
+ *
+ * File keys may contain `/`, so key routes use a greedy pattern; the key is taken from the raw
+ * path and percent-decoded here (koa-router would also turn `+` into a space). Published
+ * records' files are read-only: writes answer 405.
+ */
+import { once } from 'node:events';
+import type { IncomingMessage } from 'node:http';
+import { createRequire } from 'node:module';
+import { PassThrough, type Readable, pipeline } from 'node:stream';
+import { type AppContext, type AppState, Errors, Router, jsonBody } from '@rdm/platform';
+import type { Archiver, ArchiverOptions } from 'archiver';
+import type { FilesScope, FilesTarget } from '../domain/authorizer.js';
+import { FilesErrors } from '../domain/errors.js';
+import type { FilesService } from '../domain/files.service.js';
+import { decodeKeyPath, keyBasename } from '../domain/keys.js';
+import type { FileLinks } from '../domain/links.js';
+import { guessMimetype, servedMimetype } from '../domain/mimetype.js';
+import { contentDisposition } from './content-disposition.js';
+import { etagMatches, parseRange, type RangeResult } from './range.js';
+import { entryJson, listJson } from './serializers.js';
+
+/** Dependencies of the files router. */
+export interface FilesRoutesDeps {
+  service: FilesService;
+  links: FileLinks;
+}
+
+type ArchiverFactory = (format: 'zip', opts: ArchiverOptions) => Archiver;
+let archiverFactory: ArchiverFactory | undefined;
+/**
+ * archiver, loaded on the first archive request. Why: it costs ~15 MB of RSS at import, which an
+ * upload-only process should not pay; and it is CommonJS while @types/archiver describes v8's ESM
+ * exports (same API).
+ */
+const archiver: ArchiverFactory = (format, opts) => {
+  archiverFactory ??= createRequire(import.meta.url)('archiver') as ArchiverFactory;
+  return archiverFactory(format, opts);
+};
+
+const R = '/api/records/:id';
+const KEY_PATH_RE = /^\/api\/records\/([^/]+)\/(?:draft\/)?files\/(.+)$/;
+
+/** Record id and key of the request, from the raw path; `suffix` is the route's tail after the key. */
+function pathParams(ctx: AppContext, suffix: '' | '/content' | '/commit'): { recordId: string; key: string } {
+  const m = KEY_PATH_RE.exec(ctx.path);
+  if (!m) throw Errors.routeNotFound();
+  const rawKey = suffix ? m[2].slice(0, -suffix.length) : m[2];
+  const key = decodeKeyPath(rawKey);
+  const recordId = decodeKeyPath(m[1]);
+  if (key === null || recordId === null) throw FilesErrors.invalidKey('File key is not valid percent-encoding.');
+  return { recordId, key };
+}
+
+function recordIdOf(ctx: AppContext): string {
+  const m = /^\/api\/records\/([^/]+)\//.exec(ctx.path);
+  const id = m ? decodeKeyPath(m[1]) : null;
+  if (id === null) throw Errors.pidDoesNotExist();
+  return id;
+}
+
+function target(ctx: AppContext, scope: FilesScope, recordId: string): FilesTarget {
+  // Why: `token` is InvenioRDM's secret-link parameter; the spec also shows `access_token`.
+  const q = ctx.query;
+  const token = typeof q.token === 'string' ? q.token : typeof q.access_token === 'string' ? q.access_token : undefined;
+  return { identity: ctx.state.identity, recordId, scope, ...(token ? { token } : {}) };
+}
+
+const SECURITY_HEADERS = {
+  'Content-Security-Policy': "default-src 'none';",
+  'X-Content-Type-Options': 'nosniff',
+  'X-Download-Options': 'noopen',
+  'X-Permitted-Cross-Domain-Policies': 'none',
+  'X-Frame-Options': 'deny',
+  'X-XSS-Protection': '1; mode=block',
+};
+
+const httpDate = (iso: string) => new Date(iso.replace(/(\.\d{3})\d+/, '$1')).toUTCString();
+
+/** Build the router of every files route. */
+export function filesRouter({ service, links }: FilesRoutesDeps): Router<AppState> {
+  const router = new Router<AppState>();
+
+  const list = (scope: FilesScope) => async (ctx: AppContext) => {
+    const recordId = recordIdOf(ctx);
+    const { grant, files } = await service.list(target(ctx, scope, recordId));
+    ctx.body = listJson(grant, files, recordId, scope, links);
+  };
+
+  const read = (scope: FilesScope) => async (ctx: AppContext) => {
+    const { recordId, key } = pathParams(ctx, '');
+    const { file } = await service.read(target(ctx, scope, recordId), key);
+    ctx.body = entryJson(file, recordId, scope, links);
+  };
+
+  const download = (scope: FilesScope) => async (ctx: AppContext) => {
+    const { recordId, key } = pathParams(ctx, '/content');
+    const { file, storageKey } = await service.content(target(ctx, scope, recordId), key);
+    const size = file.size ?? 0;
+    const etag = `"${file.checksum}"`;
+    const filename = keyBasename(key);
+    const served = servedMimetype(guessMimetype(key), filename);
+    const asAttachment = ctx.query.download !== undefined;
+    ctx.set({
+      ...SECURITY_HEADERS,
+      ETag: etag,
+      'Accept-Ranges': 'bytes',
+      'Last-Modified': httpDate(file.updated),
+      'Cache-Control': 'no-cache',
+      'Content-Disposition': contentDisposition(filename, served, asAttachment),
+    });
+    if (etagMatches(ctx.get('if-none-match') || undefined, etag)) {
+      ctx.status = 304;
+      return;
+    }
+    // Why: an empty body has no satisfiable range; serve it whole rather than 416.
+    let range: RangeResult = size > 0 ? parseRange(ctx.get('range') || undefined, size) : { kind: 'none' };
+    const ifRange = ctx.get('if-range');
+    if (ifRange && range.kind !== 'none' && ifRange !== etag) range = { kind: 'none' };
+    if (range.kind === 'unsatisfiable') throw FilesErrors.rangeNotSatisfiable(size);
+    let length = size;
+    if (range.kind === 'range') {
+      ctx.status = 206;
+      ctx.set('Content-Range', `bytes ${range.start}-${range.end}/${size}`);
+      length = range.end - range.start + 1;
+    } else {
+      ctx.status = 200;
+    }
+    ctx.type = served;
+    if (ctx.method !== 'HEAD') ctx.body = await service.openContent(storageKey, range.kind === 'range' ? range : undefined);
+    ctx.length = length;
+  };
+
+  const archive = (scope: FilesScope) => async (ctx: AppContext) => {
+    const recordId = recordIdOf(ctx);
+    const { files } = await service.archive(target(ctx, scope, recordId));
+    const total = files.reduce((n, f) => n + (f.size ?? 0), 0);
+    const zip = archiver('zip', { store: true, forceZip64: total >= 0xffffffff || files.length >= 0xffff });
+    ctx.status = 200;
+    ctx.type = 'application/zip';
+    ctx.set('Content-Disposition', `attachment; filename=${recordId}.zip`);
+    if (ctx.method === 'HEAD') return;
+    // Why: archiver is a readable-stream (not a node Stream) that koa would not recognise as a body.
+    const out = new PassThrough();
+    pipeline(zip, out, () => undefined);
+    ctx.body = out;
+    let current: Readable | undefined;
+    let closed = false;
+    zip.once('close', () => {
+      closed = true;
+      current?.destroy();
+    });
+    void (async () => {
+      for (const f of files) {
+        if (closed) return;
+        current = await service.openContent(f.storage_key!);
+        const written = Promise.race([once(zip, 'entry'), once(zip, 'close').then(() => undefined)]);
+        zip.append(current, { name: f.key, date: new Date(f.updated.replace(/(\.\d{3})\d+/, '$1')) });
+        await written;
+      }
+      if (!closed) await zip.finalize();
+    })().catch((err: Error) => {
+      ctx.state.log.error({ err, recordId }, 'archive stream failed');
+      zip.destroy(err);
+    });
+  };
+
+  const methodNotAllowed = async () => {
+    throw Errors.methodNotAllowed(['GET', 'HEAD']);
+  };
+
+  // ── drafts ──────────────────────────────────────────────────────────────────────────────────
+  router.get(`${R}/draft/files`, list('draft'));
+  router.post(`${R}/draft/files`, async (ctx: AppContext) => {
+    const recordId = recordIdOf(ctx);
+    const body = await jsonBody(ctx);
+    const { grant, files } = await service.init(target(ctx, 'draft', recordId), body);
+    ctx.status = 201;
+    ctx.body = listJson(grant, files, recordId, 'draft', links);
+  });
+  router.delete(`${R}/draft/files`, async (ctx: AppContext) => {
+    await service.removeAll(target(ctx, 'draft', recordIdOf(ctx)));
+    ctx.status = 204;
+  });
+  router.get(`${R}/draft/files-archive`, archive('draft'));
+  // Suffixed routes first: the greedy key pattern would also match them.
+  router.get(`${R}/draft/files/:key(.+)/content`, download('draft'));
+  router.put(`${R}/draft/files/:key(.+)/content`, async (ctx: AppContext) => {
+    const req = ctx.req as IncomingMessage;
+    try {
+      const { recordId, key } = pathParams(ctx, '/content');
+      const type = ctx.get('content-type');
+      if (type && !/^application\/octet-stream\s*(;|$)/i.test(type)) throw FilesErrors.unsupportedUploadType();
+      const rawLength = ctx.get('content-length');
+      let contentLength: number | undefined;
+      if (rawLength !== '') {
+        contentLength = Number(rawLength);
+        if (!Number.isSafeInteger(contentLength) || contentLength < 0) throw Errors.badRequest('Invalid Content-Length header.');
+      }
+      const { file } = await service.upload(target(ctx, 'draft', recordId), key, req, contentLength);
+      ctx.body = entryJson(file, recordId, 'draft', links);
+    } catch (err) {
+      // Why: the body was not (fully) read; closing stops the client from sending the rest for nothing.
+      if (!req.complete) ctx.set('Connection', 'close');
+      throw err;
+    }
+  });
+  router.post(`${R}/draft/files/:key(.+)/commit`, async (ctx: AppContext) => {
+    const { recordId, key } = pathParams(ctx, '/commit');
+    const { file } = await service.commit(target(ctx, 'draft', recordId), key);
+    ctx.body = entryJson(file, recordId, 'draft', links);
+  });
+  router.get(`${R}/draft/files/:key(.+)`, read('draft'));
+  router.put(`${R}/draft/files/:key(.+)`, async (ctx: AppContext) => {
+    const { recordId, key } = pathParams(ctx, '');
+    const body = await jsonBody(ctx);
+    const { file } = await service.update(target(ctx, 'draft', recordId), key, body);
+    ctx.body = entryJson(file, recordId, 'draft', links);
+  });
+  router.delete(`${R}/draft/files/:key(.+)`, async (ctx: AppContext) => {
+    const { recordId, key } = pathParams(ctx, '');
+    await service.remove(target(ctx, 'draft', recordId), key);
+    ctx.status = 204;
+  });
+
+  // ── published records (read-only) ───────────────────────────────────────────────────────────
+  router.get(`${R}/files`, list('record'));
+  router.get(`${R}/files-archive`, archive('record'));
+  router.get(`${R}/files/:key(.+)/content`, download('record'));
+  router.get(`${R}/files/:key(.+)`, read('record'));
+  for (const path of [`${R}/files`, `${R}/files-archive`, `${R}/files/:key(.+)`]) {
+    router.post(path, methodNotAllowed);
+    router.put(path, methodNotAllowed);
+    router.patch(path, methodNotAllowed);
+    router.delete(path, methodNotAllowed);
+  }
+
+  return router;
+}

@@ -1,0 +1,47 @@
+/**
+ * `Range` request header parsing for downloads (RFC 9110 §14): one byte range is served as 206;
+ * several ranges are answered with the whole body (allowed by the RFC, and what werkzeug does);
+ * a syntactically valid but unsatisfiable range is a 416.
+ */
+
+/** Outcome of parsing a Range header against a body size. */
+export type RangeResult = { kind: 'none' } | { kind: 'unsatisfiable' } | { kind: 'range'; start: number; end: number };
+
+const SPEC_RE = /^(\d*)-(\d*)$/;
+
+/** Parse `header` for a body of `size` bytes. Unknown units and garbage are ignored (`none`). */
+export function parseRange(header: string | undefined, size: number): RangeResult {
+  if (!header) return { kind: 'none' };
+  const m = /^\s*bytes\s*=\s*(.+)$/i.exec(header);
+  if (!m) return { kind: 'none' };
+  const specs = m[1]
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  if (specs.length !== 1) return { kind: 'none' };
+  const sm = SPEC_RE.exec(specs[0]);
+  if (!sm || (sm[1] === '' && sm[2] === '')) return { kind: 'none' };
+  if (sm[1] === '') {
+    // Suffix range: the last N bytes.
+    const n = Number(sm[2]);
+    if (!Number.isSafeInteger(n)) return { kind: 'none' };
+    if (n === 0 || size === 0) return { kind: 'unsatisfiable' };
+    return { kind: 'range', start: Math.max(0, size - n), end: size - 1 };
+  }
+  const start = Number(sm[1]);
+  const end = sm[2] === '' ? size - 1 : Number(sm[2]);
+  if (!Number.isSafeInteger(start) || !Number.isSafeInteger(end)) return { kind: 'none' };
+  if (sm[2] !== '' && end < start) return { kind: 'none' };
+  if (start >= size) return { kind: 'unsatisfiable' };
+  return { kind: 'range', start, end: Math.min(end, size - 1) };
+}
+
+/** Does an `If-None-Match` header match `etag` (weak comparison; `*` matches anything)? */
+export function etagMatches(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  const want = etag.replace(/^W\//, '');
+  return header.split(',').some((raw) => {
+    const t = raw.trim();
+    return t === '*' || t.replace(/^W\//, '') === want;
+  });
+}

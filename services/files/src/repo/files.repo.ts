@@ -1,0 +1,297 @@
+/**
+ * SQL of the files service: buckets, file entries, refcounted objects and the storage garbage
+ * queue. Every function takes a `Knex` or a transaction; the service decides the boundaries.
+ */
+import type { Knex } from '@rdm/platform';
+
+/** A pool or a transaction. */
+export type Db = Knex | Knex.Transaction;
+
+/** Status of a file entry. */
+export type FileStatus = 'pending' | 'completed';
+
+/** A file entry joined with its object (when committed). */
+export interface FileRow {
+  id: string;
+  bucket_id: string;
+  key: string;
+  status: FileStatus;
+  object_id: string | null;
+  version_id: string | null;
+  metadata: Record<string, unknown> | null;
+  access: { hidden: boolean };
+  transfer: { type: string };
+  upload_key: string | null;
+  upload_size: number | null;
+  upload_checksum: string | null;
+  revision: number;
+  created: string;
+  updated: string;
+  /** Object size (committed files). */
+  size: number | null;
+  /** `md5:<hex>` (committed files). */
+  checksum: string | null;
+  /** Storage key of the object (committed files). */
+  storage_key: string | null;
+}
+
+/** A bucket row. */
+export interface BucketRow {
+  id: string;
+  locked: boolean;
+}
+
+/** A content object. */
+export interface ObjectRow {
+  id: string;
+  storage_key: string;
+  size: number;
+  checksum: string;
+  refcount: number;
+}
+
+// Why: InvenioRDM timestamps carry microseconds and `+00:00`; JS Dates would drop the microseconds.
+const ts = (col: string) => `to_char(${col} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"+00:00"')`;
+
+const FILE_COLUMNS = `f.id, f.bucket_id, f.key, f.status, f.object_id, f.version_id, f.metadata, f.access, f.transfer,
+  f.upload_key, f.upload_size, f.upload_checksum, f.revision, ${ts('f.created')} AS created, ${ts('f.updated')} AS updated,
+  o.size, o.checksum, o.storage_key`;
+
+const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+
+function toFile(r: Record<string, unknown>): FileRow {
+  return {
+    ...(r as unknown as FileRow),
+    upload_size: num(r.upload_size),
+    size: num(r.size),
+    revision: Number(r.revision),
+  };
+}
+
+async function selectFiles(db: Db, where: string, bindings: unknown[], suffix = ''): Promise<FileRow[]> {
+  const res = await db.raw(
+    `SELECT ${FILE_COLUMNS} FROM files f LEFT JOIN objects o ON o.id = f.object_id WHERE ${where} ${suffix}`,
+    bindings as Knex.RawBinding[],
+  );
+  return (res.rows as Record<string, unknown>[]).map(toFile);
+}
+
+/** Files of a bucket, in creation (insertion) order. */
+export function listFiles(db: Db, bucketId: string): Promise<FileRow[]> {
+  return selectFiles(db, 'f.bucket_id = ?', [bucketId], 'ORDER BY f.seq');
+}
+
+/** One file by key (optionally row-locked). */
+export async function findFile(db: Db, bucketId: string, key: string, opts: { forUpdate?: boolean } = {}): Promise<FileRow | undefined> {
+  const rows = await selectFiles(db, 'f.bucket_id = ? AND f.key = ?', [bucketId, key], opts.forUpdate ? 'FOR UPDATE OF f' : '');
+  return rows[0];
+}
+
+/** A bucket, or undefined. */
+export async function getBucket(db: Db, id: string): Promise<BucketRow | undefined> {
+  return db('buckets').select('id', 'locked').where({ id }).first();
+}
+
+/** Create the bucket when missing, then lock its row for the transaction; returns it. */
+export async function lockBucket(trx: Knex.Transaction, id: string): Promise<BucketRow> {
+  await trx.raw('INSERT INTO buckets (id) VALUES (?) ON CONFLICT (id) DO NOTHING', [id]);
+  return trx('buckets').select('id', 'locked').where({ id }).forUpdate().first();
+}
+
+/** Mark a bucket locked (creating it when missing). Idempotent. */
+export async function setLocked(db: Db, id: string): Promise<void> {
+  await db.raw(
+    `INSERT INTO buckets (id, locked) VALUES (?, true)
+     ON CONFLICT (id) DO UPDATE SET locked = true, updated = CASE WHEN buckets.locked THEN buckets.updated ELSE now() END`,
+    [id],
+  );
+}
+
+/** Delete a bucket row (its file rows cascade; release their objects first). */
+export async function deleteBucketRow(db: Db, id: string): Promise<boolean> {
+  return (await db('buckets').where({ id }).del()) > 0;
+}
+
+/** Keys among `keys` that already exist in the bucket. */
+export async function existingKeys(db: Db, bucketId: string, keys: string[]): Promise<string[]> {
+  if (keys.length === 0) return [];
+  const rows: { key: string }[] = await db('files').select('key').where({ bucket_id: bucketId }).whereIn('key', keys);
+  return rows.map((r) => r.key);
+}
+
+/** Number of file entries in a bucket. */
+export async function countFiles(db: Db, bucketId: string): Promise<number> {
+  const row = await db('files').where({ bucket_id: bucketId }).count<{ n: string }[]>({ n: '*' }).first();
+  return Number(row?.n ?? 0);
+}
+
+/** Bytes a bucket holds or is about to hold: committed sizes plus uploaded-but-uncommitted sizes, except file `exceptId`. */
+export async function usedBytes(db: Db, bucketId: string, exceptId?: string): Promise<number> {
+  const res = await db.raw(
+    `SELECT COALESCE(SUM(COALESCE(o.size, f.upload_size, 0)), 0) AS n
+       FROM files f LEFT JOIN objects o ON o.id = f.object_id
+      WHERE f.bucket_id = ? AND (?::uuid IS NULL OR f.id <> ?::uuid)`,
+    [bucketId, exceptId ?? null, exceptId ?? null],
+  );
+  return Number(res.rows[0].n);
+}
+
+/** New pending entries. */
+export interface NewFile {
+  id: string;
+  bucket_id: string;
+  key: string;
+  metadata: Record<string, unknown> | null;
+  access: { hidden: boolean };
+  transfer: { type: string };
+}
+
+/** Insert pending file entries. */
+export async function insertPending(db: Db, files: NewFile[]): Promise<void> {
+  if (files.length === 0) return;
+  await db('files').insert(
+    files.map((f) => ({
+      id: f.id,
+      bucket_id: f.bucket_id,
+      key: f.key,
+      status: 'pending',
+      metadata: f.metadata === null ? null : JSON.stringify(f.metadata),
+      access: JSON.stringify(f.access),
+      transfer: JSON.stringify(f.transfer),
+    })),
+  );
+}
+
+/** Attach uploaded (uncommitted) content to a pending entry. */
+export async function setUpload(db: Db, fileId: string, upload: { key: string; size: number; checksum: string }): Promise<void> {
+  await db('files')
+    .where({ id: fileId })
+    .update({
+      upload_key: upload.key,
+      upload_size: upload.size,
+      upload_checksum: upload.checksum,
+      updated: db.fn.now(),
+      revision: db.raw('revision + 1'),
+    });
+}
+
+/** Turn a pending entry into a completed one pointing at `objectId`. */
+export async function markCompleted(db: Db, fileId: string, objectId: string, versionId: string): Promise<void> {
+  await db('files')
+    .where({ id: fileId })
+    .update({
+      status: 'completed',
+      object_id: objectId,
+      version_id: versionId,
+      upload_key: null,
+      upload_size: null,
+      upload_checksum: null,
+      updated: db.fn.now(),
+      revision: db.raw('revision + 1'),
+    });
+}
+
+/** Replace `metadata` and/or `access` of an entry. */
+export async function updateEntry(
+  db: Db,
+  fileId: string,
+  patch: { metadata?: Record<string, unknown> | null; access?: { hidden: boolean } },
+): Promise<void> {
+  const set: Record<string, unknown> = { updated: db.fn.now(), revision: db.raw('revision + 1') };
+  if ('metadata' in patch) set.metadata = patch.metadata === null ? null : JSON.stringify(patch.metadata);
+  if (patch.access) set.access = JSON.stringify(patch.access);
+  await db('files').where({ id: fileId }).update(set);
+}
+
+/** Delete entries by id. */
+export async function deleteFiles(db: Db, ids: string[]): Promise<void> {
+  if (ids.length > 0) await db('files').whereIn('id', ids).del();
+}
+
+/** Insert an object with refcount 1. */
+export async function insertObject(db: Db, o: Omit<ObjectRow, 'refcount'>): Promise<void> {
+  await db('objects').insert({ ...o, refcount: 1 });
+}
+
+/** Add `n` references to each object; throws when one of them no longer exists. */
+export async function addRefs(db: Db, counts: Map<string, number>): Promise<void> {
+  for (const [id, n] of counts) {
+    const updated = await db('objects').where({ id }).increment('refcount', n);
+    if (updated !== 1) throw new Error(`object ${id} vanished while being referenced`);
+  }
+}
+
+/**
+ * Drop `n` references from each object; objects left without references are deleted and their
+ * storage keys returned (queue them for removal from storage in the same transaction).
+ */
+export async function releaseRefs(db: Db, counts: Map<string, number>): Promise<string[]> {
+  const released: string[] = [];
+  for (const [id, n] of counts) {
+    const res = await db.raw('UPDATE objects SET refcount = refcount - ? WHERE id = ? RETURNING refcount, storage_key', [n, id]);
+    const row = res.rows[0] as { refcount: number; storage_key: string } | undefined;
+    if (row && Number(row.refcount) <= 0) {
+      await db('objects').where({ id }).del();
+      released.push(row.storage_key);
+    }
+  }
+  return released;
+}
+
+/** Copy completed entries into another bucket, pointing at the same objects (no bytes copied). */
+export async function insertCopies(db: Db, toBucket: string, files: (FileRow & { newId: string; newVersionId: string })[]): Promise<void> {
+  if (files.length === 0) return;
+  await db('files').insert(
+    files.map((f) => ({
+      id: f.newId,
+      bucket_id: toBucket,
+      key: f.key,
+      status: 'completed',
+      object_id: f.object_id,
+      version_id: f.newVersionId,
+      metadata: f.metadata === null ? null : JSON.stringify(f.metadata),
+      access: JSON.stringify(f.access),
+      transfer: JSON.stringify(f.transfer),
+    })),
+  );
+}
+
+/** Completed files of a bucket with a share lock (they cannot be deleted until the transaction ends). */
+export function listCompletedForShare(db: Db, bucketId: string): Promise<FileRow[]> {
+  return selectFiles(db, "f.bucket_id = ? AND f.status = 'completed'", [bucketId], 'ORDER BY f.seq FOR SHARE OF f');
+}
+
+/** Queue storage keys for removal, not before `delayMs` from now (0 = at once). */
+export async function queueGc(db: Db, keys: string[], delayMs = 0): Promise<void> {
+  if (keys.length === 0) return;
+  const ms = String(Math.max(0, Math.floor(delayMs)));
+  await db('storage_gc')
+    .insert(keys.map((k) => ({ storage_key: k, not_before: db.raw(`now() + (? || ' milliseconds')::interval`, [ms]) })))
+    .onConflict('storage_key')
+    .merge({ not_before: db.raw('LEAST(storage_gc.not_before, excluded.not_before)') });
+}
+
+/** Forget queued keys (they were adopted, or removed from storage). */
+export async function unqueueGc(db: Db, keys: string[]): Promise<void> {
+  if (keys.length > 0) await db('storage_gc').whereIn('storage_key', keys).del();
+}
+
+/** Lock up to `limit` due garbage keys (skipping ones another replica holds). */
+export async function dueGc(trx: Knex.Transaction, limit: number): Promise<string[]> {
+  const rows: { storage_key: string }[] = await trx('storage_gc')
+    .select('storage_key')
+    .where('not_before', '<=', trx.fn.now())
+    .orderBy('not_before')
+    .limit(limit)
+    .forUpdate()
+    .skipLocked();
+  return rows.map((r) => r.storage_key);
+}
+
+/** Record a failed removal attempt and retry later. */
+export async function gcFailed(db: Db, key: string, error: string, retryMs: number): Promise<void> {
+  await db.raw(
+    `UPDATE storage_gc SET attempts = attempts + 1, last_error = ?, not_before = now() + (? || ' milliseconds')::interval WHERE storage_key = ?`,
+    [error.slice(0, 500), String(retryMs), key],
+  );
+}

@@ -1,0 +1,29 @@
+/** NATS client of `rdm.records.rpc.authorize-files` (proto/README.md). */
+import { callRpc, injectTraceHeaders, type NatsHandle } from '@rdm/platform';
+import type { AuthorizeFilesRequest, BucketGrant, FilesAuthorizer } from '../domain/authorizer.js';
+
+/** Subject of the authorize-files RPC. */
+export const AUTHORIZE_FILES_SUBJECT = 'rdm.records.rpc.authorize-files';
+
+/** FilesAuthorizer over NATS request-reply. */
+export class RpcFilesAuthorizer implements FilesAuthorizer {
+  constructor(
+    private readonly nc: NatsHandle['nc'],
+    private readonly timeoutMs: number,
+  ) {}
+
+  async authorize(req: AuthorizeFilesRequest): Promise<BucketGrant> {
+    const g = await callRpc<BucketGrant>(this.nc, AUTHORIZE_FILES_SUBJECT, req, {
+      timeoutMs: this.timeoutMs,
+      headers: injectTraceHeaders(),
+    });
+    return {
+      bucket_id: String(g.bucket_id),
+      record_id: String(g.record_id ?? req.record_id),
+      enabled: g.enabled !== false,
+      locked: g.locked === true,
+      default_preview: g.default_preview ?? null,
+      order: Array.isArray(g.order) ? g.order : [],
+    };
+  }
+}

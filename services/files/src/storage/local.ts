@@ -1,0 +1,165 @@
+/**
+ * Local filesystem engine of the storage port (the default).
+ *
+ * Layout under the root: `<key>` for objects, `.partial/<uuid>` while a put is in flight.
+ * A put streams into a partial file, fsyncs it, renames it onto the key (atomic on one
+ * filesystem) and fsyncs the directory, so a crash never leaves a half-written object under a
+ * real key. `copy` hard-links (no bytes move), falling back to a byte copy when the filesystem
+ * refuses links.
+ */
+import { randomUUID } from 'node:crypto';
+import { constants, copyFile, link, mkdir, open, readdir, rename, rm, stat, unlink } from 'node:fs/promises';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { HashingLimiter } from './hashing.js';
+import {
+  type ByteRange,
+  ObjectNotFoundError,
+  type ObjectStat,
+  type ObjectStorage,
+  type PutOptions,
+  type PutResult,
+  assertStorageKey,
+} from './port.js';
+
+const PARTIAL_DIR = '.partial';
+const IO_CHUNK = 1024 * 1024;
+
+/** Filesystem storage rooted at `root`. */
+export class LocalStorage implements ObjectStorage {
+  readonly kind = 'local' as const;
+  private readonly root: string;
+
+  constructor(root: string) {
+    this.root = resolve(root);
+  }
+
+  async init(): Promise<void> {
+    await mkdir(join(this.root, PARTIAL_DIR), { recursive: true });
+  }
+
+  /** Absolute path of a key; refuses anything that would leave the root. */
+  private path(key: string): string {
+    assertStorageKey(key);
+    const p = resolve(this.root, key);
+    if (!p.startsWith(this.root + sep)) throw new Error(`Storage key escapes the root: ${key}`);
+    return p;
+  }
+
+  async put(key: string, stream: Readable, opts: PutOptions = {}): Promise<PutResult> {
+    const target = this.path(key);
+    const partial = join(this.root, PARTIAL_DIR, randomUUID());
+    await mkdir(dirname(partial), { recursive: true });
+    const hasher = new HashingLimiter(opts.limit);
+    const fh = await open(partial, 'wx', 0o640);
+    // Why: `flush` fsyncs the file before the stream closes it, so a rename never publishes unsynced bytes.
+    const out = fh.createWriteStream({ highWaterMark: IO_CHUNK, flush: true } as Parameters<typeof fh.createWriteStream>[0]);
+    try {
+      await pipeline(stream, hasher, out);
+      await mkdir(dirname(target), { recursive: true });
+      await rename(partial, target);
+      await this.syncDir(dirname(target));
+      return { size: hasher.size, md5: hasher.md5 };
+    } catch (err) {
+      out.destroy();
+      await fh.close().catch(() => undefined);
+      await unlink(partial).catch(() => undefined);
+      // Why: a failed pipeline must not leave the source flowing into nowhere.
+      if (!stream.destroyed) stream.destroy();
+      throw err;
+    }
+  }
+
+  async get(key: string, range?: ByteRange): Promise<Readable> {
+    const p = this.path(key);
+    const fh = await open(p, constants.O_RDONLY).catch((err: NodeJS.ErrnoException) => {
+      if (err.code === 'ENOENT') throw new ObjectNotFoundError(key);
+      throw err;
+    });
+    return fh.createReadStream({ autoClose: true, highWaterMark: IO_CHUNK, ...(range ? { start: range.start, end: range.end } : {}) });
+  }
+
+  async stat(key: string): Promise<ObjectStat | null> {
+    try {
+      const s = await stat(this.path(key));
+      return s.isFile() ? { size: s.size } : null;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw err;
+    }
+  }
+
+  async delete(key: string): Promise<void> {
+    await rm(this.path(key), { force: true });
+  }
+
+  async copy(from: string, to: string): Promise<void> {
+    const src = this.path(from);
+    const dst = this.path(to);
+    await mkdir(dirname(dst), { recursive: true });
+    try {
+      await link(src, dst);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') throw new ObjectNotFoundError(from);
+      if (code === 'EEXIST') {
+        await rm(dst, { force: true });
+        await link(src, dst);
+      } else if (code === 'EXDEV' || code === 'EPERM' || code === 'ENOTSUP' || code === 'EMLINK') {
+        // Why: some filesystems (and cross-device roots) refuse hard links; copy through a partial file to stay atomic.
+        const partial = join(this.root, PARTIAL_DIR, randomUUID());
+        await copyFile(src, partial);
+        await rename(partial, dst);
+      } else {
+        throw err;
+      }
+    }
+    await this.syncDir(dirname(dst));
+  }
+
+  async *list(prefix: string): AsyncIterable<string> {
+    const base = prefix ? this.path(prefix.replace(/\/+$/, '')) : this.root;
+    const walk = async function* (dir: string, root: string): AsyncIterable<string> {
+      let entries: import('node:fs').Dirent[];
+      try {
+        entries = await readdir(dir, { withFileTypes: true });
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ENOTDIR') return;
+        throw err;
+      }
+      for (const e of entries) {
+        const full = join(dir, e.name);
+        if (e.isDirectory()) yield* walk(full, root);
+        else yield relative(root, full).split(sep).join('/');
+      }
+    };
+    yield* walk(base, this.root);
+  }
+
+  /** Keys of unfinished puts (tests: a failed upload must leave none). */
+  async partials(): Promise<string[]> {
+    try {
+      return await readdir(join(this.root, PARTIAL_DIR));
+    } catch {
+      return [];
+    }
+  }
+
+  async check(): Promise<void> {
+    await stat(this.root);
+  }
+
+  private async syncDir(dir: string): Promise<void> {
+    try {
+      const d = await open(dir, constants.O_RDONLY);
+      try {
+        await d.sync();
+      } finally {
+        await d.close();
+      }
+    } catch {
+      // Why: directory fsync is best effort (not supported everywhere); the rename itself is atomic.
+    }
+  }
+}
