@@ -26,7 +26,7 @@ export interface CallOptions {
   /** Raw body (bytes or a stream); sent as-is with the given content type. */
   raw?: RequestInit['body'];
   headers?: Record<string, string>;
-  redirect?: RequestRedirect;
+  redirect?: RequestInit['redirect'];
 }
 
 /** Call the API through the gateway. `path` starts with `/api/…` (or is an absolute URL). */
@@ -42,14 +42,15 @@ export async function api<T = any>(path: string, o: CallOptions = {}): Promise<A
     headers['content-type'] ??= 'application/json';
   }
   const url = path.startsWith('http') ? path : `${baseUrl()}${path}`;
-  const res = await fetch(url, {
+  // Why `duplex`: node's fetch needs it for streamed bodies; the DOM RequestInit type lacks it.
+  const init = {
     method: o.method ?? (body !== undefined ? 'POST' : 'GET'),
     headers,
     body,
     redirect: o.redirect ?? 'manual',
-    // @ts-expect-error node fetch needs duplex for streamed bodies
     duplex: 'half',
-  });
+  };
+  const res = await fetch(url, init as RequestInit);
   const text = await res.text();
   let parsed: any;
   try {

@@ -62,8 +62,7 @@ export const Errors = {
   validation: (fieldErrors: FieldError[], message = 'A validation error occurred.') =>
     new AppError('validation_error', 400, message, { fieldErrors }),
   /** 400 with a free message. */
-  badRequest: (message: string, fieldErrors?: FieldError[], code = 'bad_request') =>
-    new AppError(code, 400, message, { fieldErrors }),
+  badRequest: (message: string, fieldErrors?: FieldError[], code = 'bad_request') => new AppError(code, 400, message, { fieldErrors }),
   /** 400 for a body that is not JSON. */
   invalidJson: () => new AppError('invalid_json', 400, 'Unable to decode JSON data in request body.'),
   /** 400 for bad page/size and similar query parameters. */
@@ -97,8 +96,7 @@ export const Errors = {
   /** 409 for a state conflict. */
   conflict: (message: string) => new AppError('conflict', 409, message),
   /** 410 for a deleted resource. */
-  gone: (message = 'The record has been deleted.', extra?: Record<string, unknown>) =>
-    new AppError('gone', 410, message, { extra }),
+  gone: (message = 'The record has been deleted.', extra?: Record<string, unknown>) => new AppError('gone', 410, message, { extra }),
   /** 412 for an If-Match mismatch. */
   revisionMismatch: (given: number, actual: number) =>
     new AppError('revision_mismatch', 412, `Revision id provided(${given}) doesn't match record's one(${actual})`),

@@ -62,7 +62,10 @@ export function createHttpApp(opts: HttpAppOptions): { app: Koa<AppState>; healt
       ctx.state.requestId = requestId;
       let child: Logger | undefined;
       Object.defineProperty(ctx.state, 'log', {
-        get: () => (child ??= opts.logger.child({ reqId: requestId, ...(traceId ? { traceId } : {}) })),
+        get: () => {
+          child ??= opts.logger.child({ reqId: requestId, ...(traceId ? { traceId } : {}) });
+          return child;
+        },
         configurable: true,
         enumerable: false,
       });
@@ -174,7 +177,10 @@ export async function jsonBody<T = unknown>(ctx: Context, opts: JsonBodyOptions 
 export function ifMatch(ctx: Context): number | undefined {
   const raw = ctx.get('if-match') || ctx.get('if_match');
   if (!raw) return undefined;
-  const cleaned = raw.trim().replace(/^W\//, '').replace(/^"(.*)"$/, '$1');
+  const cleaned = raw
+    .trim()
+    .replace(/^W\//, '')
+    .replace(/^"(.*)"$/, '$1');
   if (!/^\d+$/.test(cleaned)) throw Errors.badRequest('Invalid If-Match header.', undefined, 'invalid_if_match');
   return Number(cleaned);
 }

@@ -68,8 +68,17 @@ describe(listEnvelope.name, () => {
 
   it('should keep facet parameters, repeated values in order', () => {
     const args = parseListArgs({}, opts);
-    const sut = listEnvelope({ hits: [], total: 0, args, baseUrl: base, path: '/api/records', params: { resource_types: ['image', 'dataset'] } });
-    expect((sut.links as Record<string, string>).self).toBe(`${base}/api/records?page=1&resource_types=image&resource_types=dataset&size=25&sort=newest`);
+    const sut = listEnvelope({
+      hits: [],
+      total: 0,
+      args,
+      baseUrl: base,
+      path: '/api/records',
+      params: { resource_types: ['image', 'dataset'] },
+    });
+    expect((sut.links as Record<string, string>).self).toBe(
+      `${base}/api/records?page=1&resource_types=image&resource_types=dataset&size=25&sort=newest`,
+    );
   });
 });
 

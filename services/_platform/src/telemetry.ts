@@ -23,7 +23,12 @@ export function startTelemetry(serviceName: string, enabled: boolean): { shutdow
     });
     sdk = { shutdown: async () => (await starting).shutdown() };
   }
-  return { shutdown: async () => { await sdk?.shutdown().catch(() => undefined); sdk = undefined; } };
+  return {
+    shutdown: async () => {
+      await sdk?.shutdown().catch(() => undefined);
+      sdk = undefined;
+    },
+  };
 }
 
 /** The tracer of a service. */
