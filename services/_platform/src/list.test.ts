@@ -87,3 +87,10 @@ describe(buildUrl.name, () => {
     expect(buildUrl('http://h', '/p', { q: 'title:"x y"&z' })).toBe('http://h/p?q=title%3A%22x+y%22%26z');
   });
 });
+
+describe('parseListArgs size cap', () => {
+  it('should accept size=10000 like InvenioRDM (no size cap, only the 10000-hit window)', () => {
+    expect(parseListArgs({ size: '10000' }, opts).size).toBe(10000);
+    expect(() => parseListArgs({ size: '10000', page: '2' }, opts)).toThrow('Invalid querystring parameters.');
+  });
+});

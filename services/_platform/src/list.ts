@@ -41,7 +41,7 @@ export interface ListOptions {
   /** Sort with q (default: `bestmatch` when accepted, else defaultSort). */
   defaultSortWithQ?: string;
   defaultSize?: number;
-  /** Largest allowed size (default 1000). */
+  /** Largest allowed size (default 10000: InvenioRDM has no size cap, only the 10000-hit window). */
   maxSize?: number;
   /** Largest allowed page*size window (default 10000, like the search engine). */
   maxWindow?: number;
@@ -80,7 +80,7 @@ export function parseListArgs(query: Query, opts: ListOptions): ListArgs {
   const q = (first(query.q) ?? '').trim();
   const page = parseInt10('page', first(query.page), errors) ?? 1;
   const size = parseInt10('size', first(query.size), errors) ?? opts.defaultSize ?? 25;
-  const maxSize = opts.maxSize ?? 1000;
+  const maxSize = opts.maxSize ?? opts.maxWindow ?? 10000;
   if (size > maxSize && !errors.some((e) => e.field === 'size')) {
     errors.push({ field: 'size', messages: [`Must be less than or equal to ${maxSize}.`] });
   }

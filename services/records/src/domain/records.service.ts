@@ -102,6 +102,23 @@ const DEFAULT_SETTINGS: ParentAccess['settings'] = {
   secret_link_expiration: 0,
 };
 
+/**
+ * Sorts of `GET …/versions`. InvenioRDM (since v12) validates `sort` against every record sort
+ * option (RDM_SORT_OPTIONS), not only the versions default `version`, and clients send others
+ * (inveniordm-py: `sort=newest`). Relevance and the stats sorts keep the version order (the list
+ * has no query ranking; the versions of one record share the all-versions stats).
+ */
+const VERSIONS_ORDER: Readonly<Record<string, repo.VersionsOrder>> = {
+  version: { column: 'index', dir: 'desc' },
+  bestmatch: { column: 'index', dir: 'desc' },
+  newest: { column: 'created', dir: 'desc' },
+  oldest: { column: 'created', dir: 'asc' },
+  'updated-desc': { column: 'updated', dir: 'desc' },
+  'updated-asc': { column: 'updated', dir: 'asc' },
+  mostviewed: { column: 'index', dir: 'desc' },
+  mostdownloaded: { column: 'index', dir: 'desc' },
+};
+
 const MISSING_FILES = 'Missing uploaded files. To disable files for this record please mark it as metadata-only.';
 
 function ctxOf(row: { access: Access }, parent: ParentRow): RecordAccessCtx {
@@ -754,7 +771,13 @@ export class RecordsService {
 
   /** GET /api/records/{id}/versions: published versions of the parent, newest first. */
   async listVersions(identity: Identity, id: string, query: Record<string, string | string[] | undefined>): Promise<VersionsView> {
-    const args = parseListArgs(query, { sorts: ['version'], defaultSort: 'version', defaultSortWithQ: 'version' });
+    // No maximum size, the page cut at the 10000 window (InvenioRDM's pagination, as in search).
+    const args = parseListArgs(query, {
+      sorts: Object.keys(VERSIONS_ORDER),
+      defaultSort: 'version',
+      defaultSortWithQ: 'version',
+      maxSize: Number.MAX_SAFE_INTEGER,
+    });
     let parent: ParentRow | undefined;
     let ctx: RecordAccessCtx | undefined;
     const record = await repo.getRecord(this.d.db, id);
@@ -780,8 +803,9 @@ export class RecordsService {
     const seeRestricted = can('read', identity, { ...ctx, accessRecord: 'restricted' });
     const { rows, total } = await repo.listVersions(this.d.db, parent.id, {
       publicOnly: !seeRestricted,
-      limit: args.size,
+      limit: Math.max(0, Math.min(args.size, 10_000 - args.from)),
       offset: args.from,
+      order: VERSIONS_ORDER[args.sort],
     });
     const p = parent;
     return { items: rows.map((r) => ({ kind: 'record' as const, doc: this.recordDoc(r, p) })), total, args };

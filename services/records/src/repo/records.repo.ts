@@ -107,11 +107,17 @@ export async function setDraftRevision(db: Db, id: string, revision: number): Pr
     .update({ draft_revision_id: db.raw('GREATEST(draft_revision_id, ?)', [revision]) });
 }
 
-/** Published versions of a parent, newest first (index desc), optionally public ones only. */
+/** Order of a versions list: a column and a direction (ties broken by index, same direction). */
+export interface VersionsOrder {
+  column: 'index' | 'created' | 'updated';
+  dir: 'asc' | 'desc';
+}
+
+/** Published versions of a parent, newest first (index desc) unless `order` says otherwise, optionally public ones only. */
 export async function listVersions(
   db: Db,
   parentId: string,
-  o: { publicOnly: boolean; limit: number; offset: number },
+  o: { publicOnly: boolean; limit: number; offset: number; order?: VersionsOrder },
 ): Promise<{ rows: RecordRow[]; total: number }> {
   const base = () => {
     const q = db<RecordRow>('records').where({ parent_id: parentId, deletion_status: 'P' });
@@ -119,7 +125,10 @@ export async function listVersions(
     return q;
   };
   const [{ count }] = (await base().count({ count: '*' })) as { count: string }[];
-  const rows = (await base().orderBy('index', 'desc').limit(o.limit).offset(o.offset)) as RecordRow[];
+  const order = o.order ?? { column: 'index', dir: 'desc' };
+  const sorted = base().orderBy(order.column, order.dir);
+  if (order.column !== 'index') sorted.orderBy('index', order.dir);
+  const rows = (await sorted.limit(o.limit).offset(o.offset)) as RecordRow[];
   return { rows, total: Number(count) };
 }
 

@@ -367,6 +367,26 @@ describe('records workflow (create → files → publish → edit → new versio
     expect(page.body.links.next).toBeUndefined();
   });
 
+  it('should accept every record sort option on the versions list, as InvenioRDM does (inveniordm-py sends sort=newest)', async () => {
+    const newest = await env.request.get(`/api/records/${id}/versions?q=&page=1&size=10&sort=newest&allversions=1`);
+    expect(newest.status).toBe(200);
+    expect(newest.body.sortBy).toBe('newest');
+    expect(newest.body.hits.hits.map((h: any) => h.id)).toEqual([v2, id]);
+    expect(newest.body.links.self).toBe(`${API}/records/${id}/versions?page=1&size=10&sort=newest`);
+    const oldest = await env.request.get(`/api/records/${id}/versions?sort=oldest`);
+    expect(oldest.body.hits.hits.map((h: any) => h.id)).toEqual([id, v2]);
+    const bestmatch = await env.request.get(`/api/records/${id}/versions?sort=bestmatch`);
+    expect(bestmatch.body.sortBy).toBe('version');
+    for (const sort of ['updated-desc', 'updated-asc', 'mostviewed', 'mostdownloaded']) {
+      const res = await env.request.get(`/api/records/${id}/versions?sort=${sort}`);
+      expect(res.status, sort).toBe(200);
+      expect(res.body.hits.total, sort).toBe(2);
+    }
+    const big = await env.request.get(`/api/records/${id}/versions?size=10000`);
+    expect(big.status).toBe(200);
+    expect(big.body.hits.hits).toHaveLength(2);
+  });
+
   it('should answer versions/latest with the latest record (200, Content-Location), also for the parent id', async () => {
     for (const ref of [id, v2, parentId]) {
       const res = await env.request.get(`/api/records/${ref}/versions/latest`);
