@@ -1,0 +1,44 @@
+/**
+ * HTTP routes of record search: `GET /api/records`, `GET /api/user/records` and
+ * `GET /api/communities/<id>/records`. Each parses nothing itself: it makes ONE search service
+ * call with the raw query and renders the hits with `serializeItem` inside the list envelope.
+ *
+ * Mounted by `main.ts` (it loads `registerSearchRoutes` from this file through
+ * `AppDeps.extraRoutes`) before the records routes, so `GET /api/records` lands here.
+ */
+import { type AppContext, type AppState, listEnvelope, type Router } from '@rdm/platform';
+import type { AppDeps } from '../app.js';
+import type { RecordsService } from '../domain/records.service.js';
+import { serializeItem } from '../domain/serializers.js';
+import { RecordSearchService, type SearchResult } from '../search/search.service.js';
+
+type Query = Record<string, string | string[] | undefined>;
+
+/** Register the search routes on the records router. */
+export function registerSearchRoutes(router: Router<AppState>, deps: AppDeps & { service?: RecordsService }): RecordSearchService {
+  const search = new RecordSearchService({ db: deps.db, vocabularies: deps.vocabularies, logger: deps.logger });
+  const baseUrl = deps.config.PUBLIC_BASE_URL;
+  const doiResolverUrl = deps.config.DOI_RESOLVER_URL;
+
+  const render = (ctx: AppContext, r: SearchResult, path: string) => {
+    const identity = ctx.state.identity;
+    const hits = r.hits.map((h) => serializeItem(h.doc, { baseUrl, identity, kind: h.kind, doiResolverUrl }));
+    ctx.body = listEnvelope({ hits, total: r.total, args: r.args, baseUrl, path, params: r.params, aggregations: r.aggregations });
+  };
+
+  router.get('/api/records', async (ctx: AppContext) => {
+    render(ctx, await search.searchRecords(ctx.state.identity, ctx.query as Query), '/api/records');
+  });
+
+  router.get('/api/user/records', async (ctx: AppContext) => {
+    render(ctx, await search.searchUserRecords(ctx.state.identity, ctx.query as Query), '/api/user/records');
+  });
+
+  router.get('/api/communities/:id/records', async (ctx: AppContext) => {
+    const id = String(ctx.params.id);
+    const r = await search.searchCommunityRecords(ctx.state.identity, id, ctx.query as Query);
+    render(ctx, r, `/api/communities/${encodeURIComponent(id)}/records`);
+  });
+
+  return search;
+}

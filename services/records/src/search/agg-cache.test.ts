@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import { AggCache } from './agg-cache.js';
+
+describe(AggCache.name, () => {
+  const setup = (o: { freshMs?: number; staleMs?: number; maxEntries?: number } = {}) => {
+    let now = 0;
+    const cache = new AggCache<number>({ freshMs: 1000, staleMs: 10_000, ...o, now: () => now });
+    let calls = 0;
+    const compute = async () => ++calls;
+    const tick = (ms: number) => {
+      now += ms;
+    };
+    return { cache, compute, calls: () => calls, tick };
+  };
+
+  it('should serve a fresh entry without recomputing', async () => {
+    const t = setup();
+    expect(await t.cache.get('k', t.compute)).toBe(1);
+    t.tick(999);
+    expect(await t.cache.get('k', t.compute)).toBe(1);
+    expect(t.calls()).toBe(1);
+  });
+
+  it('should serve a stale entry and refresh it in the background', async () => {
+    const t = setup();
+    await t.cache.get('k', t.compute);
+    t.tick(5000);
+    expect(await t.cache.get('k', t.compute)).toBe(1);
+    await new Promise((r) => setImmediate(r));
+    expect(await t.cache.get('k', t.compute)).toBe(2);
+    expect(t.calls()).toBe(2);
+  });
+
+  it('should recompute synchronously past the stale window', async () => {
+    const t = setup();
+    await t.cache.get('k', t.compute);
+    t.tick(10_001);
+    expect(await t.cache.get('k', t.compute)).toBe(2);
+  });
+
+  it('should share one computation between concurrent misses', async () => {
+    const t = setup();
+    const [a, b] = await Promise.all([t.cache.get('k', t.compute), t.cache.get('k', t.compute)]);
+    expect([a, b]).toEqual([1, 1]);
+    expect(t.calls()).toBe(1);
+  });
+
+  it('should not cache failures', async () => {
+    const t = setup();
+    await expect(t.cache.get('k', async () => Promise.reject(new Error('db down')))).rejects.toThrow('db down');
+    expect(await t.cache.get('k', t.compute)).toBe(1);
+  });
+
+  it('should evict the oldest keys beyond maxEntries', async () => {
+    const t = setup({ maxEntries: 2 });
+    for (const k of ['a', 'b', 'c']) await t.cache.get(k, t.compute);
+    expect(t.cache.size).toBe(2);
+    expect(await t.cache.get('a', t.compute)).toBe(4);
+  });
+
+  it('should compute every time when disabled', async () => {
+    const t = setup({ freshMs: 0 });
+    await t.cache.get('k', t.compute);
+    await t.cache.get('k', t.compute);
+    expect(t.calls()).toBe(2);
+  });
+});

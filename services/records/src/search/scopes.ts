@@ -1,0 +1,130 @@
+/**
+ * Which `search_docs` rows a search may return (reference §4.1–§4.3), as SQL over the table's
+ * columns: the scope of each endpoint and the permission filter of the records policy
+ * (`records.policy.ts`), so that search never shows what a read would refuse.
+ *
+ * When to use: the record search service ANDs one scope with the compiled `q` and the facet
+ * filters. Constants are inlined (not bound) so the planner can match the partial indexes of
+ * migration 20250601000000.
+ *
+ * Read (`view`) filter of published records: public records for everyone; restricted ones for
+ * their owner and for users or roles holding a grant on the parent; administrators and the
+ * system see everything. Restricted access is a list of generators OR-ed together
+ * (`RESTRICTED_READ_GENERATORS`): secret-link tokens and community members are added there when
+ * those features exist. Scopes come in parts (`Scope`) so that the facet counts of the part every
+ * anonymous caller shares can be computed once and cached (search.service.ts).
+ */
+import { type Identity, isAdmin, isSystem } from '@rdm/platform';
+import { andAll, frag, orAll, type Sql } from './sql.js';
+
+/** Grant levels of the records policy, weakest first. */
+const LEVELS = ['view', 'preview', 'edit', 'manage'] as const;
+type Level = (typeof LEVELS)[number];
+
+/**
+ * Rows of kind `kind` whose parent grants `identity` (the user or one of its roles) at least
+ * `level`, as `id IN (…)` over jsonb containment on `doc` (GIN `jsonb_path_ops`). The subquery
+ * keeps the outer scan free of `doc`, so facet counts stay an index-only scan.
+ */
+export function grantFilter(identity: Identity, kind: 'record' | 'any', level: Level): Sql | null {
+  if (identity.sub === null) return null;
+  const subjects = [{ type: 'user', id: identity.sub }, ...identity.roles.map((r) => ({ type: 'role', id: r }))];
+  const levels = level === 'view' ? [undefined] : LEVELS.slice(LEVELS.indexOf(level));
+  const docs: string[] = [];
+  for (const subject of subjects) {
+    for (const permission of levels) {
+      const grant = permission ? { subject, permission } : { subject };
+      docs.push(JSON.stringify({ parent: { access: { grants: [grant] } } }));
+    }
+  }
+  const kindSql = kind === 'record' ? "g.kind = 'record' AND " : '';
+  return {
+    sql: `id IN (SELECT g.id FROM search_docs g WHERE ${kindSql}(${docs.map(() => 'g.doc @> ?::jsonb').join(' OR ')}))`,
+    bindings: docs,
+  };
+}
+
+/** One way of being allowed to read a restricted published record in a search. */
+export type ReadGenerator = (identity: Identity) => Sql | null;
+
+/**
+ * Generators of the `view` level on restricted records (OR-ed); add secret links and community
+ * members here. Public records are readable by everyone (the shared part of every scope).
+ */
+export const RESTRICTED_READ_GENERATORS: readonly ReadGenerator[] = [
+  (i) => (i.sub === null ? null : frag('owner_id = ?', i.sub)),
+  (i) => grantFilter(i, 'record', 'view'),
+];
+
+/**
+ * A search scope in parts: every row matches `common` AND (`shared` OR `personal`). `shared` is
+ * the same for every caller of a kind (public records, or everything for administrators), so its
+ * facet counts may be cached and shared; `personal` (disjoint from `shared`) is what only this
+ * caller may read.
+ */
+export interface Scope {
+  common: Sql;
+  shared: Sql | null;
+  personal: Sql | null;
+  /** Whether facet counts of `common AND shared` may be shared between callers. */
+  shareable: boolean;
+}
+
+/** The whole condition of a scope. */
+export function scopeSql(s: Scope): Sql {
+  return andAll([s.common, orAll([s.shared, s.personal])]);
+}
+
+/** The read filter of published records for `identity`, in a shared and a personal part. */
+export function readParts(identity: Identity): Pick<Scope, 'shared' | 'personal'> {
+  if (isAdmin(identity) || isSystem(identity)) return { shared: frag('TRUE'), personal: null };
+  const personal = RESTRICTED_READ_GENERATORS.map((g) => g(identity)).filter((p): p is Sql => p !== null);
+  return {
+    shared: frag("access_record = 'public'"),
+    personal: personal.length ? andAll([frag("access_record = 'restricted'"), orAll(personal)]) : null,
+  };
+}
+
+/** The read filter of published records for `identity` (TRUE for administrators and the system). */
+export function readFilter(identity: Identity): Sql {
+  const p = readParts(identity);
+  return orAll([p.shared, p.personal]);
+}
+
+/** Scope of `/api/records` and `/api/communities/<id>/records`. */
+export function publishedScope(identity: Identity, o: { allVersions: boolean; communityId?: string }): Scope {
+  return {
+    common: andAll([
+      frag("kind = 'record'"),
+      frag("deletion_status = 'P'"),
+      o.allVersions ? null : frag('is_latest'),
+      o.communityId === undefined ? null : frag('doc @> ?::jsonb', JSON.stringify({ parent: { communities: { ids: [o.communityId] } } })),
+    ]),
+    ...readParts(identity),
+    shareable: true,
+  };
+}
+
+/**
+ * Scope of `/api/user/records`: drafts and records without a draft (so an edited record shows
+ * once, as its draft), non-deleted, the latest draft per parent unless `allVersions`; owned
+ * ones (`sharedWithMe` false), shared ones through a `preview`+ grant (true), or both (absent).
+ */
+export function userScope(identity: Identity, o: { allVersions: boolean; sharedWithMe?: boolean }): Scope {
+  if (identity.sub === null) return { common: frag('FALSE'), shared: null, personal: null, shareable: false };
+  const owned = frag('owner_id = ?', identity.sub);
+  const shared = grantFilter(identity, 'any', 'preview');
+  let who: Sql;
+  if (o.sharedWithMe === true) who = andAll([shared ?? frag('FALSE'), frag('owner_id IS DISTINCT FROM ?', identity.sub)]);
+  else if (o.sharedWithMe === false) who = owned;
+  else who = orAll([owned, shared]);
+  return {
+    common: andAll([
+      frag("(kind = 'draft' OR (kind = 'record' AND NOT has_draft AND deletion_status = 'P'))"),
+      o.allVersions ? null : frag('is_latest_draft'),
+    ]),
+    shared: null,
+    personal: who,
+    shareable: false,
+  };
+}
