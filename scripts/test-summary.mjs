@@ -12,8 +12,9 @@ for (const name of readdirSync(dir).filter((f) => f.endsWith('.json'))) {
   const r = JSON.parse(readFileSync(join(dir, name), 'utf8'));
   files += 1;
   passed += r.numPassedTests ?? 0;
-  // A suite that failed to load has no failed tests but must still count as a failure.
-  failed += (r.numFailedTests ?? 0) + (r.numFailedTestSuites ?? 0);
+  failed += r.numFailedTests ?? 0;
+  // A file that failed to load has no failed test but must still count as a failure.
+  if (r.success === false && !r.numFailedTests) failed += Math.max(1, r.numFailedTestSuites ?? 0);
   skipped += (r.numPendingTests ?? 0) + (r.numTodoTests ?? 0);
 }
 if (files === 0) {

@@ -141,7 +141,7 @@ describe('GET /api/records', () => {
       label: 'Restricted',
       is_selected: false,
     });
-    expect(idsOf(await search(`?q=unfinished+${TAG}`, owner.token))).toEqual([]);
+    expect(idsOf(await search(`?q=${encodeURIComponent(`unfinished AND ${TAG}`)}`, owner.token))).toEqual([]);
   });
 
   it('should answer 400 to a malformed q, an unknown sort and bad pages', async () => {
