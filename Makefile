@@ -73,6 +73,9 @@ VITEST := cd $(ROOT) && $(ROOT)/node_modules/.bin/vitest run
 test: deps infra ## unit, integration and e2e tests, then a summary; fails if any project fails
 	@cd $(ROOT); rc=0; summary=""; \
 	bash $(INFRA)/minio.sh start >.data/minio-start.log 2>&1 & minio_pid=$$!; \
+	printf '\n\033[1m=== typecheck ===\033[0m\n'; start=$$(date +%s); \
+	if $(MAKE) -s typecheck; then r=PASS; else r=FAIL; rc=1; fi; \
+	summary="$$summary$$(printf '  %-12s %s (%ss)' typecheck "$$r" "$$(( $$(date +%s) - start ))")\n"; \
 	for p in unit integration e2e; do \
 		printf '\n\033[1m=== vitest --project %s ===\033[0m\n' "$$p"; \
 		start=$$(date +%s); \
