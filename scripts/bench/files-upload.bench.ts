@@ -12,8 +12,8 @@
  * 2. Side by side, a plain copy of the same bytes on the same disk (the files storage folder's
  *    filesystem, `.data/`): write a 1 GiB file, then `cp` it, and stream-copy it with fsync (the
  *    durability the service gives each upload). MB/s of each, and the ratio upload / copy.
- * 3. Benchmark (a) of the issue: records/s for create draft + upload one small file + commit +
- *    publish, BENCH_RECORDS (20) times sequentially.
+ * (Benchmark (a) of the issue, records/s of create + upload one small file + commit + publish,
+ * is `records.bench.ts`, sequential and concurrent, with per-step latencies.)
  *
  * The user token comes from the users CLI, as `make user` does:
  * `pnpm --silent --filter @rdm/users exec tsx src/cli.ts create-user --email bench@example.org`
@@ -21,14 +21,15 @@
  *
  * Without a stack at BENCH_BASE_URL, the upload is measured through the files service's own app
  * in this process instead (local storage in `.data/bench-files`, a throw-away schema, every
- * request granted); (a) then needs the stack and is skipped. Env: BENCH_BASE_URL,
- * BENCH_FILES_PORT (5104), BENCH_UPLOAD_BYTES (1 GiB), BENCH_RECORDS (20), BENCH_EMAIL.
+ * request granted). Env: BENCH_BASE_URL, BENCH_FILES_PORT (5104), BENCH_UPLOAD_BYTES (1 GiB),
+ * BENCH_EMAIL. Ends with a `=== files-upload bench summary ===` block.
  */
 import { execFile, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream, mkdirSync, readFileSync, readdirSync, readlinkSync, rmSync, statSync } from 'node:fs';
 import { request } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
@@ -38,7 +39,6 @@ const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 const BASE = (process.env.BENCH_BASE_URL ?? 'http://127.0.0.1:5000').replace(/\/+$/, '');
 const FILES_PORT = Number(process.env.BENCH_FILES_PORT ?? 5104);
 const TOTAL = Number(process.env.BENCH_UPLOAD_BYTES ?? 1024 ** 3);
-const RECORDS = Number(process.env.BENCH_RECORDS ?? 20);
 const EMAIL = process.env.BENCH_EMAIL ?? 'bench@example.org';
 const RSS_LIMIT = 200 * 1024 * 1024;
 const BENCH_DIR = join(ROOT, '.data', 'bench-files');
@@ -409,22 +409,10 @@ console.log(`  stream copy + fsync     ${fmt(TOTAL, copy.syncCopyMs)}`);
 console.log(`  ratio upload / cp       ${(copy.cpMs / uploadMs).toFixed(2)}`);
 console.log(`  ratio upload / copy+fsync ${(copy.syncCopyMs / uploadMs).toFixed(2)}`);
 
-if (stack) {
-  const token = await userToken();
-  const t = Date.now();
-  for (let i = 0; i < RECORDS; i++) {
-    const id = await createDraft(token);
-    await uploadOne(BASE, id, 'small.txt', 1024, token);
-    const pub = await call(BASE, 'POST', `/api/records/${id}/draft/actions/publish`, { token });
-    if (pub.status !== 202) throw new Error(`publish: ${pub.status} ${JSON.stringify(pub.body)}`);
-  }
-  const ms = Date.now() - t;
-  console.log(
-    `  (a) create + upload small file + commit + publish: ${RECORDS} records in ${(ms / 1000).toFixed(1)} s = ${((RECORDS * 1000) / ms).toFixed(1)} records/s`,
-  );
-} else {
-  console.log('  (a) records/s needs a running stack: skipped');
-}
+console.log('\n=== files-upload bench summary ===');
+console.log(
+  `  upload ${fmt(TOTAL, uploadMs)} (${stack ? 'through the gateway' : 'files app in process'}), ${(TOTAL / 2 ** 30).toFixed(2)} GiB; plain cp ${fmt(TOTAL, copy.cpMs)}, copy+fsync ${fmt(TOTAL, copy.syncCopyMs)}; ratio upload/copy+fsync ${(copy.syncCopyMs / uploadMs).toFixed(2)}${failed ? '; RSS OVER 200 MB' : ''} (load ${loadavg()[0].toFixed(2)})`,
+);
 
 if (failed) {
   console.error('files-upload bench: a process went over 200 MB RSS');

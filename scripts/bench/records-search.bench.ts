@@ -23,6 +23,7 @@
  * Prints numbers only; the p99 ≤ 100 ms target at 100,000 records is reported, not enforced.
  */
 import type { AddressInfo } from 'node:net';
+import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import {
   createDb,
@@ -594,6 +595,15 @@ try {
     summary[`gateway@${total}`] = Object.fromEntries(results.map(([n, s]) => [n, { p50: +s.p50.toFixed(1), p99: +s.p99.toFixed(1) }]));
   } else {
     console.log(`\nbench: no stack answers ${gw}/api/records; gateway run skipped (set BENCH_BASE_URL)`);
+  }
+  console.log('\n=== records-search bench summary ===');
+  for (const [run, shapesOf] of Object.entries(summary)) {
+    const v = Object.values(shapesOf);
+    const worst = Math.max(...v.map((x) => x.p99));
+    const p50s = v.map((x) => x.p50).sort((a, b) => a - b);
+    console.log(
+      `  ${run.padEnd(16)} worst p99 ${worst.toFixed(1)} ms${run === 'app@100000' ? ` (aim ≤ ${P99_TARGET_MS}: ${worst <= P99_TARGET_MS ? 'met' : 'NOT met'})` : ''}, median p50 ${p50s[Math.floor(p50s.length / 2)].toFixed(1)} ms over ${v.length} shapes (load ${loadavg()[0].toFixed(2)})`,
+    );
   }
   console.log(JSON.stringify({ bench: 'records-search', iterations: ITERATIONS, summary }));
 } catch (err) {

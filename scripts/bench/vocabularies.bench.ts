@@ -19,6 +19,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { REPO_ROOT, type Stack, startStack } from '../up.js';
@@ -113,7 +114,8 @@ async function cleanup(): Promise<void> {
   if (stack) await stack.stop();
   stack = null;
 }
-process.once('SIGINT', () => void cleanup().finally(() => process.exit(130)));
+// SIGTERM too: `make bench` (run-all.ts) stops a bench that runs too long with it.
+for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => void cleanup().finally(() => process.exit(130)));
 
 try {
   let base = assertLoopback(process.env.BENCH_BASE_URL ?? 'http://127.0.0.1:5000');
@@ -149,6 +151,10 @@ try {
   const ratio = direct.rps > 0 ? gateway.rps / direct.rps : 0;
   console.log(
     `\nratio gateway/bare: ${ratio.toFixed(2)} (req/s), p99 ${gateway.p99.toFixed(1)} ms vs target ${P99_TARGET_MS} ms: ${gateway.p99 <= P99_TARGET_MS ? 'met' : 'NOT met'}`,
+  );
+  console.log('\n=== vocabularies bench summary ===');
+  console.log(
+    `  gateway ${gateway.rps} req/s, p50 ${gateway.p50.toFixed(1)} ms, p99 ${gateway.p99.toFixed(1)} ms (aim ≤ ${P99_TARGET_MS}: ${gateway.p99 <= P99_TARGET_MS ? 'met' : 'NOT met'}); bare koa ${direct.rps} req/s, p99 ${direct.p99.toFixed(1)} ms; ratio ${ratio.toFixed(2)} (load ${loadavg()[0].toFixed(2)})`,
   );
   console.log(
     JSON.stringify({

@@ -76,7 +76,8 @@ export function createHttpApp(opts: HttpAppOptions): { app: Koa<AppState>; healt
           if (ctx.status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
           span.end();
         }
-        if (ctx.path !== '/healthz' && ctx.path !== '/readyz' && ctx.path !== '/metrics') {
+        // Why the level check first: the log object (and the URL redaction) would be built for nothing.
+        if (opts.logger.isLevelEnabled('info') && ctx.path !== '/healthz' && ctx.path !== '/readyz' && ctx.path !== '/metrics') {
           const ms = Number(process.hrtime.bigint() - started) / 1e6;
           opts.logger.info(
             { reqId: requestId, traceId, method: ctx.method, url: redactUrl(ctx.url), status: ctx.status, ms: Math.round(ms * 10) / 10 },
@@ -97,6 +98,25 @@ export function createHttpApp(opts: HttpAppOptions): { app: Koa<AppState>; healt
       if (ctx.path === '/healthz') return health.live(ctx);
       if (ctx.path === '/readyz') return health.ready(ctx);
       if (ctx.path === '/metrics') return renderMetrics(ctx);
+    }
+    return next();
+  });
+
+  // Why: a NUL or unpaired surrogate in a path id or query value cannot reach PostgreSQL (500).
+  app.use(async (ctx: Context, next: Next) => {
+    let path: string;
+    try {
+      path = decodeURIComponent(ctx.path);
+    } catch {
+      throw Errors.badRequest('Invalid URL encoding.', undefined, 'invalid_url');
+    }
+    if (isUnstorableString(path)) throw Errors.notFound();
+    for (const [key, value] of Object.entries(ctx.query)) {
+      for (const one of Array.isArray(value) ? value : [value ?? '']) {
+        if (isUnstorableString(key) || isUnstorableString(one)) {
+          throw Errors.invalidQuerystring([{ field: key, messages: ['Contains characters that are not allowed.'] }]);
+        }
+      }
     }
     return next();
   });
@@ -166,11 +186,43 @@ export async function jsonBody<T = unknown>(ctx: Context, opts: JsonBodyOptions 
     if (opts.required) throw Errors.invalidJson();
     return undefined;
   }
+  let parsed: unknown;
   try {
-    return JSON.parse(raw) as T;
+    parsed = JSON.parse(raw);
   } catch {
     throw Errors.invalidJson();
   }
+  // Why: PostgreSQL refuses NUL and unpaired surrogates in text and jsonb (a 500 otherwise).
+  const bad = findUnstorableString(parsed, '');
+  if (bad !== undefined) {
+    throw Errors.validation([{ field: bad || '_schema', messages: ['Contains characters that are not allowed (NUL or unpaired surrogate).'] }]);
+  }
+  return parsed as T;
+}
+
+/** True for strings PostgreSQL cannot store: NUL or unpaired UTF-16 surrogates. */
+export function isUnstorableString(s: string): boolean {
+  return s.includes('\u0000') || !(s as string & { isWellFormed(): boolean }).isWellFormed();
+}
+
+/** Dotted path of the first unstorable string (key or value) in a JSON value, or undefined. */
+function findUnstorableString(v: unknown, path: string, depth = 0): string | undefined {
+  if (typeof v === 'string') return isUnstorableString(v) ? path : undefined;
+  if (v === null || typeof v !== 'object' || depth > 64) return undefined;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) {
+      const r = findUnstorableString(v[i], path ? `${path}.${i}` : String(i), depth + 1);
+      if (r !== undefined) return r;
+    }
+    return undefined;
+  }
+  for (const [k, val] of Object.entries(v)) {
+    const p = path ? `${path}.${k}` : k;
+    if (isUnstorableString(k)) return p;
+    const r = findUnstorableString(val, p, depth + 1);
+    if (r !== undefined) return r;
+  }
+  return undefined;
 }
 
 /** Parse an `If-Match` header as InvenioRDM does (bare integer); undefined when absent. */

@@ -51,6 +51,10 @@ export async function connectNats(opts: ConnectNatsOptions): Promise<NatsHandle>
     maxReconnectAttempts: -1,
     reconnectTimeWait: opts.reconnectTimeWaitMs ?? 1000,
     waitOnFirstConnect: opts.waitOnFirstConnect ?? false,
+    // Why: with async traces on, every request() builds two Error objects (a stack capture each)
+    // just in case it times out; RpcError already names the subject, and services make several
+    // requests per HTTP request.
+    noAsyncTraces: true,
   });
   const log = opts.logger;
   if (log) {

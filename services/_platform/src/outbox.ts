@@ -11,14 +11,22 @@
  *    without publishing the same row concurrently), publishes each to JetStream with
  *    `Nats-Msg-Id` = outbox id, and sets `published_at` only after the PubAck, in the same
  *    transaction that locked the rows.
+ *    Fast path: events committed by THIS process are handed to its relay when the (outermost)
+ *    transaction has committed; it publishes them in commit order and marks them with one
+ *    UPDATE, without the locking transaction. Another replica's relay may pick the same rows
+ *    meanwhile: JetStream drops the second publish (same msg id). After any failure the relay
+ *    leaves the fast path and takes the rows in order with the locking transaction until a
+ *    round finds none left, so a broker outage keeps the write order.
  * 3. A crash between commit and publish, or between publish and marking, leaves the row
  *    unpublished; the next relay publishes it again and JetStream drops the duplicate (same
  *    msg id within the stream's duplicate window). So an event is stored in its stream once.
  *    While NATS is down the relay records `attempts`/`last_error`, backs off and retries; rows
  *    simply wait.
  *
- * Latency: the relay polls every `pollMs` (200 ms) and is woken at once after any transaction
- * that called `writeOutbox` in this process commits (`kick()` does the same by hand).
+ * Latency: committed events of this process are published at once (fast path); rows written
+ * by other processes are found by polling every `pollMs` (200 ms) (`kick()` polls at once).
+ * After an empty round, a poll first asks whether any row waits (one cheap statement) before
+ * it opens the locking transaction.
  * LISTEN/NOTIFY is deliberately not used: NOTIFY serializes every committing transaction that
  * issued it, and the in-process wake-up plus polling already bounds the delay.
  *
@@ -37,6 +45,7 @@ import {
 } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/nats-core';
 import type { Knex } from 'knex';
+import { prepared } from './db.js';
 import { type EventEnvelope, validateEvent } from './events.js';
 import type { MsgLogger } from './nats.js';
 
@@ -79,6 +88,23 @@ export function kickRelays(): void {
   for (const r of relays) r.kick();
 }
 
+type Transactor = Knex.Transaction & {
+  executionPromise?: Promise<unknown>;
+  parentTransaction?: Transactor;
+  client: { config?: unknown };
+};
+
+/** Hand a committed event to the relay of the transaction's pool, or wake every relay. */
+function offerCommitted(config: unknown, envelope: EventEnvelope): void {
+  for (const r of relays) {
+    if (r.serves(config)) {
+      r.offer(envelope);
+      return;
+    }
+  }
+  kickRelays();
+}
+
 /**
  * Validate and insert an event into the outbox within `trx` (must be a transaction); returns
  * the envelope. Relays of this process are woken when the transaction commits.
@@ -97,17 +123,22 @@ export async function writeOutbox<T extends Record<string, unknown>>(
     data: event.data,
   };
   validateEvent(event.subject, envelope);
-  await trx('outbox').insert({
-    id: envelope.id,
-    subject: event.subject,
-    aggregate_type: envelope.aggregate.type,
-    aggregate_id: envelope.aggregate.id,
-    type: envelope.type,
-    version: envelope.version,
-    payload: JSON.stringify(envelope),
-  });
-  const committed = (trx as unknown as { executionPromise?: Promise<unknown> }).executionPromise;
-  committed?.then(kickRelays, () => undefined);
+  // Why raw SQL on the hot paths of this module: the query builder costs about as much CPU as
+  // the round trip itself, and every write that announces something comes through here.
+  await prepared(
+    trx,
+    'INSERT INTO outbox (id, subject, aggregate_type, aggregate_id, type, version, payload) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    [envelope.id, event.subject, envelope.aggregate.type, envelope.aggregate.id, envelope.type, envelope.version, JSON.stringify(envelope)],
+  );
+  // Why the outermost transaction: a savepoint's release is no commit; the event exists once
+  // the top-level transaction has committed.
+  let top = trx as Transactor;
+  while (top.parentTransaction) top = top.parentTransaction;
+  const config = top.client?.config;
+  top.executionPromise?.then(
+    () => offerCommitted(config, envelope as EventEnvelope),
+    () => undefined,
+  );
   return envelope;
 }
 
@@ -220,6 +251,10 @@ export class OutboxRelay {
   private wake?: () => void;
   private kicked = false;
   private lastPrune = 0;
+  /** Events committed by this process, waiting for the fast path (commit order). */
+  private readonly pending: EventEnvelope[] = [];
+  /** Fast path on; off from a failure until a locking round finds nothing left. */
+  private direct = true;
 
   constructor(opts: OutboxRelayOptions) {
     this.o = {
@@ -254,17 +289,65 @@ export class OutboxRelay {
     this.wake?.();
   }
 
+  /** True when this relay publishes the outbox of the pool whose knex config is `config`. */
+  serves(config: unknown): boolean {
+    return config !== undefined && (this.o.db as unknown as { client: { config?: unknown } }).client.config === config;
+  }
+
+  /** An event whose transaction committed in this process: published by the fast path (see the file header). */
+  offer(envelope: EventEnvelope): void {
+    if (!this.running) return;
+    // Bounded: beyond this the rows wait for a locking round, like rows of other processes.
+    if (!this.direct || this.pending.length >= 10 * this.o.batchSize) {
+      this.kick();
+      return;
+    }
+    this.pending.push(envelope);
+    this.wake?.();
+  }
+
+  /** Fast path: publish offered events in order, then mark them in one statement. */
+  private async publishPending(): Promise<RelayBatchResult> {
+    const { db, js, batchSize, publishTimeoutMs } = this.o;
+    const batch = this.pending.splice(0, batchSize);
+    const done: string[] = [];
+    try {
+      for (const env of batch) {
+        await js.publish(env.type, JSON.stringify(env), { msgID: env.id, timeout: publishTimeoutMs });
+        done.push(env.id);
+      }
+    } catch (err) {
+      this.o.logger.warn({ err, outboxId: batch[done.length]?.id, subject: batch[done.length]?.type }, 'outbox publish failed');
+      this.leaveFastPath();
+    }
+    try {
+      if (done.length > 0)
+        await prepared(db, 'UPDATE outbox SET published_at = clock_timestamp() WHERE id = ANY(?::uuid[]) AND published_at IS NULL', [done]);
+    } catch (err) {
+      // Published but not marked: a locking round publishes them again and JetStream drops the duplicates.
+      this.o.logger.warn({ err }, 'outbox rows published but not marked');
+      this.leaveFastPath();
+    }
+    return { published: done.length, failed: !this.direct, more: this.pending.length > 0 };
+  }
+
+  /** Back to ordered locking rounds; what was offered stays in the table for them. */
+  private leaveFastPath(): void {
+    this.direct = false;
+    this.pending.length = 0;
+  }
+
   /** Publish one batch of unpublished rows in one transaction. */
   async publishBatch(): Promise<RelayBatchResult> {
     const { db, js, batchSize, publishTimeoutMs } = this.o;
     return db.transaction(async (trx) => {
-      const rows: { id: string; subject: string; payload: unknown }[] = await trx('outbox')
-        .select('id', 'subject', 'payload')
-        .whereNull('published_at')
-        .orderBy([{ column: 'created_at' }, { column: 'seq' }])
-        .limit(batchSize)
-        .forUpdate()
-        .skipLocked();
+      const rows: { id: string; subject: string; payload: unknown }[] = (
+        await prepared(
+          trx,
+          'SELECT id, subject, payload FROM outbox WHERE published_at IS NULL ORDER BY created_at, seq LIMIT ? FOR UPDATE SKIP LOCKED',
+          [batchSize],
+        )
+      ).rows;
       const done: string[] = [];
       let failed = false;
       for (const row of rows) {
@@ -283,10 +366,7 @@ export class OutboxRelay {
         }
         if (!this.running && done.length > 0) break;
       }
-      if (done.length > 0)
-        await trx('outbox')
-          .whereIn('id', done)
-          .update({ published_at: trx.raw('clock_timestamp()') });
+      if (done.length > 0) await prepared(trx, 'UPDATE outbox SET published_at = clock_timestamp() WHERE id = ANY(?::uuid[])', [done]);
       return { published: done.length, failed, more: !failed && rows.length === batchSize };
     });
   }
@@ -313,17 +393,38 @@ export class OutboxRelay {
       .delete();
   }
 
+  /**
+   * Whether any row waits, in one statement. Why: an idle poll would otherwise cost a whole
+   * transaction (BEGIN, SELECT … FOR UPDATE, COMMIT) every `pollMs` in every process.
+   */
+  private async anyUnpublished(): Promise<boolean> {
+    const r = await prepared(this.o.db, 'SELECT EXISTS (SELECT 1 FROM outbox WHERE published_at IS NULL) AS any');
+    return r.rows[0]?.any === true;
+  }
+
   private async loop(): Promise<void> {
     let failures = 0;
+    let idle = false;
     while (this.running) {
+      const kicked = this.kicked;
       this.kicked = false;
       let res: RelayBatchResult;
       try {
-        res = await this.publishBatch();
+        if (this.direct && this.pending.length > 0) {
+          res = await this.publishPending();
+        } else {
+          // A timed poll after an empty round only looks; a kick or a find runs the batch.
+          res =
+            idle && !kicked && !(await this.anyUnpublished()) ? { published: 0, failed: false, more: false } : await this.publishBatch();
+          idle = res.published === 0 && !res.failed && !res.more;
+          // Nothing left for the locking rounds: committed events may take the fast path again.
+          if (idle) this.direct = true;
+        }
         await this.prune();
       } catch (err) {
         this.o.logger.error({ err }, 'outbox relay batch failed');
         res = { published: 0, failed: true, more: false };
+        idle = false;
       }
       if (!this.running) break;
       if (res.failed) {
@@ -331,7 +432,7 @@ export class OutboxRelay {
         await this.sleep(Math.min(this.o.maxBackoffMs, this.o.pollMs * 2 ** Math.min(failures, 10)), false);
       } else {
         failures = 0;
-        if (res.more || this.kicked) continue;
+        if (res.more || this.kicked || (this.direct && this.pending.length > 0)) continue;
         await this.sleep(this.o.pollMs, true);
       }
     }

@@ -9,6 +9,7 @@ import { FilesService } from './domain/files.service.js';
 import { FileLinks } from './domain/links.js';
 import { StorageGc } from './domain/storage-gc.js';
 import { filesRouter } from './http/files.routes.js';
+import { openapiRouter } from './http/openapi.js';
 import type { ObjectStorage } from './storage/index.js';
 
 /** Dependencies of createApp. */
@@ -65,6 +66,7 @@ export function createApp(deps: AppDeps): FilesApp {
       if (nc.isClosed()) throw new Error('nats connection closed');
     });
   }
+  mountRouter(app, openapiRouter());
   mountRouter(app, filesRouter({ service, links: new FileLinks(config.PUBLIC_BASE_URL) }));
   return { app, health, service, gc };
 }

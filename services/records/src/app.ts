@@ -2,6 +2,7 @@
 import { type AppState, createHttpApp, type Knex, type Logger, mountRouter, type NatsHandle, Router } from '@rdm/platform';
 import { oaiPrefix, type RecordsConfig } from './config.js';
 import { RecordsService } from './domain/records.service.js';
+import { registerOpenApiRoute } from './http/openapi.js';
 import { registerRecordsRoutes } from './http/records.routes.js';
 import type { FilesPort } from './rpc/files.client.js';
 import type { VocabulariesPort } from './rpc/vocabularies.client.js';
@@ -48,6 +49,7 @@ export function createApp(deps: AppDeps) {
     },
   });
   const router = new Router<AppState>();
+  registerOpenApiRoute(router);
   for (const register of deps.extraRoutes ?? []) register(router, { ...deps, service });
   registerRecordsRoutes(router, { service, baseUrl: deps.config.PUBLIC_BASE_URL, doiResolverUrl: deps.config.DOI_RESOLVER_URL });
   mountRouter(app, router);

@@ -5,6 +5,7 @@
 import { createHttpApp, type Knex, type Logger, mountRouter, type NatsHandle } from '@rdm/platform';
 import type { UsersConfig } from './config.js';
 import { UsersService } from './domain/users.service.js';
+import { openapiRouter } from './http/openapi.js';
 import { usersRouter } from './http/users.routes.js';
 
 /** Dependencies of the app. */
@@ -28,6 +29,7 @@ export function createApp(deps: AppDeps): ReturnType<typeof createHttpApp> {
     });
   }
   const users = deps.users ?? new UsersService(deps.db);
+  mountRouter(app, openapiRouter());
   mountRouter(app, usersRouter({ users, baseUrl: deps.config.PUBLIC_BASE_URL }));
   return { app, health };
 }

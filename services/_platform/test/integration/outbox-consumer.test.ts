@@ -187,6 +187,73 @@ describe(OutboxRelay.name, () => {
     expect([...counts.values()].every((c) => c === 1)).toBe(true);
   });
 
+  it('should publish events committed by this process at once, without waiting for a poll (fast path)', async () => {
+    const { t, ns } = await setup();
+    const r = new OutboxRelay({ db: t.db, js: nats.js, logger, pollMs: 60_000 });
+    r.start();
+    cleanups.push(() => r.stop());
+    // The first loop round runs at start; afterwards only the fast path can publish within the poll interval.
+    await new Promise((res) => setTimeout(res, 200));
+    const ids = await writeEvents(t.db, ns.subject, 5);
+    await waitFor(async () => (await streamCount(ns.stream)) === 5, { timeoutMs: 5_000 });
+    await waitFor(async () => (await unpublished(t.db)) === 0, { timeoutMs: 5_000 });
+    const stored = await Promise.all([1, 2, 3, 4, 5].map((seq) => nats.jsm.streams.getMessage(ns.stream, { seq })));
+    expect(stored.map((m) => m?.header.get('Nats-Msg-Id'))).toEqual(ids);
+  });
+
+  it('should publish an event written in a savepoint only once the outer transaction commits, and never after a rollback', async () => {
+    const { t, ns } = await setup();
+    relay(t.db);
+    await expect(
+      t.db.transaction(async (trx) => {
+        await trx.transaction((sp) =>
+          writeOutbox(sp, { subject: ns.subject, aggregate: { type: 'thing', id: 'a', revision: 1 }, data: { n: 1 } }),
+        );
+        throw new Error('roll back the outer transaction');
+      }),
+    ).rejects.toThrow('roll back');
+    let env!: Awaited<ReturnType<typeof writeOutbox>>;
+    await t.db.transaction(async (trx) => {
+      env = await trx.transaction((sp) =>
+        writeOutbox(sp, { subject: ns.subject, aggregate: { type: 'thing', id: 'b', revision: 1 }, data: { n: 2 } }),
+      );
+      // The savepoint is released; the outer transaction is still open.
+      await new Promise((res) => setTimeout(res, 300));
+      expect(await streamCount(ns.stream)).toBe(0);
+    });
+    await waitFor(async () => (await streamCount(ns.stream)) === 1);
+    const stored = await nats.jsm.streams.getMessage(ns.stream, { last_by_subj: ns.subject });
+    expect(stored?.header.get('Nats-Msg-Id')).toBe(env.id);
+    await new Promise((res) => setTimeout(res, 200));
+    expect(await streamCount(ns.stream)).toBe(1);
+    expect(await t.db('outbox').count('* as c')).toEqual([{ c: '1' }]);
+  });
+
+  it('should fall back to ordered locking rounds after a failed fast-path publish, losing and reordering nothing', async () => {
+    const { t, ns } = await setup();
+    await consumer(t, ns).ready;
+    let failNext = true;
+    const flakyJs = {
+      publish: async (...args: Parameters<JetStreamClient['publish']>) => {
+        if (failNext) {
+          failNext = false;
+          throw new Error('broker hiccup');
+        }
+        return nats.js.publish(...args);
+      },
+    } as unknown as JetStreamClient;
+    relay(t.db, flakyJs);
+    const ids = await writeEvents(t.db, ns.subject, 10);
+    await waitFor(async () => (await effectCounts(t.db)).size === 10, { timeoutMs: 15_000 });
+    const counts = await effectCounts(t.db);
+    expect([...counts.keys()].sort()).toEqual([...ids].sort());
+    expect([...counts.values()].every((c) => c === 1)).toBe(true);
+    const order = (await t.db('effects').orderBy('id').select('n')).map((r) => r.n);
+    expect(order).toEqual(Array.from({ length: 10 }, (_, i) => i));
+    expect(await streamCount(ns.stream)).toBe(10);
+    expect(await unpublished(t.db)).toBe(0);
+  });
+
   it('should keep rows, count attempts and record the error while no stream captures the subject', async () => {
     const { t, ns } = await setup();
     await nats.jsm.streams.delete(ns.stream);

@@ -118,11 +118,20 @@ export class FilesService {
     return { grant, file };
   }
 
-  /** 403 when records or our own bucket row says the bucket is locked. */
-  private async assertWritable(db: repo.Db, grant: BucketGrant): Promise<void> {
-    if (grant.locked) throw FilesErrors.bucketLocked();
-    const bucket = await repo.getBucket(db, grant.bucket_id);
-    if (bucket?.locked) throw FilesErrors.bucketLocked();
+  /**
+   * `authorizeFile(t, 'update', key)` for a write: grant, entry (404 when missing) and the 403 when
+   * records or our own bucket row says the bucket is locked, with the bucket's row read in the
+   * same statement as the entry; `used` adds the bytes of the bucket's other entries.
+   */
+  private async authorizeWrite(t: FilesTarget, key: string, used = false): Promise<FileResult & { usedByOthers: number }> {
+    const problem = keyProblem(key);
+    if (problem) throw FilesErrors.invalidKey(problem);
+    const grant = await this.authorize(t, 'update', key);
+    if (!grant.enabled) throw FilesErrors.filesNotEnabled();
+    const found = await repo.findFileForWrite(this.d.db, grant.bucket_id, key, { used });
+    if (!found) throw FilesErrors.fileKeyNotFound(t.recordId, key);
+    if (grant.locked || found.bucketLocked) throw FilesErrors.bucketLocked();
+    return { grant, file: found.file, usedByOthers: found.usedByOthers };
   }
 
   // ── reads ───────────────────────────────────────────────────────────────────────────────────
@@ -177,13 +186,12 @@ export class FilesService {
         if (seen.has(i.key)) throw FilesErrors.duplicateKey(i.key);
         seen.add(i.key);
       }
-      const existing = await repo.existingKeys(
+      const { count, existing } = await repo.bucketKeys(
         trx,
         grant.bucket_id,
         items.map((i) => i.key),
       );
-      if (existing.length > 0) throw FilesErrors.duplicateKey(existing[0]);
-      const count = await repo.countFiles(trx, grant.bucket_id);
+      if (existing.length > 0) throw FilesErrors.duplicateKey(items.find((i) => existing.includes(i.key))?.key ?? existing[0]);
       if (count + items.length > this.d.limits.maxCount) throw FilesErrors.tooManyFiles();
       await repo.insertPending(
         trx,
@@ -204,8 +212,7 @@ export class FilesService {
   /** Replace `metadata`/`access` of an entry (`PUT …/draft/files/<key>`). */
   async update(t: FilesTarget, key: string, body: unknown): Promise<FileResult> {
     const input = parseUpdateBody(body);
-    const { grant } = await this.authorizeFile(t, 'update', key);
-    await this.assertWritable(this.d.db, grant);
+    const { grant } = await this.authorizeWrite(t, key);
     const file = await this.d.db.transaction(async (trx) => {
       const cur = await repo.findFile(trx, grant.bucket_id, key, { forUpdate: true });
       if (!cur) throw FilesErrors.fileKeyNotFound(t.recordId, key);
@@ -217,8 +224,7 @@ export class FilesService {
 
   /** Delete one entry (`DELETE …/draft/files/<key>`). */
   async remove(t: FilesTarget, key: string): Promise<void> {
-    const { grant } = await this.authorizeFile(t, 'update', key);
-    await this.assertWritable(this.d.db, grant);
+    const { grant } = await this.authorizeWrite(t, key);
     const released = await this.d.db.transaction(async (trx) => {
       const bucket = await repo.lockBucket(trx, grant.bucket_id);
       if (bucket.locked) throw FilesErrors.bucketLocked();
@@ -261,11 +267,9 @@ export class FilesService {
    * client that goes away also loses the entry (InvenioRDM deletes it on a failed transfer).
    */
   async upload(t: FilesTarget, key: string, body: Readable, contentLength?: number): Promise<FileResult> {
-    const { grant, file } = await this.authorizeFile(t, 'update', key);
-    await this.assertWritable(this.d.db, grant);
+    const { grant, file, usedByOthers: used } = await this.authorizeWrite(t, key, true);
     if (file.status === 'completed') throw FilesErrors.alreadyCommitted(key);
     const { maxFileBytes, maxRecordBytes, uploadStaleMs } = this.d.limits;
-    const used = await repo.usedBytes(this.d.db, grant.bucket_id, file.id);
     const limit = Math.min(maxFileBytes, maxRecordBytes - used);
     if (limit < 0 || (contentLength !== undefined && contentLength > limit)) throw FilesErrors.fileSizeLimit();
 
@@ -295,16 +299,16 @@ export class FilesService {
       const updated = await this.d.db.transaction(async (trx) => {
         const bucket = await repo.lockBucket(trx, grant.bucket_id);
         if (bucket.locked) throw FilesErrors.bucketLocked();
-        const cur = await repo.findFile(trx, grant.bucket_id, key, { forUpdate: true });
-        if (!cur || cur.id !== file.id) throw FilesErrors.fileKeyNotFound(t.recordId, key);
+        const found = await repo.findFileForWrite(trx, grant.bucket_id, key, { forUpdate: true, used: true });
+        const cur = found?.file;
+        if (!found || !cur || cur.id !== file.id) throw FilesErrors.fileKeyNotFound(t.recordId, key);
         if (cur.status === 'completed') throw FilesErrors.alreadyCommitted(key);
         // Why: concurrent uploads to other keys of the record may have used the budget meanwhile.
-        if ((await repo.usedBytes(trx, grant.bucket_id, cur.id)) + stored.size > maxRecordBytes) throw FilesErrors.fileSizeLimit();
+        if (found.usedByOthers + stored.size > maxRecordBytes) throw FilesErrors.fileSizeLimit();
         replaced = cur.upload_key ? [cur.upload_key] : [];
         await repo.queueGc(trx, replaced);
-        await repo.setUpload(trx, cur.id, { key: tmpKey, size: stored.size, checksum: `md5:${stored.md5}` });
-        await repo.unqueueGc(trx, [tmpKey]);
-        return (await repo.findFile(trx, grant.bucket_id, key))!;
+        // setUpload + unqueueGc([tmpKey]): the entry adopts its temporary object.
+        return repo.attachUpload(trx, cur.id, { key: tmpKey, size: stored.size, checksum: `md5:${stored.md5}` });
       });
       await this.d.gc.collect(replaced);
       return { grant, file: updated };
@@ -321,8 +325,7 @@ export class FilesService {
    * entry again is a no-op.
    */
   async commit(t: FilesTarget, key: string): Promise<FileResult> {
-    const { grant, file } = await this.authorizeFile(t, 'update', key);
-    await this.assertWritable(this.d.db, grant);
+    const { grant, file } = await this.authorizeWrite(t, key);
     if (file.status === 'completed') return { grant, file };
     if (!file.upload_key || file.upload_size === null || !file.upload_checksum) throw FilesErrors.notUploaded(key);
 
@@ -341,11 +344,14 @@ export class FilesService {
         // Why: the content may have been replaced by another upload since we read the entry.
         if (cur.upload_key !== file.upload_key)
           throw new AppError('conflict', 409, `File with key ${key} was re-uploaded during the commit; retry.`);
-        await repo.insertObject(trx, { id: objectId, storage_key: finalKey, size: file.upload_size!, checksum: file.upload_checksum! });
-        await repo.markCompleted(trx, cur.id, objectId, randomUUID());
-        await repo.unqueueGc(trx, [finalKey]);
-        await repo.queueGc(trx, [file.upload_key!]);
-        const row = (await repo.findFile(trx, grant.bucket_id, key))!;
+        // insertObject + markCompleted, then unqueueGc([finalKey]) + queueGc([upload key]).
+        const row = await repo.completeWithObject(
+          trx,
+          cur.id,
+          { id: objectId, storage_key: finalKey, size: file.upload_size!, checksum: file.upload_checksum! },
+          randomUUID(),
+        );
+        await repo.swapGc(trx, [finalKey], [file.upload_key!]);
         await writeOutbox(trx, {
           subject: FILE_COMMITTED,
           aggregate: { type: 'file', id: row.id, revision: row.revision },
@@ -366,14 +372,36 @@ export class FilesService {
 
   /** Every entry of a bucket (an unknown bucket is empty and unlocked). */
   async manifest(bucketId: string, db: repo.Db = this.d.db): Promise<Manifest> {
-    const bucket = await repo.getBucket(db, bucketId);
-    return { bucket_id: bucketId, locked: bucket?.locked ?? false, files: await repo.listFiles(db, bucketId) };
+    const { locked, files } = await repo.bucketWithFiles(db, bucketId);
+    return { bucket_id: bucketId, locked, files };
   }
 
   /** Lock a bucket for good (idempotent): published records' files are immutable. */
   async lock(bucketId: string, db: repo.Db = this.d.db): Promise<Manifest> {
     await repo.setLocked(db, bucketId);
-    return this.manifest(bucketId, db);
+    return { bucket_id: bucketId, locked: true, files: await repo.listFiles(db, bucketId) };
+  }
+
+  /**
+   * Lock a bucket only when it holds at least one entry and none is pending, checked and locked
+   * in one transaction under the bucket's row lock (uploads and commits take it too); answers the
+   * manifest, whose `locked` says whether it happened. An unknown bucket is answered empty and
+   * unlocked, and is not created.
+   */
+  async lockIfComplete(bucketId: string): Promise<Manifest> {
+    return this.d.db.transaction(async (trx) => {
+      const bucket = await repo.lockExistingBucket(trx, bucketId);
+      if (!bucket) return { bucket_id: bucketId, locked: false, files: [] };
+      const files = await repo.listFiles(trx, bucketId);
+      const complete = files.length > 0 && files.every((f) => f.status === 'completed');
+      if (complete && !bucket.locked) await repo.setLocked(trx, bucketId);
+      return { bucket_id: bucketId, locked: bucket.locked || complete, files };
+    });
+  }
+
+  /** `lock` without reading the manifest back (event consumers need no answer). */
+  async lockOnly(bucketId: string, db: repo.Db = this.d.db): Promise<void> {
+    await repo.setLocked(db, bucketId);
   }
 
   /**

@@ -41,7 +41,7 @@ export async function onDraftDeleted(
 
 /** Handle rdm.records.record.published inside the consumer's transaction. */
 export async function onRecordPublished(service: FilesService, trx: Knex.Transaction, e: EventEnvelope<RecordPublished>): Promise<void> {
-  await service.lock(e.data.bucket_id, trx);
+  await service.lockOnly(e.data.bucket_id, trx);
 }
 
 /** Start both consumers. */

@@ -2,7 +2,7 @@
  * SQL of the files service: buckets, file entries, refcounted objects and the storage garbage
  * queue. Every function takes a `Knex` or a transaction; the service decides the boundaries.
  */
-import type { Knex } from '@rdm/platform';
+import { type Knex, prepared } from '@rdm/platform';
 
 /** A pool or a transaction. */
 export type Db = Knex | Knex.Transaction;
@@ -68,10 +68,13 @@ function toFile(r: Record<string, unknown>): FileRow {
   };
 }
 
+// Statements below run as prepared statements (`prepared`: planned once per connection) when
+// their text is fixed; every WHERE/suffix passed to selectFiles is a constant.
 async function selectFiles(db: Db, where: string, bindings: unknown[], suffix = ''): Promise<FileRow[]> {
-  const res = await db.raw(
+  const res = await prepared(
+    db,
     `SELECT ${FILE_COLUMNS} FROM files f LEFT JOIN objects o ON o.id = f.object_id WHERE ${where} ${suffix}`,
-    bindings as Knex.RawBinding[],
+    bindings,
   );
   return (res.rows as Record<string, unknown>[]).map(toFile);
 }
@@ -81,26 +84,98 @@ export function listFiles(db: Db, bucketId: string): Promise<FileRow[]> {
   return selectFiles(db, 'f.bucket_id = ?', [bucketId], 'ORDER BY f.seq');
 }
 
+/**
+ * A bucket's `locked` flag and its files (as `getBucket` + `listFiles`); one statement when the
+ * bucket has files, two when it has none (the flag is then read on its own).
+ */
+export async function bucketWithFiles(db: Db, bucketId: string): Promise<{ locked: boolean; files: FileRow[] }> {
+  const res = await prepared(
+    db,
+    `SELECT ${FILE_COLUMNS}, b.locked AS bucket_locked
+       FROM files f LEFT JOIN objects o ON o.id = f.object_id LEFT JOIN buckets b ON b.id = f.bucket_id
+      WHERE f.bucket_id = ? ORDER BY f.seq`,
+    [bucketId],
+  );
+  const rows = res.rows as Record<string, unknown>[];
+  if (rows.length === 0) return { locked: (await getBucket(db, bucketId))?.locked ?? false, files: [] };
+  const locked = rows[0].bucket_locked === true;
+  return {
+    locked,
+    files: rows.map(({ bucket_locked: _b, ...r }) => toFile(r)),
+  };
+}
+
 /** One file by key (optionally row-locked). */
 export async function findFile(db: Db, bucketId: string, key: string, opts: { forUpdate?: boolean } = {}): Promise<FileRow | undefined> {
   const rows = await selectFiles(db, 'f.bucket_id = ? AND f.key = ?', [bucketId, key], opts.forUpdate ? 'FOR UPDATE OF f' : '');
   return rows[0];
 }
 
-/** A bucket, or undefined. */
-export async function getBucket(db: Db, id: string): Promise<BucketRow | undefined> {
-  return db('buckets').select('id', 'locked').where({ id }).first();
+/** A file with what a write needs to know about its bucket (see findFileForWrite). */
+export interface FileForWrite {
+  file: FileRow;
+  /** The bucket row says locked. */
+  bucketLocked: boolean;
+  /** Bytes of the bucket's other entries (committed sizes plus uploaded-but-uncommitted sizes); only with `used`. */
+  usedByOthers: number;
 }
 
-/** Create the bucket when missing, then lock its row for the transaction; returns it. */
+/**
+ * One file by key together with its bucket's `locked` flag and, with `used`, the bytes of the
+ * bucket's other entries (as `usedBytes(db, bucket, file.id)`), in ONE statement: every write
+ * route needs these three answers and each statement is a round trip. `forUpdate` row-locks the
+ * file entry only.
+ */
+export async function findFileForWrite(
+  db: Db,
+  bucketId: string,
+  key: string,
+  opts: { forUpdate?: boolean; used?: boolean } = {},
+): Promise<FileForWrite | undefined> {
+  const used = opts.used
+    ? `(SELECT COALESCE(SUM(COALESCE(o2.size, f2.upload_size, 0)), 0) FROM files f2 LEFT JOIN objects o2 ON o2.id = f2.object_id
+         WHERE f2.bucket_id = f.bucket_id AND f2.id <> f.id)`
+    : '0';
+  const res = await prepared(
+    db,
+    `SELECT ${FILE_COLUMNS}, COALESCE(b.locked, false) AS bucket_locked, ${used} AS used_by_others
+       FROM files f LEFT JOIN objects o ON o.id = f.object_id LEFT JOIN buckets b ON b.id = f.bucket_id
+      WHERE f.bucket_id = ? AND f.key = ? ${opts.forUpdate ? 'FOR UPDATE OF f' : ''}`,
+    [bucketId, key],
+  );
+  const r = res.rows[0] as Record<string, unknown> | undefined;
+  if (!r) return undefined;
+  const { bucket_locked, used_by_others, ...rest } = r;
+  return { file: toFile(rest), bucketLocked: bucket_locked === true, usedByOthers: Number(used_by_others) };
+}
+
+/** A bucket, or undefined. */
+export async function getBucket(db: Db, id: string): Promise<BucketRow | undefined> {
+  return (await prepared(db, 'SELECT id, locked FROM buckets WHERE id = ?', [id])).rows[0];
+}
+
+/** Lock an existing bucket's row for the transaction; undefined when there is no such bucket. */
+export async function lockExistingBucket(trx: Knex.Transaction, id: string): Promise<BucketRow | undefined> {
+  return (await prepared(trx, 'SELECT id, locked FROM buckets WHERE id = ? FOR UPDATE', [id])).rows[0] as BucketRow | undefined;
+}
+
+/**
+ * Lock a bucket's row for the transaction, creating the bucket when missing; returns it.
+ * Why select first: the bucket nearly always exists (one statement); a new one costs two. A
+ * row we inserted stays ours until commit (a concurrent insert of the same id waits for us).
+ */
 export async function lockBucket(trx: Knex.Transaction, id: string): Promise<BucketRow> {
-  await trx.raw('INSERT INTO buckets (id) VALUES (?) ON CONFLICT (id) DO NOTHING', [id]);
-  return trx('buckets').select('id', 'locked').where({ id }).forUpdate().first();
+  const sel = () => prepared(trx, 'SELECT id, locked FROM buckets WHERE id = ? FOR UPDATE', [id]);
+  const found = (await sel()).rows[0] as BucketRow | undefined;
+  if (found) return found;
+  const ins = await prepared(trx, 'INSERT INTO buckets (id) VALUES (?) ON CONFLICT (id) DO NOTHING RETURNING id, locked', [id]);
+  return (ins.rows[0] as BucketRow | undefined) ?? ((await sel()).rows[0] as BucketRow);
 }
 
 /** Mark a bucket locked (creating it when missing). Idempotent. */
 export async function setLocked(db: Db, id: string): Promise<void> {
-  await db.raw(
+  await prepared(
+    db,
     `INSERT INTO buckets (id, locked) VALUES (?, true)
      ON CONFLICT (id) DO UPDATE SET locked = true, updated = CASE WHEN buckets.locked THEN buckets.updated ELSE now() END`,
     [id],
@@ -110,6 +185,17 @@ export async function setLocked(db: Db, id: string): Promise<void> {
 /** Delete a bucket row (its file rows cascade; release their objects first). */
 export async function deleteBucketRow(db: Db, id: string): Promise<boolean> {
   return (await db('buckets').where({ id }).del()) > 0;
+}
+
+/** Number of entries of a bucket and which of `keys` it already holds, in one statement. */
+export async function bucketKeys(db: Db, bucketId: string, keys: string[]): Promise<{ count: number; existing: string[] }> {
+  const res = await prepared(
+    db,
+    'SELECT count(*) AS n, COALESCE(array_agg(key ORDER BY key) FILTER (WHERE key = ANY(?::text[])), ?::text[]) AS existing FROM files WHERE bucket_id = ?',
+    [keys, [], bucketId],
+  );
+  const r = res.rows[0] as { n: string; existing: string[] };
+  return { count: Number(r.n), existing: r.existing ?? [] };
 }
 
 /** Keys among `keys` that already exist in the bucket. */
@@ -173,6 +259,48 @@ export async function setUpload(db: Db, fileId: string, upload: { key: string; s
       updated: db.fn.now(),
       revision: db.raw('revision + 1'),
     });
+}
+
+// RETURNING form of a file row updated in place (its object looked up, as the join would).
+const RETURNED_FILE = `files.id, files.bucket_id, files.key, files.status, files.object_id, files.version_id, files.metadata, files.access,
+  files.transfer, files.upload_key, files.upload_size, files.upload_checksum, files.revision,
+  ${ts('files.created')} AS created, ${ts('files.updated')} AS updated,
+  (SELECT o.size FROM objects o WHERE o.id = files.object_id) AS size,
+  (SELECT o.checksum FROM objects o WHERE o.id = files.object_id) AS checksum,
+  (SELECT o.storage_key FROM objects o WHERE o.id = files.object_id) AS storage_key`;
+
+/**
+ * `setUpload` + `unqueueGc([upload.key])` in one statement (the upload adopts its temporary
+ * object); returns the updated entry.
+ */
+export async function attachUpload(db: Db, fileId: string, upload: { key: string; size: number; checksum: string }): Promise<FileRow> {
+  const res = await prepared(
+    db,
+    `WITH adopted AS (DELETE FROM storage_gc WHERE storage_key = ?)
+     UPDATE files SET upload_key = ?, upload_size = ?, upload_checksum = ?, updated = now(), revision = revision + 1
+      WHERE id = ? RETURNING ${RETURNED_FILE}`,
+    [upload.key, upload.key, upload.size, upload.checksum, fileId],
+  );
+  return toFile(res.rows[0] as Record<string, unknown>);
+}
+
+/**
+ * `insertObject` + `markCompleted` in one statement: the object (refcount 1) and the entry
+ * pointing at it; returns the completed entry.
+ */
+export async function completeWithObject(db: Db, fileId: string, o: Omit<ObjectRow, 'refcount'>, versionId: string): Promise<FileRow> {
+  const res = await prepared(
+    db,
+    `WITH obj AS (INSERT INTO objects (id, storage_key, size, checksum, refcount) VALUES (?, ?, ?, ?, 1) RETURNING id, storage_key, size, checksum)
+     UPDATE files SET status = 'completed', object_id = obj.id, version_id = ?, upload_key = NULL, upload_size = NULL,
+            upload_checksum = NULL, updated = now(), revision = files.revision + 1
+       FROM obj WHERE files.id = ?
+     RETURNING files.id, files.bucket_id, files.key, files.status, files.object_id, files.version_id, files.metadata, files.access,
+       files.transfer, files.upload_key, files.upload_size, files.upload_checksum, files.revision,
+       ${ts('files.created')} AS created, ${ts('files.updated')} AS updated, obj.size, obj.checksum, obj.storage_key`,
+    [o.id, o.storage_key, o.size, o.checksum, versionId, fileId],
+  );
+  return toFile(res.rows[0] as Record<string, unknown>);
 }
 
 /** Turn a pending entry into a completed one pointing at `objectId`. */
@@ -265,15 +393,28 @@ export function listCompletedForShare(db: Db, bucketId: string): Promise<FileRow
 export async function queueGc(db: Db, keys: string[], delayMs = 0): Promise<void> {
   if (keys.length === 0) return;
   const ms = String(Math.max(0, Math.floor(delayMs)));
-  await db('storage_gc')
-    .insert(keys.map((k) => ({ storage_key: k, not_before: db.raw(`now() + (? || ' milliseconds')::interval`, [ms]) })))
-    .onConflict('storage_key')
-    .merge({ not_before: db.raw('LEAST(storage_gc.not_before, excluded.not_before)') });
+  await prepared(
+    db,
+    `INSERT INTO storage_gc (storage_key, not_before) SELECT k, now() + (? || ' milliseconds')::interval FROM unnest(?::text[]) AS k
+     ON CONFLICT (storage_key) DO UPDATE SET not_before = LEAST(storage_gc.not_before, excluded.not_before)`,
+    [ms, keys],
+  );
+}
+
+/** `unqueueGc(adopt)` + `queueGc(release)` (due now) in one statement; the key lists must not overlap. */
+export async function swapGc(db: Db, adopt: string[], release: string[]): Promise<void> {
+  await prepared(
+    db,
+    `WITH adopted AS (DELETE FROM storage_gc WHERE storage_key = ANY(?::text[]))
+     INSERT INTO storage_gc (storage_key, not_before) SELECT k, now() FROM unnest(?::text[]) AS k
+     ON CONFLICT (storage_key) DO UPDATE SET not_before = LEAST(storage_gc.not_before, excluded.not_before)`,
+    [adopt, release],
+  );
 }
 
 /** Forget queued keys (they were adopted, or removed from storage). */
 export async function unqueueGc(db: Db, keys: string[]): Promise<void> {
-  if (keys.length > 0) await db('storage_gc').whereIn('storage_key', keys).del();
+  if (keys.length > 0) await prepared(db, 'DELETE FROM storage_gc WHERE storage_key = ANY(?::text[])', [keys]);
 }
 
 /** Lock up to `limit` due garbage keys (skipping ones another replica holds). */

@@ -80,6 +80,12 @@ const bucketSchema = {
   additionalProperties: false,
   properties: { bucket_id: { type: 'string', minLength: 1, maxLength: 255 } },
 };
+const lockSchema = {
+  type: 'object',
+  required: ['bucket_id'],
+  additionalProperties: false,
+  properties: { bucket_id: { type: 'string', minLength: 1, maxLength: 255 }, if_complete: { type: 'boolean' } },
+};
 const importSchema = {
   type: 'object',
   required: ['from_bucket_id', 'to_bucket_id'],
@@ -103,10 +109,12 @@ export function serveFilesRpc(nc: NatsHandle['nc'], service: FilesService, logge
         validate: bucketSchema,
       },
     ),
-    serveRpc<{ bucket_id: string }, ManifestReply>(nc, 'rdm.files.rpc.lock', async (r) => manifestReply(await service.lock(r.bucket_id)), {
-      ...opts,
-      validate: bucketSchema,
-    }),
+    serveRpc<{ bucket_id: string; if_complete?: boolean }, ManifestReply>(
+      nc,
+      'rdm.files.rpc.lock',
+      async (r) => manifestReply(r.if_complete ? await service.lockIfComplete(r.bucket_id) : await service.lock(r.bucket_id)),
+      { ...opts, validate: lockSchema },
+    ),
     serveRpc<{ from_bucket_id: string; to_bucket_id: string }, ManifestReply>(
       nc,
       'rdm.files.rpc.import',

@@ -101,6 +101,29 @@ describe('files RPC, consumers and outbox over NATS', () => {
     expect(m.entries[2]).toMatchObject({ key: 'later.txt', status: 'pending', checksum: null, size: null, file_id: null, ext: 'txt' });
   });
 
+  it('should lock with if_complete only a bucket whose entries are all committed, and never create one', async () => {
+    const bucket = await draftWith('lock3-00003', { 'a.txt': 'a' });
+    await h.service.init({ identity: SYSTEM, recordId: 'lock3-00003', scope: 'draft' }, [{ key: 'b.txt' }]);
+    expect(await rpc('lock', { bucket_id: bucket, if_complete: true })).toMatchObject({ locked: false, count: 2, pending: 1 });
+    expect((await h.tdb.db('buckets').where({ id: bucket }).first()).locked).toBe(false);
+    await h.service.removeAll({ identity: SYSTEM, recordId: 'lock3-00003', scope: 'draft' });
+    expect(await rpc('lock', { bucket_id: bucket, if_complete: true })).toMatchObject({ locked: false, count: 0 });
+    expect(await rpc('lock', { bucket_id: 'never-seen-2', if_complete: true })).toEqual({
+      bucket_id: 'never-seen-2',
+      locked: false,
+      entries: [],
+      count: 0,
+      total_bytes: 0,
+      pending: 0,
+    });
+    expect(await h.tdb.db('buckets').where({ id: 'never-seen-2' }).first()).toBeUndefined();
+    const full = await draftWith('lock4-00004', { 'c.txt': 'c' });
+    const first = await rpc('lock', { bucket_id: full, if_complete: true });
+    expect(first).toMatchObject({ bucket_id: full, locked: true, count: 1, pending: 0 });
+    expect(await rpc('lock', { bucket_id: full, if_complete: true })).toEqual(first);
+    await expect(rpc('lock', { bucket_id: full, if_complete: 'yes' })).rejects.toMatchObject({ status: 400 });
+  });
+
   it('should lock idempotently and refuse writes afterwards', async () => {
     const bucket = await draftWith('lock1-00002', { 'a.txt': 'a' });
     const first = await rpc('lock', { bucket_id: bucket });

@@ -67,6 +67,8 @@ export interface ItemView {
   doc: ItemDoc;
   /** Save-time field errors (drafts). */
   errors?: FieldError[];
+  /** Published-record reads: the `recordStamp` of the rows the document was built from. */
+  stamp?: string;
 }
 
 /** A list of versions. */
@@ -169,6 +171,15 @@ export class RecordsService {
     throw Errors.internal('Could not allocate an identifier.');
   }
 
+  /** `n` distinct unused ids, checked in one statement per attempt. */
+  private async newUniqueIds(db: Knex | Knex.Transaction, n: number): Promise<string[]> {
+    for (let i = 0; i < 20; i++) {
+      const ids = [...new Set(Array.from({ length: n }, newId))];
+      if (ids.length === n && (await repo.idsInUse(db, ids)).size === 0) return ids;
+    }
+    throw Errors.internal('Could not allocate an identifier.');
+  }
+
   /** 404/410 for an id without a draft. */
   private async draftMissing(id: string): Promise<never> {
     const record = await repo.getRecord(this.d.db, id);
@@ -176,12 +187,33 @@ export class RecordsService {
     throw Errors.pidDoesNotExist();
   }
 
-  private async loadDraft(id: string): Promise<{ draft: DraftRow; parent: ParentRow }> {
-    const draft = await repo.getDraft(this.d.db, id);
-    if (!draft) return this.draftMissing(id);
-    const parent = await repo.getParent(this.d.db, draft.parent_id);
-    if (!parent) throw Errors.pidDoesNotExist();
-    return { draft, parent };
+  /** A draft with its parent (one statement); `hasRecord`: a published record shares its id (edit draft). */
+  private async loadDraft(id: string): Promise<{ draft: DraftRow; parent: ParentRow; hasRecord: boolean }> {
+    const found = await repo.getDraftWithParent(this.d.db, id);
+    if (!found) return this.draftMissing(id);
+    if (!found.parent) throw Errors.pidDoesNotExist();
+    return { draft: found.draft, parent: found.parent, hasRecord: found.hasRecord };
+  }
+
+  /** The published record sharing a draft's id, read only when `loadDraft` said there is one. */
+  private async recordOf(id: string, hasRecord: boolean): Promise<RecordRow | undefined> {
+    return hasRecord ? repo.getRecord(this.d.db, id) : undefined;
+  }
+
+  /**
+   * `lock` with `if_complete` (see proto/README.md). A files service that does not know the flag
+   * yet refuses it (400 on `if_complete`): then the manifest alone, and the caller locks after
+   * its checks, as before the flag existed.
+   */
+  private async lockIfComplete(bucketId: string): Promise<Manifest> {
+    try {
+      return await this.d.files.lock(bucketId, { ifComplete: true });
+    } catch (err) {
+      if (err instanceof AppError && err.status === 400 && err.fieldErrors?.some((e) => e.field === 'if_complete')) {
+        return this.d.files.manifest(bucketId);
+      }
+      throw err;
+    }
   }
 
   /** The files summary of a draft: the record's frozen one for edit drafts, else the live manifest. */
@@ -232,12 +264,17 @@ export class RecordsService {
 
   /** GET /api/records/{id}: a published record; a parent id redirects to its latest version. */
   async readRecord(identity: Identity, id: string): Promise<ItemView | { redirect: string }> {
-    const record = await repo.getRecord(this.d.db, id);
-    if (record) {
+    const found = await repo.getRecordWithParent(this.d.db, id);
+    if (found) {
+      const { record } = found;
       if (record.deletion_status !== 'P') throw Errors.gone();
-      const parent = (await repo.getParent(this.d.db, record.parent_id))!;
+      const parent = found.parent!;
       recordsPolicy.require('read', identity, ctxOf(record, parent));
-      return { kind: 'record', doc: this.recordDoc(record, parent) };
+      return {
+        kind: 'record',
+        doc: this.recordDoc(record, parent),
+        stamp: repo.stampOf(record.revision_id, parent.revision_id, record.deletion_status),
+      };
     }
     if (await repo.getDraft(this.d.db, id)) throw Errors.pidNotRegistered();
     const parent = await repo.getParent(this.d.db, id);
@@ -248,11 +285,19 @@ export class RecordsService {
     throw Errors.pidDoesNotExist();
   }
 
+  /**
+   * The current stamp of a published record (see `repo.recordStamp`), or undefined: lets the
+   * HTTP layer reuse a rendering made from rows with the same stamp, with one narrow statement.
+   */
+  recordStamp(id: string): Promise<string | undefined> {
+    return repo.recordStamp(this.d.db, id);
+  }
+
   /** GET /api/records/{id}/draft. */
   async readDraft(identity: Identity, id: string): Promise<ItemView> {
-    const { draft, parent } = await this.loadDraft(id);
+    const { draft, parent, hasRecord } = await this.loadDraft(id);
     recordsPolicy.require('read_draft', identity, ctxOf(draft, parent));
-    const record = await repo.getRecord(this.d.db, id);
+    const record = await this.recordOf(id, hasRecord);
     let summary: Pick<FilesSummary, 'count' | 'total_bytes' | 'entries'>;
     try {
       summary = (await this.draftFiles(draft, record)).summary;
@@ -281,8 +326,7 @@ export class RecordsService {
     const pids = (data.pids ?? {}) as Record<string, PidValue>;
 
     return withTransaction(this.d.db, async (trx) => {
-      const id = await this.newUniqueId(trx);
-      const parentId = await this.newUniqueId(trx, [id]);
+      const [id, parentId] = await this.newUniqueIds(trx, 2);
       const pidErrors = await validatePids(trx, pids, { recordId: id, metadata }, this.pidsCfg);
       const now = new Date();
       const parent: ParentRow = {
@@ -331,7 +375,7 @@ export class RecordsService {
 
   /** PUT /api/records/{id}/draft: full replace of metadata/custom_fields; pids/access when sent. */
   async updateDraft(identity: Identity, id: string, body: unknown, ifMatch?: number): Promise<ItemView> {
-    const { draft, parent } = await this.loadDraft(id);
+    const { draft, parent, hasRecord } = await this.loadDraft(id);
     const ctx = ctxOf(draft, parent);
     recordsPolicy.require('update_draft', identity, ctx);
     if (ifMatch !== undefined && ifMatch !== draft.revision_id) throw Errors.revisionMismatch(ifMatch, draft.revision_id);
@@ -350,7 +394,9 @@ export class RecordsService {
         if (draft.created.getTime() + grace * 86_400_000 <= Date.now()) {
           hard.push({
             field: '_schema',
-            messages: ['Record visibility can not be changed to restricted anymore. Please contact support if you still need to make these changes.'],
+            messages: [
+              'Record visibility can not be changed to restricted anymore. Please contact support if you still need to make these changes.',
+            ],
           });
         }
       }
@@ -359,7 +405,7 @@ export class RecordsService {
     if (hard.length) throw Errors.validation(hard);
     const rt = await resolveAndDereference(data as Record<string, any>, load.vocabRefs, this.d.vocabularies);
     const metadata = (data.metadata ?? {}) as Record<string, any>;
-    const record = await repo.getRecord(this.d.db, id);
+    const record = await this.recordOf(id, hasRecord);
     const { summary } = await this.draftFiles(draft, record);
 
     // Files options (InvenioRDM's draft files component; `files` omitted means enabled).
@@ -521,36 +567,42 @@ export class RecordsService {
 
   /** POST /api/records/{id}/draft/actions/publish. */
   async publish(identity: Identity, id: string): Promise<ItemView> {
-    const { draft, parent } = await this.loadDraft(id);
+    const { draft, parent, hasRecord } = await this.loadDraft(id);
     recordsPolicy.require('publish', identity, ctxOf(draft, parent));
-    const record = await repo.getRecord(this.d.db, id);
+    const record = await this.recordOf(id, hasRecord);
     const isEdit = !!record;
 
     // Validation: every schema error, then files and PIDs, reported at once.
     const schemaErrors = validateStored(draft);
+    const pids = clone(draft.pids ?? {});
+    const pidErrors = await validatePids(this.d.db, pids, { recordId: id, metadata: draft.metadata }, this.pidsCfg);
     const fileErrors: FieldError[] = [];
     let manifest: Manifest | undefined;
+    let filesLocked = false;
     if (draft.files.enabled) {
       if (isEdit && record.files.enabled) {
         if ((record.files.count ?? 0) === 0) fileErrors.push({ field: 'files.enabled', messages: [MISSING_FILES] });
+      } else if (!isEdit && schemaErrors.length === 0 && pidErrors.length === 0) {
+        // Freeze the files: locked only when complete, checked and locked by files in one call
+        // (idempotent, so a retry after a failed transaction works).
+        manifest = await this.lockIfComplete(draft.bucket_id);
+        filesLocked = manifest.locked;
       } else {
         manifest = await this.d.files.manifest(draft.bucket_id);
-        if (manifest.count === 0) fileErrors.push({ field: 'files.enabled', messages: [MISSING_FILES] });
-        else if (manifest.pending > 0) {
-          fileErrors.push({ field: 'files', messages: ['One or more files have not completed their transfer, please wait.'] });
-        }
+      }
+      if (manifest && manifest.count === 0) fileErrors.push({ field: 'files.enabled', messages: [MISSING_FILES] });
+      else if (manifest && manifest.pending > 0) {
+        fileErrors.push({ field: 'files', messages: ['One or more files have not completed their transfer, please wait.'] });
       }
     }
-    const pids = clone(draft.pids ?? {});
-    const pidErrors = await validatePids(this.d.db, pids, { recordId: id, metadata: draft.metadata }, this.pidsCfg);
     const errors = mergeErrors(schemaErrors, fileErrors, pidErrors);
     if (errors.length) throw Errors.validation(errors);
 
-    // Freeze the files: lock is idempotent, so a retry after a failed transaction works.
     let frozen: Pick<FilesSummary, 'count' | 'total_bytes' | 'entries'>;
     if (isEdit) frozen = frozenSummary(record.files);
-    else if (draft.files.enabled) frozen = summarizeManifest(await this.d.files.lock(draft.bucket_id));
-    else frozen = summarizeManifest(undefined);
+    else if (draft.files.enabled) {
+      frozen = summarizeManifest(filesLocked ? manifest : await this.d.files.lock(draft.bucket_id));
+    } else frozen = summarizeManifest(undefined);
 
     return withTransaction(this.d.db, async (trx) => {
       const lockedParent = (await repo.getParent(trx, draft.parent_id, true))!;
@@ -731,13 +783,13 @@ export class RecordsService {
 
   /** POST /api/records/{id}/draft/actions/files-import: link the previous version's files. */
   async importFiles(identity: Identity, id: string): Promise<Record<string, unknown>> {
-    const { draft, parent } = await this.loadDraft(id);
+    const { draft, parent, hasRecord } = await this.loadDraft(id);
     recordsPolicy.require('import_files', identity, ctxOf(draft, parent));
     if (!parent.latest_id) throw Errors.notFound();
     const latest = await repo.getRecord(this.d.db, parent.latest_id);
     if (!latest) throw Errors.notFound();
     recordsPolicy.require('read_files', identity, ctxOf(latest, parent));
-    const isEdit = !!(await repo.getRecord(this.d.db, id));
+    const isEdit = hasRecord;
     if (!draft.files.enabled) throw Errors.validation([{ field: 'files.enabled', messages: ['Files support must be enabled.'] }]);
     const current = isEdit ? { count: latest.files.count ?? 0 } : await this.d.files.manifest(draft.bucket_id);
     if (current.count > 0) throw Errors.validation([{ field: 'files.enabled', messages: ['Please remove all files first.'] }]);
@@ -840,11 +892,11 @@ export class RecordsService {
 
   /** POST /api/records/{id}/draft/pids/{scheme}: reserve a managed DOI. */
   async reservePid(identity: Identity, id: string, scheme: string): Promise<ItemView> {
-    const { draft, parent } = await this.loadDraft(id);
+    const { draft, parent, hasRecord } = await this.loadDraft(id);
     recordsPolicy.require('pid_manage', identity, ctxOf(draft, parent));
     this.requireDoiScheme(scheme);
     if (draft.pids?.doi?.identifier) throw Errors.validation([{ field: 'pids.doi', messages: ['A PID already exists for type doi'] }]);
-    const record = await repo.getRecord(this.d.db, id);
+    const record = await this.recordOf(id, hasRecord);
     const { summary } = await this.draftFiles(draft, record);
     return withTransaction(this.d.db, async (trx) => {
       const locked = await repo.getDraft(trx, id, true);
@@ -873,7 +925,7 @@ export class RecordsService {
 
   /** DELETE /api/records/{id}/draft/pids/{scheme}: discard a DOI that is not registered. */
   async discardPid(identity: Identity, id: string, scheme: string): Promise<void> {
-    const { draft, parent } = await this.loadDraft(id);
+    const { draft, parent, hasRecord } = await this.loadDraft(id);
     recordsPolicy.require('pid_manage', identity, ctxOf(draft, parent));
     this.requireDoiScheme(scheme);
     const pid = draft.pids?.doi;
@@ -882,7 +934,7 @@ export class RecordsService {
     if (row && row.status === 'R') {
       throw Errors.validation([{ field: 'pids.doi', messages: ['Cannot discard a reserved or registered persistent identifier.'] }]);
     }
-    const record = await repo.getRecord(this.d.db, id);
+    const record = await this.recordOf(id, hasRecord);
     const { summary } = await this.draftFiles(draft, record);
     await withTransaction(this.d.db, async (trx) => {
       const locked = await repo.getDraft(trx, id, true);
@@ -902,8 +954,9 @@ export class RecordsService {
    * `rdm.files.file.committed` consumer inside its transaction). Edit drafts are skipped.
    */
   async refreshDraftFiles(trx: Knex.Transaction, bucketId: string): Promise<void> {
-    const draft = await repo.draftByBucket(trx, bucketId);
-    if (!draft || (await repo.getRecord(trx, draft.id))) return;
+    const found = await repo.draftByBucketWithRecordFlag(trx, bucketId);
+    if (!found || found.hasRecord) return;
+    const { draft } = found;
     const summary = summarizeManifest(await this.d.files.manifest(bucketId));
     const files = filesReadForm(draft.files, summary);
     await repo.setDraftDocFiles(trx, draft.id, files, fileTypes(files.entries));
@@ -916,26 +969,26 @@ export class RecordsService {
   async authorizeFiles(req: AuthorizeFilesRequest): Promise<BucketGrant> {
     const identity: Identity = { sub: req.identity?.sub ?? null, roles: req.identity?.roles ?? [] };
     if (req.scope === 'draft') {
-      const { draft, parent } = await this.loadDraft(req.record_id);
+      const { draft, parent, hasRecord } = await this.loadDraft(req.record_id);
       const ctx = ctxOf(draft, parent);
       recordsPolicy.require(req.action === 'update' ? 'update_draft' : 'read_draft', identity, ctx);
-      const record = await repo.getRecord(this.d.db, draft.id);
       return {
         bucket_id: draft.bucket_id,
         record_id: draft.id,
         enabled: draft.files.enabled,
-        locked: !!record,
+        locked: hasRecord,
         default_preview: draft.files.default_preview ?? null,
         order: draft.files.order ?? [],
       };
     }
-    const record = await repo.getRecord(this.d.db, req.record_id);
-    if (!record) {
+    const found = await repo.getRecordWithParent(this.d.db, req.record_id);
+    if (!found) {
       if (await repo.getDraft(this.d.db, req.record_id)) throw Errors.pidNotRegistered();
       throw Errors.pidDoesNotExist();
     }
+    const { record } = found;
     if (record.deletion_status !== 'P') throw Errors.gone();
-    const parent = (await repo.getParent(this.d.db, record.parent_id))!;
+    const parent = found.parent!;
     const ctx = ctxOf(record, parent);
     if (req.action === 'update') throw Errors.permissionDenied();
     recordsPolicy.require('read', identity, ctx);

@@ -6,6 +6,7 @@ import { type AppContext, type AppState, Errors, ifMatch, jsonBody, listEnvelope
 import type { Context } from 'koa';
 import type { ItemView, RecordsService } from '../domain/records.service.js';
 import { serializeItem } from '../domain/serializers.js';
+import { type CachedRecordBody, RecordReadCache } from './record-read-cache.js';
 
 /** What the routes need. */
 export interface RecordsRoutesDeps {
@@ -53,9 +54,27 @@ export function registerRecordsRoutes(router: Router<AppState>, deps: RecordsRou
     ctx.set('Location', item.links.self);
   });
 
+  // Published records are read far more than written: a rendering is reused while the record's
+  // stamp (revision ids, checked on every read) is unchanged. See record-read-cache.ts.
+  const readCache = new RecordReadCache();
+  const sendRecord = (ctx: AppContext, r: CachedRecordBody) => {
+    ctx.status = 200;
+    ctx.set('ETag', r.etag);
+    ctx.set('Link', r.link);
+    ctx.type = 'application/json';
+    ctx.body = r.body;
+  };
+
   router.get('/api/records/:id', async (ctx: AppContext) => {
     negotiate(ctx);
-    const result = await service.readRecord(ctx.state.identity, id(ctx));
+    const recordId = id(ctx);
+    const key = readCache.keyOf(recordId, ctx.state.identity);
+    if (key !== undefined && readCache.has(key)) {
+      const stamp = await service.recordStamp(recordId);
+      const hit = stamp === undefined ? undefined : readCache.get(key, stamp);
+      if (hit) return sendRecord(ctx as AppContext, hit);
+    }
+    const result = await service.readRecord(ctx.state.identity, recordId);
     if ('redirect' in result) {
       ctx.status = 302;
       ctx.set('Location', result.redirect);
@@ -63,7 +82,14 @@ export function registerRecordsRoutes(router: Router<AppState>, deps: RecordsRou
       return;
     }
     const item = render(ctx as AppContext, result, 200, { fileLinks: true });
-    ctx.set('Link', `<${item.links.self}> ; rel="linkset" ; type="application/linkset+json"`);
+    const rendered: CachedRecordBody = {
+      stamp: result.stamp ?? '',
+      body: Buffer.from(JSON.stringify(item)),
+      etag: `"${result.doc.revision_id}"`,
+      link: `<${item.links.self}> ; rel="linkset" ; type="application/linkset+json"`,
+    };
+    if (key !== undefined && result.stamp !== undefined) readCache.set(key, rendered);
+    sendRecord(ctx as AppContext, rendered);
   });
 
   router.get('/api/records/:id/draft', async (ctx: AppContext) => {

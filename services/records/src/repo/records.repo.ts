@@ -2,13 +2,54 @@
  * SQL of parents, drafts, records, pids and search documents. Every function takes a `Knex`
  * or a transaction; the service opens the transaction and passes it down. No domain rules here.
  */
-import { type Knex, searchVectorSql } from '@rdm/platform';
+import { type Knex, prepared, searchVectorSql } from '@rdm/platform';
 import type { DraftRow, ParentRow, RecordRow, VersionRow } from '../domain/model.js';
 import type { SearchDocRow } from '../domain/search-doc.js';
 
 type Db = Knex | Knex.Transaction;
 
 const JSON_COLUMNS = ['metadata', 'custom_fields', 'access', 'files', 'media_files', 'pids', 'communities'] as const;
+
+// Column lists of the three version tables. Why named, not `*`: hot reads run as prepared
+// statements (planned once per connection), and a prepared `SELECT *` breaks when a migration
+// adds a column under a running process. Keep them in step with the migrations and model.ts.
+const PARENT_COLUMNS = [
+  'id',
+  'owner_id',
+  'created',
+  'updated',
+  'revision_id',
+  'access',
+  'communities',
+  'pids',
+  'latest_id',
+  'latest_index',
+  'next_draft_id',
+] as const;
+const VERSION_COLUMNS = [
+  'id',
+  'parent_id',
+  'index',
+  'created',
+  'updated',
+  'revision_id',
+  'metadata',
+  'custom_fields',
+  'access',
+  'files',
+  'media_files',
+  'pids',
+  'bucket_id',
+  'resource_type_type',
+  'resource_type_subtype',
+] as const;
+const TABLE_COLUMNS = {
+  parents: PARENT_COLUMNS,
+  drafts: [...VERSION_COLUMNS, 'expires_at'],
+  records: [...VERSION_COLUMNS, 'draft_revision_id', 'deletion_status'],
+} as const;
+/** `a.col, a.col, …` of a table's columns. */
+const cols = (table: keyof typeof TABLE_COLUMNS, alias: string) => TABLE_COLUMNS[table].map((c) => `${alias}."${c}"`).join(', ');
 
 /** Serialize jsonb columns for an insert/update. */
 function jsonify<T extends Record<string, unknown>>(row: T): Record<string, unknown> {
@@ -17,20 +58,118 @@ function jsonify<T extends Record<string, unknown>>(row: T): Record<string, unkn
   return out;
 }
 
+/** A SQL fragment with its `?` bindings. */
+type Fragment = { sql: string; bindings: unknown[] };
+
+/**
+ * `INSERT INTO <table> (<columns>) VALUES (…)` of one row, as the query builder would write it
+ * (undefined values are left to their column default), optionally an upsert that replaces every
+ * written column. Raw SQL: inserts run several times per write request and the builder costs
+ * about as much CPU as the round trip. Column names come from code, never from input.
+ */
+function insertRow(
+  db: Db,
+  table: string,
+  row: Record<string, unknown>,
+  o: { expressions?: Record<string, Fragment>; upsertOn?: string[] } = {},
+) {
+  const names: string[] = [];
+  const values: string[] = [];
+  const bindings: unknown[] = [];
+  for (const [k, v] of Object.entries(row)) {
+    if (v === undefined || o.expressions?.[k]) continue;
+    names.push(`"${k}"`);
+    values.push('?');
+    bindings.push(v);
+  }
+  for (const [k, e] of Object.entries(o.expressions ?? {})) {
+    names.push(`"${k}"`);
+    values.push(e.sql);
+    bindings.push(...e.bindings);
+  }
+  let sql = `INSERT INTO ${table} (${names.join(', ')}) VALUES (${values.join(', ')})`;
+  if (o.upsertOn) sql += ` ON CONFLICT (${o.upsertOn.join(', ')}) DO UPDATE SET ${names.map((c) => `${c} = EXCLUDED.${c}`).join(', ')}`;
+  // Prepared: the text only varies with which columns are set (a handful of shapes per table).
+  return prepared(db, sql, bindings);
+}
+
 /** True when `id` is used by any parent, draft or record (ids share one space). */
 export async function idInUse(db: Db, id: string): Promise<boolean> {
-  const r = await db.raw(
-    `SELECT EXISTS (SELECT 1 FROM parents WHERE id = :id) OR EXISTS (SELECT 1 FROM drafts WHERE id = :id)
-        OR EXISTS (SELECT 1 FROM records WHERE id = :id) AS used`,
-    { id },
+  return (await idsInUse(db, [id])).size > 0;
+}
+
+/** The ids among `ids` used by any parent, draft or record, in one statement. */
+export async function idsInUse(db: Db, ids: string[]): Promise<Set<string>> {
+  const r = await prepared(
+    db,
+    `SELECT i.id FROM unnest(?::text[]) AS i(id)
+      WHERE EXISTS (SELECT 1 FROM parents WHERE id = i.id) OR EXISTS (SELECT 1 FROM drafts WHERE id = i.id)
+         OR EXISTS (SELECT 1 FROM records WHERE id = i.id)`,
+    [ids],
   );
-  return r.rows[0]?.used === true;
+  return new Set((r.rows as { id: string }[]).map((x) => x.id));
+}
+
+// Why these joined reads: a draft or record is nearly always needed with its parent (policy
+// context, versions state), and every statement is a round trip that costs more CPU than the
+// query itself. The parent's columns come prefixed and are split off into their own row.
+const PARENT_SELECT = PARENT_COLUMNS.map((c) => `p.${c} AS "p.${c}"`).join(', ');
+
+/** Split a joined row into the version row and its parent (undefined when there is none). */
+function splitParent<T>(row: Record<string, unknown>): { row: T; parent: ParentRow | undefined } {
+  const own: Record<string, unknown> = {};
+  const parent: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(row)) {
+    if (k.startsWith('p.')) parent[k.slice(2)] = v;
+    else own[k] = v;
+  }
+  return { row: own as T, parent: parent.id == null ? undefined : (parent as unknown as ParentRow) };
+}
+
+/** A draft with its parent and whether a published record shares its id (edit draft), in one statement. */
+export async function getDraftWithParent(
+  db: Db,
+  id: string,
+): Promise<{ draft: DraftRow; parent: ParentRow | undefined; hasRecord: boolean } | undefined> {
+  const r = await prepared(
+    db,
+    `SELECT ${cols('drafts', 'd')}, ${PARENT_SELECT}, EXISTS (SELECT 1 FROM records r WHERE r.id = d.id) AS "x.has_record"
+       FROM drafts d LEFT JOIN parents p ON p.id = d.parent_id WHERE d.id = ?`,
+    [id],
+  );
+  const raw = r.rows[0] as Record<string, unknown> | undefined;
+  if (!raw) return undefined;
+  const hasRecord = raw['x.has_record'] === true;
+  Reflect.deleteProperty(raw, 'x.has_record');
+  const { row, parent } = splitParent<DraftRow>(raw);
+  return { draft: row, parent, hasRecord };
+}
+
+/** A published record with its parent, in one statement. */
+export async function getRecordWithParent(db: Db, id: string): Promise<{ record: RecordRow; parent: ParentRow | undefined } | undefined> {
+  const r = await prepared(
+    db,
+    `SELECT ${cols('records', 'r')}, ${PARENT_SELECT} FROM records r LEFT JOIN parents p ON p.id = r.parent_id WHERE r.id = ?`,
+    [id],
+  );
+  const raw = r.rows[0] as Record<string, unknown> | undefined;
+  if (!raw) return undefined;
+  const { row, parent } = splitParent<RecordRow>(raw);
+  return { record: row, parent };
 }
 
 /** A parent by id (optionally locked FOR UPDATE). */
 export async function getParent(db: Db, id: string, forUpdate = false): Promise<ParentRow | undefined> {
-  const q = db<ParentRow>('parents').where({ id }).first();
-  return (forUpdate ? q.forUpdate() : q) as Promise<ParentRow | undefined>;
+  return byId<ParentRow>(db, 'parents', id, forUpdate);
+}
+
+/**
+ * One row by primary key. Raw SQL: these lookups run several times per request and the query
+ * builder costs about as much CPU as the round trip.
+ */
+async function byId<T>(db: Db, table: keyof typeof TABLE_COLUMNS, id: string, forUpdate: boolean): Promise<T | undefined> {
+  const r = await prepared(db, `SELECT ${cols(table, table)} FROM ${table} WHERE id = ?${forUpdate ? ' FOR UPDATE' : ''}`, [id]);
+  return r.rows[0] as T | undefined;
 }
 
 /** Insert a parent. */
@@ -38,7 +177,7 @@ export async function insertParent(
   db: Db,
   row: Omit<ParentRow, 'revision_id' | 'latest_index' | 'latest_id' | 'next_draft_id'> & Partial<ParentRow>,
 ): Promise<void> {
-  await db('parents').insert(jsonify({ ...row, access: row.access }));
+  await insertRow(db, 'parents', jsonify({ ...row, access: row.access }));
 }
 
 /** Update a parent (bumps revision_id). */
@@ -57,13 +196,12 @@ export async function deleteParent(db: Db, id: string): Promise<void> {
 
 /** A draft by id (optionally locked FOR UPDATE). */
 export async function getDraft(db: Db, id: string, forUpdate = false): Promise<DraftRow | undefined> {
-  const q = db<DraftRow>('drafts').where({ id }).first();
-  return (forUpdate ? q.forUpdate() : q) as Promise<DraftRow | undefined>;
+  return byId<DraftRow>(db, 'drafts', id, forUpdate);
 }
 
 /** Insert a draft. */
 export async function insertDraft(db: Db, row: DraftRow): Promise<void> {
-  await db('drafts').insert(jsonify(row as unknown as Record<string, unknown>));
+  await insertRow(db, 'drafts', jsonify(row as unknown as Record<string, unknown>));
 }
 
 /** Update a draft's content; returns the new revision id. */
@@ -77,18 +215,37 @@ export async function updateDraft(db: Db, id: string, patch: Partial<VersionRow>
 
 /** Delete a draft. */
 export async function deleteDraft(db: Db, id: string): Promise<void> {
-  await db('drafts').where({ id }).delete();
+  await prepared(db, 'DELETE FROM drafts WHERE id = ?', [id]);
 }
 
 /** A record by id (optionally locked FOR UPDATE). */
 export async function getRecord(db: Db, id: string, forUpdate = false): Promise<RecordRow | undefined> {
-  const q = db<RecordRow>('records').where({ id }).first();
-  return (forUpdate ? q.forUpdate() : q) as Promise<RecordRow | undefined>;
+  return byId<RecordRow>(db, 'records', id, forUpdate);
+}
+
+/**
+ * What a rendering of a published record depends on, as a short string (`undefined` when there
+ * is no such record): the record's and its parent's revision ids (every write to either row
+ * bumps one) and the deletion status. One narrow statement (no jsonb column is read).
+ */
+export async function recordStamp(db: Db, id: string): Promise<string | undefined> {
+  const r = await prepared(
+    db,
+    'SELECT r.revision_id AS r, p.revision_id AS p, r.deletion_status AS d FROM records r JOIN parents p ON p.id = r.parent_id WHERE r.id = ?',
+    [id],
+  );
+  const row = r.rows[0] as { r: number; p: number; d: string } | undefined;
+  return row ? stampOf(row.r, row.p, row.d) : undefined;
+}
+
+/** The stamp of a record and parent already read (same form as `recordStamp`). */
+export function stampOf(recordRevision: number, parentRevision: number, deletionStatus: string): string {
+  return `${recordRevision}.${parentRevision}.${deletionStatus}`;
 }
 
 /** Insert a record. */
 export async function insertRecord(db: Db, row: RecordRow): Promise<void> {
-  await db('records').insert(jsonify(row as unknown as Record<string, unknown>));
+  await insertRow(db, 'records', jsonify(row as unknown as Record<string, unknown>));
 }
 
 /** Update a record in place (edit publish); returns the new revision id. */
@@ -146,7 +303,12 @@ export async function upsertPid(
   db: Db,
   p: { scheme: string; identifier: string; record_id: string; provider: string; status: 'N' | 'R' },
 ): Promise<void> {
-  await db('pids').insert(p).onConflict(['scheme', 'identifier']).merge(['record_id', 'provider', 'status']);
+  await prepared(
+    db,
+    `INSERT INTO pids (scheme, identifier, record_id, provider, status) VALUES (?, ?, ?, ?, ?)
+     ON CONFLICT (scheme, identifier) DO UPDATE SET record_id = EXCLUDED.record_id, provider = EXCLUDED.provider, status = EXCLUDED.status`,
+    [p.scheme, p.identifier, p.record_id, p.provider, p.status],
+  );
 }
 
 /** Delete a pid row. */
@@ -163,20 +325,20 @@ export async function deleteNewPids(db: Db, recordId: string): Promise<void> {
 export async function upsertSearchDoc(db: Db, r: SearchDocRow): Promise<void> {
   const v = searchVectorSql(r.texts);
   const { texts: _t, ...cols } = r;
-  await db('search_docs')
-    .insert({
-      ...cols,
-      file_types: db.raw('?::text[]', [r.file_types]),
-      doc: JSON.stringify(r.doc),
-      search_vector: db.raw(v.sql, v.bindings as Knex.RawBinding[]),
-    })
-    .onConflict(['id', 'kind'])
-    .merge();
+  await insertRow(
+    db,
+    'search_docs',
+    { ...cols, doc: JSON.stringify(r.doc) },
+    {
+      expressions: { file_types: { sql: '?::text[]', bindings: [r.file_types] }, search_vector: v },
+      upsertOn: ['id', 'kind'],
+    },
+  );
 }
 
 /** Delete the search document of one draft or record. */
 export async function deleteSearchDoc(db: Db, id: string, kind: 'draft' | 'record'): Promise<void> {
-  await db('search_docs').where({ id, kind }).delete();
+  await prepared(db, 'DELETE FROM search_docs WHERE id = ? AND kind = ?', [id, kind]);
 }
 
 /** Set `has_draft` on a record's search document. */
@@ -217,9 +379,25 @@ export async function draftByBucket(db: Db, bucketId: string): Promise<DraftRow 
   return db<DraftRow>('drafts').where({ bucket_id: bucketId }).first() as Promise<DraftRow | undefined>;
 }
 
+/** The draft (if any) whose bucket is `bucketId` and whether a record shares its id, in one statement. */
+export async function draftByBucketWithRecordFlag(db: Db, bucketId: string): Promise<{ draft: DraftRow; hasRecord: boolean } | undefined> {
+  const r = await prepared(
+    db,
+    `SELECT ${cols('drafts', 'd')}, EXISTS (SELECT 1 FROM records r WHERE r.id = d.id) AS "x.has_record" FROM drafts d WHERE d.bucket_id = ? LIMIT 1`,
+    [bucketId],
+  );
+  const raw = r.rows[0] as Record<string, unknown> | undefined;
+  if (!raw) return undefined;
+  const hasRecord = raw['x.has_record'] === true;
+  Reflect.deleteProperty(raw, 'x.has_record');
+  return { draft: raw as unknown as DraftRow, hasRecord };
+}
+
 /** Replace the files summary (and file types) of a draft's search document. */
 export async function setDraftDocFiles(db: Db, id: string, files: unknown, types: string[]): Promise<void> {
-  await db('search_docs')
-    .where({ id, kind: 'draft' })
-    .update({ doc: db.raw(`jsonb_set(doc, '{files}', ?::jsonb)`, [JSON.stringify(files)]), file_types: db.raw('?::text[]', [types]) });
+  await prepared(
+    db,
+    `UPDATE search_docs SET doc = jsonb_set(doc, '{files}', ?::jsonb), file_types = ?::text[] WHERE id = ? AND kind = 'draft'`,
+    [JSON.stringify(files), types, id],
+  );
 }

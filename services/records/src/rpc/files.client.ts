@@ -10,8 +10,11 @@ import { emptyManifest, type Manifest } from '../domain/model.js';
 export interface FilesPort {
   /** The bucket's manifest (empty when the bucket does not exist yet). */
   manifest(bucketId: string): Promise<Manifest>;
-  /** Lock the bucket (idempotent) and return its manifest. */
-  lock(bucketId: string): Promise<Manifest>;
+  /**
+   * Lock the bucket (idempotent) and return its manifest. `ifComplete`: lock only when it holds
+   * at least one entry and none pending (atomically); the manifest's `locked` tells.
+   */
+  lock(bucketId: string, opts?: { ifComplete?: boolean }): Promise<Manifest>;
   /** Link the objects of `from` into `to` (no bytes copied); returns `to`'s manifest. */
   importFiles(fromBucketId: string, toBucketId: string): Promise<Manifest>;
   /** Delete a bucket and its file entries. */
@@ -59,8 +62,9 @@ export class RpcFilesClient implements FilesPort {
     }
   }
 
-  async lock(bucketId: string): Promise<Manifest> {
-    return normalize(await this.call<Manifest>(FILES_SUBJECTS.lock, { bucket_id: bucketId }), bucketId);
+  async lock(bucketId: string, opts: { ifComplete?: boolean } = {}): Promise<Manifest> {
+    const payload = opts.ifComplete ? { bucket_id: bucketId, if_complete: true } : { bucket_id: bucketId };
+    return normalize(await this.call<Manifest>(FILES_SUBJECTS.lock, payload), bucketId);
   }
 
   async importFiles(fromBucketId: string, toBucketId: string): Promise<Manifest> {

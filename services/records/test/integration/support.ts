@@ -4,7 +4,7 @@
  * services that may be running on the shared server), stub files and vocabularies RPC
  * responders served with the platform's real `serveRpc`, and the koa app under supertest.
  */
-import { type AppState, callRpc, type NatsHandle, type Router, serveRpc, signIdentity } from '@rdm/platform';
+import { AppError, type AppState, callRpc, type NatsHandle, type Router, serveRpc, signIdentity } from '@rdm/platform';
 import { spawnNatsServer, testDb, testLogger, testNats } from '@rdm/platform/testing';
 import supertest from 'supertest';
 import { type AppDeps, createApp } from '../../src/app.js';
@@ -28,6 +28,8 @@ export function as(user: string | null, roles: string[] = []): Record<string, st
 export class FakeFiles {
   buckets = new Map<string, { locked: boolean; entries: ManifestEntry[] }>();
   calls: { subject: string; payload: any }[] = [];
+  /** Answer `lock` like a files service that predates `if_complete` (400 on the unknown field). */
+  legacyLock = false;
 
   bucket(id: string) {
     let b = this.buckets.get(id);
@@ -153,12 +155,19 @@ export async function startEnv(opts: { extraRoutes?: ((r: Router<AppState>, d: a
       },
       { queue: 'files', logger },
     ),
-    serveRpc<{ bucket_id: string }>(
+    serveRpc<{ bucket_id: string; if_complete?: boolean }>(
       nats.nc,
       'rdm.files.rpc.lock',
       async (r) => {
         files.calls.push({ subject: 'lock', payload: r });
-        files.bucket(r.bucket_id).locked = true;
+        if (files.legacyLock && r.if_complete !== undefined) {
+          throw new AppError('validation_error', 400, 'A validation error occurred.', {
+            fieldErrors: [{ field: 'if_complete', messages: ['Unknown field.'] }],
+          });
+        }
+        const m = files.manifest(r.bucket_id);
+        // `if_complete`: lock only a bucket with entries, none pending (proto/README.md).
+        if (!r.if_complete || (m.count > 0 && m.pending === 0)) files.bucket(r.bucket_id).locked = true;
         return files.manifest(r.bucket_id);
       },
       { queue: 'files', logger },

@@ -75,6 +75,25 @@ export const MAX_RESOLVE_ITEMS = 1000;
 
 const PID_MISSING = () => Errors.pidDoesNotExist();
 
+/** A NUL character or a UTF-16 surrogate without its pair: text PostgreSQL cannot store. */
+const UNSTORABLE = /\0|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * Path (`a.b.0`, `_schema` for the value itself) of the first string or key of a JSON value that
+ * PostgreSQL cannot store (a NUL character or an unpaired surrogate), or null.
+ */
+export function unstorablePath(value: unknown, path = ''): string | null {
+  if (typeof value === 'string') return UNSTORABLE.test(value) ? path || '_schema' : null;
+  if (typeof value !== 'object' || value === null) return null;
+  for (const [k, v] of Object.entries(value)) {
+    const at = path ? `${path}.${k}` : k;
+    if (UNSTORABLE.test(k)) return at;
+    const found = unstorablePath(v, at);
+    if (found) return found;
+  }
+  return null;
+}
+
 /** Vocabulary use cases: one method per route or RPC. */
 export class VocabulariesService {
   private types: Map<string, TypeInfo> | undefined;
@@ -282,7 +301,11 @@ export class VocabulariesService {
       } else found.set(k, hit);
     }
     if (misses.length > 0) {
-      const rows = await getEntries(this.d.db, misses);
+      // Why: PostgreSQL text cannot hold NUL; such an id exists nowhere (and would fail the query).
+      const rows = await getEntries(
+        this.d.db,
+        misses.filter((m) => !String(m.type).includes('\0') && !String(m.id).includes('\0')),
+      );
       const byKey = new Map(rows.map((r) => [EntryCache.key(r.type, r.id), r]));
       for (const m of misses) {
         const k = EntryCache.key(m.type, m.id);
@@ -319,6 +342,9 @@ export class VocabulariesService {
   }
 
   private normalize(type: string, body: unknown, id?: string): EntryDoc {
+    // Why: PostgreSQL cannot store NUL (U+0000) or unpaired surrogates in text or jsonb; that is invalid input, not a 500.
+    const bad = unstorablePath(body);
+    if (bad) throw Errors.validation([{ field: bad, messages: ['Must not contain NUL characters or unpaired surrogates.'] }]);
     const raw = body && typeof body === 'object' && !Array.isArray(body) ? { ...(body as Record<string, unknown>) } : body;
     if (id !== undefined && raw && typeof raw === 'object') (raw as Record<string, unknown>).id = id;
     try {

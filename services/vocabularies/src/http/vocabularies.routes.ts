@@ -13,7 +13,7 @@
  *
  * The single-entry GET is the hottest route: it sends the cached serialized body as-is.
  */
-import { type AppState, ifMatch, jsonBody, Router } from '@rdm/platform';
+import { type AppState, Errors, ifMatch, jsonBody, Router } from '@rdm/platform';
 import type { Context } from 'koa';
 import { CUSTOM_TYPES } from '../domain/kinds.js';
 import { openapiFragment } from './openapi.js';
@@ -46,6 +46,20 @@ function uiLang(ctx: Context): string {
 /** Build the router over a service instance. */
 export function vocabulariesRouter(service: VocabulariesService): Router<AppState> {
   const router = new Router<AppState>();
+
+  // Why: PostgreSQL text cannot hold NUL (U+0000). Such a value matches nothing, but sent to the
+  // database it fails the whole statement (a 500): an id with NUL is unknown, a query value is refused.
+  router.use(async (ctx: Ctx, next) => {
+    if (ctx.path.includes('%00')) throw Errors.pidDoesNotExist();
+    if (ctx.querystring.includes('%00')) {
+      for (const [field, value] of Object.entries(ctx.query)) {
+        if ((Array.isArray(value) ? value : [value]).some((v) => v?.includes('\0'))) {
+          throw Errors.invalidQuerystring([{ field, messages: ['Must not contain NUL characters.'] }]);
+        }
+      }
+    }
+    return next();
+  });
 
   const sendEntry = async (ctx: Ctx, type: string, id: string) => {
     if (ctx.get('accept').includes(UI_JSON)) {

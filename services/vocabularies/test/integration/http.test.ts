@@ -296,6 +296,34 @@ describe('writes', () => {
       .expect(400);
   });
 
+  it('should refuse NUL characters and unpaired surrogates in a written entry with 400 (PostgreSQL cannot store them)', async () => {
+    const bodies = [
+      { id: 'nul-lic', title: { en: 'a\u0000b' } },
+      { id: 'nul\u0000lic' },
+      { id: 'nul-lic', props: { 'k\u0000': 'v' } },
+      { id: 'sur-lic', title: { en: 'a\ud800b' } },
+      { id: 'sur-lic', tags: ['\udc00'] },
+    ];
+    for (const body of bodies) {
+      const res = await http.post('/api/vocabularies/licenses').set(as(ADMIN)).send(body).expect(400);
+      expect(res.body.errors[0].messages).toEqual(['Must not contain NUL characters or unpaired surrogates.']);
+    }
+    const put = await http
+      .put('/api/vocabularies/licenses/cc-by-4.0')
+      .set(as(ADMIN))
+      .send({ title: { en: 'x\u0000' } })
+      .expect(400);
+    expect(put.body.errors).toEqual([{ field: 'title.en', messages: ['Must not contain NUL characters or unpaired surrogates.'] }]);
+    // A paired surrogate (an emoji) is fine.
+    await http
+      .post('/api/vocabularies/licenses')
+      .set(as(ADMIN))
+      .send({ id: 'emoji-lic', title: { en: 'Smile \ud83d\ude00' } })
+      .expect(201);
+    await http.delete('/api/vocabularies/licenses/emoji-lic').set(as(ADMIN)).expect(204);
+    await http.post('/api/vocabularies/licenses').set(as(USER)).send({ id: 'x\u0000' }).expect(403);
+  });
+
   it('should hide unlisted entries from search and from everyone but the system', async () => {
     await http
       .post('/api/vocabularies/licenses')
@@ -308,6 +336,22 @@ describe('writes', () => {
       .get('/api/vocabularies/licenses/hidden-lic')
       .set(as({ sub: 'system', roles: ['system'] }))
       .expect(200);
+  });
+});
+
+describe('NUL characters in URLs', () => {
+  it('should answer 400 for a query value and 404 for an id, never 500', async () => {
+    for (const url of [
+      '/api/vocabularies?q=a%00b',
+      '/api/vocabularies/licenses?q=%00',
+      '/api/funders?suggest=x%00',
+      '/api/names?tags=%00',
+    ]) {
+      expect((await http.get(url)).status, url).toBe(400);
+    }
+    for (const url of ['/api/vocabularies/licenses/a%00b', '/api/subjects/x%00', '/api/names/orcid/0000%00']) {
+      expect((await http.get(url)).status, url).toBe(404);
+    }
   });
 });
 

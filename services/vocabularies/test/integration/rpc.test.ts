@@ -62,6 +62,15 @@ describe('rdm.vocabularies.rpc.resolve', () => {
     expect(reply.items[1].entry).toBeUndefined();
   });
 
+  it('should answer not found for ids with NUL characters (no failing query)', async () => {
+    const reply = await resolve([
+      { type: 'languages', id: 'en\u0000g' },
+      { type: 'licenses', id: 'cc-by-4.0' },
+      { type: 're\u0000sourcetypes', id: 'image' },
+    ]);
+    expect(reply.items.map((i) => i.found)).toEqual([false, true, false]);
+  });
+
   it('should fetch any number of uncached pairs with ONE query, and none once cached', async () => {
     app.service.invalidate();
     const langs = (await t.db('entries').select('id').where({ type: 'languages' }).limit(300)).map((r: { id: string }) => ({

@@ -1,0 +1,68 @@
+import request from 'supertest';
+import { describe, expect, it } from 'vitest';
+import { createHttpApp, jsonBody, mountRouter, Router } from './http.js';
+import { createLogger } from './logger.js';
+
+function app() {
+  const { app } = createHttpApp({ name: 'test', logger: createLogger('test', 'silent') });
+  const router = new Router();
+  router.get('/items/:id', (ctx) => {
+    ctx.body = { id: ctx.params.id, q: ctx.query.q ?? null };
+  });
+  router.post('/items', async (ctx) => {
+    ctx.body = { got: await jsonBody(ctx) };
+  });
+  mountRouter(app as any, router as any);
+  return app.callback();
+}
+
+describe(createHttpApp.name, () => {
+  it('should serve a route and add a request id', async () => {
+    const res = await request(app()).get('/items/abc?q=x');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ id: 'abc', q: 'x' });
+    expect(res.headers['x-request-id']).toBeTruthy();
+  });
+
+  it('should answer 405 JSON for a known path with the wrong method and 404 JSON for an unknown one', async () => {
+    const wrong = await request(app()).delete('/items/abc');
+    expect(wrong.status).toBe(405);
+    expect(wrong.body).toEqual({ status: 405, message: 'The method is not allowed for the requested URL.' });
+    const unknown = await request(app()).get('/nope');
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.status).toBe(404);
+  });
+
+  it('should refuse NUL characters in path ids (404) and query values (400), never reaching the handler', async () => {
+    expect((await request(app()).get('/items/a%00b')).status).toBe(404);
+    const q = await request(app()).get('/items/abc?q=x%00');
+    expect(q.status).toBe(400);
+    expect(q.body).toEqual({ status: 400, message: 'Invalid querystring parameters.', errors: [{ field: 'q', messages: ['Contains characters that are not allowed.'] }] });
+    expect((await request(app()).get('/items/%E0%A4%A')).status).toBe(400);
+  });
+});
+
+describe(jsonBody.name, () => {
+  it('should parse JSON and refuse bad JSON with the InvenioRDM message', async () => {
+    expect((await request(app()).post('/items').send({ a: 1 })).body).toEqual({ got: { a: 1 } });
+    const bad = await request(app()).post('/items').set('content-type', 'application/json').send('{nope');
+    expect(bad.status).toBe(400);
+    expect(bad.body).toEqual({ status: 400, message: 'Unable to decode JSON data in request body.' });
+  });
+
+  it('should refuse strings PostgreSQL cannot store, naming the field', async () => {
+    const nul = await request(app()).post('/items').set('content-type', 'application/json').send('{"metadata":{"title":"a\\u0000b"}}');
+    expect(nul.status).toBe(400);
+    expect(nul.body.errors).toEqual([{ field: 'metadata.title', messages: ['Contains characters that are not allowed (NUL or unpaired surrogate).'] }]);
+    const surrogate = await request(app()).post('/items').set('content-type', 'application/json').send('{"list":["ok","x\\ud800y"]}');
+    expect(surrogate.status).toBe(400);
+    expect(surrogate.body.errors[0].field).toBe('list.1');
+    const pair = await request(app()).post('/items').set('content-type', 'application/json').send('{"e":"\\ud83d\\ude00"}');
+    expect(pair.status).toBe(200);
+  });
+
+  it('should refuse a binary Content-Type with 415', async () => {
+    const res = await request(app()).post('/items').set('content-type', 'application/octet-stream').send(Buffer.from('x'));
+    expect(res.status).toBe(415);
+  });
+});

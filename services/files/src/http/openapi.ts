@@ -1,0 +1,362 @@
+/**
+ * The files service's OpenAPI fragment, served at `GET /openapi.json` (internal, never routed
+ * publicly) and merged by the gateway into `/api/openapi.json` (services/gateway/src/openapi.ts):
+ * draft and record files — list, initialise, metadata, content upload (raw bytes, chunked
+ * transfer accepted), commit, download with `Range`, zip archive — with the status codes the
+ * routes really answer. Shared components (`Error`, `BadRequest`, `X-RateLimit-*`, `bearerAuth`…)
+ * are the gateway's and are only referenced here. Media files and multipart part uploads are not
+ * served by this service and are left to the gateway's base document.
+ *
+ * When to edit: a files route, its headers or the JSON of http/serializers.ts change.
+ */
+import { type AppState, Router } from '@rdm/platform';
+import { TRANSFER_TYPES } from '../domain/input.js';
+
+type Json = Record<string, unknown>;
+
+const ref = (section: string, name: string) => ({ $ref: `#/components/${section}/${name}` });
+const schemaRef = (name: string) => ref('schemas', name);
+const json = (schema: Json) => ({ 'application/json': { schema } });
+const TAGS = ['files'];
+const AUTHENTICATED = [{ bearerAuth: [] }, { accessToken: [] }];
+
+const rate: Json = {
+  'X-RateLimit-Limit': ref('headers', 'X-RateLimit-Limit'),
+  'X-RateLimit-Remaining': ref('headers', 'X-RateLimit-Remaining'),
+  'X-RateLimit-Reset': ref('headers', 'X-RateLimit-Reset'),
+};
+const error = (description: string, headers?: Json) => ({
+  description,
+  ...(headers ? { headers } : {}),
+  content: json(schemaRef('Error')),
+});
+
+/** Error responses by status; routes pick theirs. */
+const E = {
+  '400': ref('responses', 'BadRequest'),
+  '401': ref('responses', 'InvalidToken'),
+  '403': error(
+    'Permission denied, files not enabled (`Files are not enabled.`) or the bucket locked (`Bucket is locked for modifications.`).',
+  ),
+  '404': error("Unknown record, or `Record '<id>' has no file '<key>'.`"),
+  '410': error('The record has been deleted.'),
+  '413': ref('responses', 'PayloadTooLarge'),
+  '415': error('Unsupported `Content-Type`: uploads take `application/octet-stream` only; JSON bodies refuse binary types.'),
+  '416': error('The `Range` lies outside the file.', {
+    'Content-Range': { schema: { type: 'string' }, description: '`bytes */<size>`' },
+  }),
+  '429': ref('responses', 'TooManyRequests'),
+  '503': ref('responses', 'ServiceUnavailable'),
+} as const;
+type Status = keyof typeof E;
+const errors = (...codes: Status[]): Json => Object.fromEntries(['401', '429', '503', ...codes].sort().map((c) => [c, E[c as Status]]));
+
+const idParam = { name: 'id', in: 'path', required: true, schema: { type: 'string' }, description: 'Record id.' };
+const keyParam = {
+  name: 'key',
+  in: 'path',
+  required: true,
+  schema: { type: 'string', minLength: 1 },
+  description:
+    'File key; may contain `/` (sent unescaped). No `.`/`..`/empty segments, control characters or backslashes; at most 255 bytes.',
+};
+const tokenParam = {
+  name: 'token',
+  in: 'query',
+  schema: { type: 'string' },
+  description: 'Secret link token granting access to a restricted record.',
+};
+
+const entry = (description: string) => ({ description, headers: rate, content: json(schemaRef('FileEntry')) });
+const list = (description: string) => ({ description, headers: rate, content: json(schemaRef('FileList')) });
+const done = (description: string) => ({ description, headers: rate });
+
+/** Download operation (GET or HEAD) of a file's content. */
+function download(scope: 'draft' | 'record', method: 'get' | 'head'): Json {
+  const headers: Json = {
+    ...rate,
+    ETag: { schema: { type: 'string' }, description: '`"md5:<hex>"`' },
+    'Accept-Ranges': { schema: { type: 'string', const: 'bytes' } },
+    'Last-Modified': { schema: { type: 'string' } },
+    'Content-Length': { schema: { type: 'integer', minimum: 0 } },
+    'Content-Disposition': {
+      schema: { type: 'string' },
+      description: '`inline`, or `attachment; filename=…` (+ `filename*`) for octet-stream or with `?download`.',
+    },
+  };
+  const body = method === 'get' ? { content: { '*/*': { schema: { description: 'The bytes (a sanitized Content-Type).' } } } } : {};
+  return {
+    operationId: `${method === 'get' ? 'download' : 'probe'}${scope === 'draft' ? 'Draft' : 'Record'}FileContent`,
+    summary: `${method === 'get' ? 'Download' : 'Headers of'} the content of a ${scope} file`,
+    description:
+      'Served as `Content-Type` images, audio and `text/plain` as themselves, HTML/JS/CSS/SVG/JSON/CSV/XML as `text/plain`, anything else ' +
+      '`application/octet-stream`. One `Range` gives 206 (several: 200, unsatisfiable: 416); `If-None-Match` gives 304; `If-Range` applies.',
+    tags: TAGS,
+    parameters: [
+      { name: 'Range', in: 'header', schema: { type: 'string' }, description: 'One byte range, e.g. `bytes=0-99`, `bytes=-100`.' },
+      { name: 'If-Range', in: 'header', schema: { type: 'string' }, description: 'The ETag the range is for.' },
+      { name: 'If-None-Match', in: 'header', schema: { type: 'string' } },
+      {
+        name: 'download',
+        in: 'query',
+        schema: { type: 'string' },
+        description: 'Present (any value): `Content-Disposition: attachment`.',
+      },
+      tokenParam,
+    ],
+    responses: {
+      '200': { description: 'The whole content.', headers, ...body },
+      '206': {
+        description: 'One range of the content.',
+        headers: { ...headers, 'Content-Range': { schema: { type: 'string' }, description: '`bytes <start>-<end>/<size>`' } },
+        ...body,
+      },
+      '304': { description: 'Not modified (`If-None-Match` matched the ETag).' },
+      ...errors('400', '403', '404', '410', '416'),
+    },
+  };
+}
+
+function archive(scope: 'draft' | 'record'): Json {
+  return {
+    get: {
+      operationId: `download${scope === 'draft' ? 'Draft' : 'Record'}FilesArchive`,
+      summary: `Download every committed file of the ${scope} as a zip`,
+      tags: TAGS,
+      parameters: [tokenParam],
+      responses: {
+        '200': {
+          description: 'A zip (stored, not compressed), streamed.',
+          headers: { ...rate, 'Content-Disposition': { schema: { type: 'string' }, description: '`attachment; filename=<id>.zip`' } },
+          content: { 'application/zip': { schema: { description: 'The zip archive.' } } },
+        },
+        ...errors('403', '404', '410'),
+      },
+    },
+  };
+}
+
+function paths(): Record<string, Json> {
+  const D = '/api/records/{id}/draft';
+  const R = '/api/records/{id}';
+  return {
+    [`${D}/files`]: {
+      parameters: [idParam],
+      get: {
+        operationId: 'listDraftFiles',
+        summary: "List the draft's files",
+        tags: TAGS,
+        parameters: [tokenParam],
+        responses: { '200': list('The file list (`{enabled: false, links}` when files are disabled).'), ...errors('403', '404', '410') },
+      },
+      post: {
+        operationId: 'initDraftFiles',
+        summary: 'Initialise files (register keys before uploading their content)',
+        tags: TAGS,
+        security: AUTHENTICATED,
+        requestBody: { required: true, content: json({ type: 'array', minItems: 1, items: schemaRef('FileInit') }) },
+        responses: {
+          '201': list('The file list with the new entries (`pending`).'),
+          ...errors('400', '403', '404', '410', '413', '415'),
+        },
+      },
+      delete: {
+        operationId: 'deleteDraftFiles',
+        summary: 'Delete every file of the draft',
+        tags: TAGS,
+        security: AUTHENTICATED,
+        responses: { '204': done('Deleted.'), ...errors('403', '404', '410') },
+      },
+    },
+    [`${D}/files/{key}`]: {
+      parameters: [idParam, keyParam],
+      get: {
+        operationId: 'readDraftFile',
+        summary: 'Read a file entry of the draft',
+        tags: TAGS,
+        parameters: [tokenParam],
+        responses: { '200': entry('The entry.'), ...errors('400', '403', '404', '410') },
+      },
+      put: {
+        operationId: 'updateDraftFile',
+        summary: "Update a file entry's metadata and access",
+        tags: TAGS,
+        security: AUTHENTICATED,
+        requestBody: { required: false, content: json(schemaRef('FileUpdate')) },
+        responses: { '200': entry('The entry.'), ...errors('400', '403', '404', '410', '413', '415') },
+      },
+      delete: {
+        operationId: 'deleteDraftFile',
+        summary: 'Delete a file of the draft',
+        tags: TAGS,
+        security: AUTHENTICATED,
+        responses: { '204': done('Deleted.'), ...errors('400', '403', '404', '410') },
+      },
+    },
+    [`${D}/files/{key}/content`]: {
+      parameters: [idParam, keyParam],
+      get: download('draft', 'get'),
+      head: download('draft', 'head'),
+      put: {
+        operationId: 'uploadDraftFileContent',
+        summary: 'Upload the content of a file (raw bytes)',
+        description:
+          'The entry must have been initialised and not committed. `Content-Length` or `Transfer-Encoding: chunked`; the bytes are ' +
+          'streamed to storage (md5 computed on the way). Over the file or record size limit: 400 `File size limit exceeded.`',
+        tags: TAGS,
+        security: AUTHENTICATED,
+        requestBody: {
+          required: true,
+          content: { 'application/octet-stream': { schema: { type: 'string', contentMediaType: 'application/octet-stream' } } },
+        },
+        responses: { '200': entry('The entry, still `pending` until committed.'), ...errors('400', '403', '404', '410', '415') },
+      },
+    },
+    [`${D}/files/{key}/commit`]: {
+      parameters: [idParam, keyParam],
+      post: {
+        operationId: 'commitDraftFile',
+        summary: 'Commit an uploaded file',
+        tags: TAGS,
+        security: AUTHENTICATED,
+        responses: {
+          '200': entry('The entry, `completed`, with `checksum`, `size`, `mimetype`.'),
+          ...errors('400', '403', '404', '410'),
+        },
+      },
+    },
+    [`${D}/files-archive`]: { parameters: [idParam], ...archive('draft') },
+    [`${R}/files`]: {
+      parameters: [idParam],
+      get: {
+        operationId: 'listRecordFiles',
+        summary: "List the published record's files",
+        tags: TAGS,
+        parameters: [tokenParam],
+        responses: { '200': list('The file list (`{enabled: false, links}` when files are disabled).'), ...errors('403', '404', '410') },
+      },
+    },
+    [`${R}/files/{key}`]: {
+      parameters: [idParam, keyParam],
+      get: {
+        operationId: 'readRecordFile',
+        summary: 'Read a file entry of the published record',
+        tags: TAGS,
+        parameters: [tokenParam],
+        responses: { '200': entry('The entry (with `pids`, no `commit` link).'), ...errors('400', '403', '404', '410') },
+      },
+    },
+    [`${R}/files/{key}/content`]: {
+      parameters: [idParam, keyParam],
+      get: download('record', 'get'),
+      head: download('record', 'head'),
+    },
+    [`${R}/files-archive`]: { parameters: [idParam], ...archive('record') },
+  };
+}
+
+/** Build the fragment. */
+export function openapiFragment(): Json {
+  const str = { type: 'string' };
+  const url = { type: 'string', format: 'uri' };
+  const dateTime = { type: 'string', format: 'date-time' };
+  const access = {
+    type: 'object',
+    additionalProperties: false,
+    properties: { hidden: { type: 'boolean' } },
+  };
+  const metadata = { type: ['object', 'null'], description: 'Free-form metadata of the file.' };
+  return {
+    openapi: '3.1.0',
+    info: { title: 'files', version: '1.0.0' },
+    paths: paths(),
+    components: {
+      schemas: {
+        FileEntry: {
+          type: 'object',
+          description:
+            'A file entry. Committed (`completed`) entries add `mimetype`, `version_id`, `file_id`, `bucket_id`, `size`, `checksum` and `storage_class`; ' +
+            "a published record's entries add `pids` and have no `commit` link.",
+          required: ['created', 'updated', 'metadata', 'access', 'links', 'key', 'transfer', 'status'],
+          properties: {
+            created: dateTime,
+            updated: dateTime,
+            mimetype: str,
+            version_id: str,
+            file_id: str,
+            bucket_id: str,
+            metadata,
+            access: { ...access, required: ['hidden'] },
+            links: {
+              type: 'object',
+              required: ['self', 'content'],
+              properties: { self: url, content: url, commit: url },
+            },
+            key: str,
+            size: { type: 'integer', minimum: 0 },
+            transfer: { type: 'object', required: ['type'], properties: { type: str } },
+            status: { type: 'string', enum: ['pending', 'completed'] },
+            checksum: { type: 'string', description: '`md5:<hex>`' },
+            storage_class: str,
+            pids: { type: 'object' },
+          },
+        },
+        FileList: {
+          type: 'object',
+          description: '`{enabled: false, links}` only, when files are disabled.',
+          required: ['enabled', 'links'],
+          properties: {
+            enabled: { type: 'boolean' },
+            links: { type: 'object', required: ['self', 'archive'], properties: { self: url, archive: url } },
+            entries: { type: 'array', items: schemaRef('FileEntry') },
+            default_preview: { type: ['string', 'null'] },
+            order: { type: 'array', items: str },
+          },
+        },
+        FileInit: {
+          type: 'object',
+          required: ['key'],
+          additionalProperties: false,
+          properties: {
+            key: { type: 'string', minLength: 1, maxLength: 255 },
+            metadata,
+            access,
+            transfer: {
+              type: 'object',
+              additionalProperties: false,
+              properties: {
+                type: {
+                  type: 'string',
+                  enum: [...TRANSFER_TYPES],
+                  description: 'Only `L` (upload through the API) is open to users; others are 403.',
+                },
+              },
+            },
+            checksum: str,
+            size: { type: 'integer' },
+            storage_class: str,
+          },
+        },
+        FileUpdate: { type: 'object', additionalProperties: false, properties: { metadata, access } },
+      },
+      responses: {
+        InvalidToken: {
+          description: 'The bearer token is invalid, expired or revoked (gateway, `AUTH_INVALID_TOKEN=reject`).',
+          headers: { 'WWW-Authenticate': { schema: { type: 'string' }, description: '`Bearer error="invalid_token"`' } },
+          content: json(schemaRef('Error')),
+        },
+      },
+    },
+  };
+}
+
+/** The internal `GET /openapi.json` route (mount it with `mountRouter`). */
+export function openapiRouter(): Router<AppState> {
+  const router = new Router<AppState>();
+  const body = JSON.stringify(openapiFragment());
+  router.get('/openapi.json', (ctx) => {
+    ctx.type = 'application/json';
+    ctx.body = body;
+  });
+  return router;
+}

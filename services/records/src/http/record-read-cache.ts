@@ -1,0 +1,67 @@
+/**
+ * Rendered bodies of `GET /api/records/{id}` (published records), reused while the record is
+ * unchanged.
+ *
+ * When to use: only for that route. A published record is read far more often than it changes,
+ * and building its document (two rows with large jsonb columns, `buildDoc`, `serializeItem`,
+ * `JSON.stringify`) costs several times the read itself. Every read still asks the database for
+ * the record's stamp (`recordStamp`: record and parent revision ids plus deletion status, one
+ * narrow statement), so a write by any replica is seen by the next read (read-your-writes holds
+ * across processes) and nothing needs invalidating. The body depends on the caller only through
+ * the permission checks, whose inputs are the identity (part of the key) and the stamped rows.
+ * Bounded: `maxEntries` (LRU), bodies over `maxBodyBytes` are not kept; secret-link readers
+ * (`identity.linkToken`) are never cached.
+ */
+import type { Identity } from '@rdm/platform';
+
+/** A cached rendering. */
+export interface CachedRecordBody {
+  stamp: string;
+  body: Buffer;
+  etag: string;
+  link: string;
+}
+
+/** LRU of rendered record bodies keyed by record id and caller. */
+export class RecordReadCache {
+  private readonly entries = new Map<string, CachedRecordBody>();
+
+  constructor(private readonly o: { maxEntries: number; maxBodyBytes: number } = { maxEntries: 2000, maxBodyBytes: 256 * 1024 }) {}
+
+  /** The cache key of a read, or undefined when this caller's reads are not cached. */
+  keyOf(id: string, identity: Identity): string | undefined {
+    if (identity.linkToken) return undefined;
+    return `${id}\u0000${identity.sub ?? ''}\u0000${identity.roles.join(',')}`;
+  }
+
+  /** True when something is cached under `key` (whatever its stamp). */
+  has(key: string): boolean {
+    return this.entries.has(key);
+  }
+
+  /** The entry under `key` if it was rendered from rows with this `stamp`. */
+  get(key: string, stamp: string): CachedRecordBody | undefined {
+    const hit = this.entries.get(key);
+    if (!hit) return undefined;
+    if (hit.stamp !== stamp) {
+      this.entries.delete(key);
+      return undefined;
+    }
+    this.entries.delete(key);
+    this.entries.set(key, hit);
+    return hit;
+  }
+
+  /** Keep a rendering (ignored when too large). */
+  set(key: string, entry: CachedRecordBody): void {
+    if (entry.body.length > this.o.maxBodyBytes) return;
+    this.entries.delete(key);
+    this.entries.set(key, entry);
+    while (this.entries.size > this.o.maxEntries) this.entries.delete(this.entries.keys().next().value as string);
+  }
+
+  /** Number of cached bodies. */
+  get size(): number {
+    return this.entries.size;
+  }
+}

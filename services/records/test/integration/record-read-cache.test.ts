@@ -1,0 +1,98 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RecordReadCache } from '../../src/http/record-read-cache.js';
+import { as, type Env, fullMetadata, startEnv } from './support.js';
+
+const OWNER = '701';
+const OTHER = '702';
+
+/**
+ * `GET /api/records/{id}` reuses renderings while the record's stamp (record and parent revision
+ * ids, deletion status) is unchanged: every write must show in the very next read, for every
+ * caller, without any invalidation message.
+ */
+describe(RecordReadCache.name, () => {
+  let env: Env;
+
+  beforeAll(async () => {
+    env = await startEnv();
+  });
+  afterAll(async () => {
+    await env?.close();
+  });
+
+  async function published(access: 'public' | 'restricted' = 'public'): Promise<any> {
+    const d = (
+      await env.request
+        .post('/api/records')
+        .set(as(OWNER))
+        .send({ access: { record: access, files: access }, metadata: fullMetadata() })
+        .expect(201)
+    ).body;
+    env.files.addFile(d.id, 'a.txt');
+    return (await env.request.post(`/api/records/${d.id}/draft/actions/publish`).set(as(OWNER)).expect(202)).body;
+  }
+
+  const read = (id: string, who: Record<string, string> = {}) => env.request.get(`/api/records/${id}`).set(who);
+
+  it('should answer a repeated read with the same body and headers, with one narrow statement', async () => {
+    const rec = await published();
+    const first = await read(rec.id).expect(200);
+    let statements: string[] = [];
+    const onQuery = (q: { sql: string }) => statements.push(q.sql);
+    env.db.on('query', onQuery);
+    try {
+      statements = [];
+      const second = await read(rec.id).expect(200);
+      expect(second.body).toEqual(first.body);
+      expect(second.headers.etag).toBe(first.headers.etag);
+      expect(second.headers.link).toBe(first.headers.link);
+      expect(second.headers['content-type']).toBe('application/json; charset=utf-8');
+      expect(statements).toHaveLength(1);
+      expect(statements[0]).not.toMatch(/metadata/);
+    } finally {
+      env.db.removeListener('query', onQuery);
+    }
+  });
+
+  it('should show an edit published in between in the next read', async () => {
+    const rec = await published();
+    expect((await read(rec.id).expect(200)).body.metadata.title).toBe(rec.metadata.title);
+    const draft = (await env.request.post(`/api/records/${rec.id}/draft`).set(as(OWNER)).expect(201)).body;
+    await env.request
+      .put(`/api/records/${rec.id}/draft`)
+      .set(as(OWNER))
+      .send({ ...draft, metadata: { ...draft.metadata, title: 'A new title' } })
+      .expect(200);
+    await env.request.post(`/api/records/${rec.id}/draft/actions/publish`).set(as(OWNER)).expect(202);
+    const after = await read(rec.id).expect(200);
+    expect(after.body.metadata.title).toBe('A new title');
+    expect(after.headers.etag).toBe(`"${after.body.revision_id}"`);
+    expect(after.body.revision_id).toBeGreaterThan(rec.revision_id);
+  });
+
+  it('should show a change of the parent (a newer version) in the next read of the older version', async () => {
+    const v1 = await published();
+    expect((await read(v1.id).expect(200)).body.versions.is_latest).toBe(true);
+    const nv = (await env.request.post(`/api/records/${v1.id}/versions`).set(as(OWNER)).expect(201)).body;
+    env.files.addFile(nv.id, 'b.txt');
+    await env.request.post(`/api/records/${nv.id}/draft/actions/publish`).set(as(OWNER)).expect(202);
+    const again = await read(v1.id).expect(200);
+    expect(again.body.versions).toEqual({ is_latest: false, index: 1 });
+  });
+
+  it('should keep renderings per caller: the owner sees what anonymous readers do not', async () => {
+    const rec = await published('restricted');
+    expect((await read(rec.id, as(OWNER))).status).toBe(200);
+    expect((await read(rec.id)).status).toBe(403);
+    expect((await read(rec.id, as(OTHER))).status).toBe(403);
+    expect((await read(rec.id, as(OWNER))).status).toBe(200);
+    expect((await read(rec.id)).status).toBe(403);
+    const pub = await published();
+    const owner = (await read(pub.id, as(OWNER)).expect(200)).body;
+    const anon = (await read(pub.id).expect(200)).body;
+    expect(owner.versions.is_latest_draft).toBe(true);
+    expect(anon.versions.is_latest_draft).toBeUndefined();
+    expect((await read(pub.id).expect(200)).body).toEqual(anon);
+    expect((await read(pub.id, as(OWNER)).expect(200)).body).toEqual(owner);
+  });
+});

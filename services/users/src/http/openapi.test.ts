@@ -1,0 +1,99 @@
+import { createLogger } from '@rdm/platform';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import request from 'supertest';
+import { describe, expect, it } from 'vitest';
+import { createApp } from '../app.js';
+import type { UsersService } from '../domain/users.service.js';
+import { openapiFragment } from './openapi.js';
+import { usersRouter } from './users.routes.js';
+
+type Doc = { paths: Record<string, Record<string, any>>; components: Record<string, Record<string, unknown>> };
+const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head'];
+
+/** The components the gateway's base document provides (services/gateway/src/openapi.ts), as stand-ins. */
+function withGatewayComponents(fragment: Record<string, unknown>): Record<string, unknown> {
+  const doc = structuredClone(fragment) as Doc;
+  const stub = (description: string) => ({
+    description,
+    content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+  });
+  const c = doc.components;
+  c.schemas = { Error: { type: 'object' }, ...c.schemas };
+  c.responses = {
+    ...Object.fromEntries(
+      ['BadRequest', 'PermissionDenied', 'NotFound', 'MethodNotAllowed', 'PayloadTooLarge', 'TooManyRequests', 'ServiceUnavailable'].map(
+        (n) => [n, stub(n)],
+      ),
+    ),
+    ...c.responses,
+  };
+  c.parameters = {
+    ...Object.fromEntries(['q', 'page', 'size', 'sort'].map((n) => [n, { name: n, in: 'query', schema: {} }])),
+    ...c.parameters,
+  };
+  c.headers = {
+    ...Object.fromEntries(
+      ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Retry-After'].map((n) => [n, { schema: {} }]),
+    ),
+    ...c.headers,
+  };
+  c.securitySchemes = {
+    bearerAuth: { type: 'http', scheme: 'bearer' },
+    accessToken: { type: 'apiKey', in: 'query', name: 'access_token' },
+  };
+  return doc;
+}
+
+describe(openapiFragment.name, () => {
+  const fragment = openapiFragment() as unknown as Doc;
+
+  it('should be a valid OpenAPI 3.1 document whose references resolve (with the gateway components)', async () => {
+    const validator = new Validator();
+    const result = await validator.validate(withGatewayComponents(fragment as unknown as Record<string, unknown>));
+    expect(result.errors ?? [], JSON.stringify(result.errors, null, 1)?.slice(0, 2000)).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(() => validator.resolveRefs()).not.toThrow();
+  });
+
+  it('should document the user routes with their response schemas', () => {
+    expect(Object.keys(fragment.paths).sort()).toEqual(['/api/me', '/api/users', '/api/users/{id}', '/api/users/{id}/avatar.svg']);
+    const ok = (path: string) => fragment.paths[path].get.responses['200'].content;
+    expect(ok('/api/users')['application/json'].schema).toEqual({ $ref: '#/components/schemas/UserList' });
+    expect(ok('/api/users/{id}')['application/json'].schema).toEqual({ $ref: '#/components/schemas/User' });
+    expect(ok('/api/me')['application/json'].schema).toEqual({ $ref: '#/components/schemas/User' });
+    expect(ok('/api/users/{id}/avatar.svg')['image/svg+xml']).toBeDefined();
+    expect(fragment.paths['/api/users/{id}'].get.responses['404']).toBeDefined();
+    expect(fragment.paths['/api/me'].get.responses['403']).toEqual({ $ref: '#/components/responses/PermissionDenied' });
+    expect(fragment.paths['/api/me'].get.security).toContainEqual({ bearerAuth: [] });
+    const sort = fragment.paths['/api/users'].get.parameters.find((p: { name?: string }) => p.name === 'sort');
+    expect(sort.schema.enum).toEqual(['bestmatch', 'newest', 'oldest']);
+    expect(fragment.components.schemas.User).toMatchObject({ required: expect.arrayContaining(['id', 'links', 'profile', 'preferences']) });
+  });
+
+  it('should only document operations the users router serves, each with an operationId', () => {
+    const router = usersRouter({ users: {} as UsersService, baseUrl: 'http://x' });
+    const ids = new Set<string>();
+    for (const [path, item] of Object.entries(fragment.paths)) {
+      const concrete = path.replace(/\{[^}]+\}/g, '1');
+      for (const m of METHODS.filter((k) => item[k])) {
+        expect(router.match(concrete, m.toUpperCase()).route, `${m} ${path}`).toBe(true);
+        expect(ids.has(item[m].operationId), item[m].operationId).toBe(false);
+        ids.add(item[m].operationId);
+      }
+    }
+  });
+});
+
+describe('GET /openapi.json', () => {
+  it('should serve the fragment', async () => {
+    const { app } = createApp({
+      config: { IDENTITY_SECRET: 'secret', PUBLIC_BASE_URL: 'http://127.0.0.1:5000' },
+      logger: createLogger('users', 'silent'),
+      db: {} as never,
+      users: {} as UsersService,
+    });
+    const res = await request(app.callback()).get('/openapi.json').expect(200);
+    expect(res.headers['content-type']).toMatch(/application\/json/);
+    expect(res.body).toEqual(openapiFragment());
+  });
+});
