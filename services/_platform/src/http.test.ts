@@ -34,10 +34,12 @@ describe(createHttpApp.name, () => {
   });
 
   it('should refuse NUL characters in path ids (404) and query values (400), never reaching the handler', async () => {
-    expect((await request(app()).get('/items/a%00b')).status).toBe(404);
+    const id = await request(app()).get('/items/a%00b');
+    expect(id.status).toBe(404);
+    expect(id.body).toEqual({ status: 404, message: 'The persistent identifier does not exist.' });
     const q = await request(app()).get('/items/abc?q=x%00');
     expect(q.status).toBe(400);
-    expect(q.body).toEqual({ status: 400, message: 'Invalid querystring parameters.', errors: [{ field: 'q', messages: ['Contains characters that are not allowed.'] }] });
+    expect(q.body).toEqual({ status: 400, message: 'Invalid querystring parameters.', errors: [{ field: 'q', messages: ['Must not contain NUL characters.'] }] });
     expect((await request(app()).get('/items/%E0%A4%A')).status).toBe(400);
   });
 });
@@ -53,7 +55,7 @@ describe(jsonBody.name, () => {
   it('should refuse strings PostgreSQL cannot store, naming the field', async () => {
     const nul = await request(app()).post('/items').set('content-type', 'application/json').send('{"metadata":{"title":"a\\u0000b"}}');
     expect(nul.status).toBe(400);
-    expect(nul.body.errors).toEqual([{ field: 'metadata.title', messages: ['Contains characters that are not allowed (NUL or unpaired surrogate).'] }]);
+    expect(nul.body.errors).toEqual([{ field: 'metadata.title', messages: ['Must not contain NUL characters or unpaired surrogates.'] }]);
     const surrogate = await request(app()).post('/items').set('content-type', 'application/json').send('{"list":["ok","x\\ud800y"]}');
     expect(surrogate.status).toBe(400);
     expect(surrogate.body.errors[0].field).toBe('list.1');

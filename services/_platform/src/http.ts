@@ -34,6 +34,8 @@ export interface HttpAppOptions {
   health?: Health;
   /** Trust proxy headers (X-Forwarded-For). */
   proxy?: boolean;
+  /** Error for a path holding NUL or an unpaired surrogate (default 404 `The persistent identifier does not exist.`). */
+  unstorablePathError?: () => AppError;
 }
 
 /** Build the base app. Routes are added by the caller with `mountRouter`. */
@@ -110,11 +112,12 @@ export function createHttpApp(opts: HttpAppOptions): { app: Koa<AppState>; healt
     } catch {
       throw Errors.badRequest('Invalid URL encoding.', undefined, 'invalid_url');
     }
-    if (isUnstorableString(path)) throw Errors.notFound();
+    if (isUnstorableString(path)) throw (opts.unstorablePathError ?? Errors.pidDoesNotExist)();
     for (const [key, value] of Object.entries(ctx.query)) {
       for (const one of Array.isArray(value) ? value : [value ?? '']) {
         if (isUnstorableString(key) || isUnstorableString(one)) {
-          throw Errors.invalidQuerystring([{ field: key, messages: ['Contains characters that are not allowed.'] }]);
+          const nul = key.includes('\u0000') || one.includes('\u0000');
+          throw Errors.invalidQuerystring([{ field: key, messages: [nul ? 'Must not contain NUL characters.' : UNSTORABLE_MESSAGE] }]);
         }
       }
     }
@@ -195,10 +198,13 @@ export async function jsonBody<T = unknown>(ctx: Context, opts: JsonBodyOptions 
   // Why: PostgreSQL refuses NUL and unpaired surrogates in text and jsonb (a 500 otherwise).
   const bad = findUnstorableString(parsed, '');
   if (bad !== undefined) {
-    throw Errors.validation([{ field: bad || '_schema', messages: ['Contains characters that are not allowed (NUL or unpaired surrogate).'] }]);
+    throw Errors.validation([{ field: bad || '_schema', messages: [UNSTORABLE_MESSAGE] }]);
   }
   return parsed as T;
 }
+
+/** Field message for strings PostgreSQL cannot store. */
+export const UNSTORABLE_MESSAGE = 'Must not contain NUL characters or unpaired surrogates.';
 
 /** True for strings PostgreSQL cannot store: NUL or unpaired UTF-16 surrogates. */
 export function isUnstorableString(s: string): boolean {

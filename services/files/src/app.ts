@@ -2,7 +2,7 @@
  * The files service's koa app (no listen, so tests drive it with supertest): platform base app
  * plus the files routes. Health: database, storage and (when given) the NATS connection.
  */
-import { createHttpApp, type Knex, type Logger, mountRouter } from '@rdm/platform';
+import { AppError, createHttpApp, type Knex, type Logger, mountRouter, UNSTORABLE_MESSAGE } from '@rdm/platform';
 import { type FilesConfig, maxFileBytes } from './config.js';
 import type { FilesAuthorizer } from './domain/authorizer.js';
 import { FilesService } from './domain/files.service.js';
@@ -43,7 +43,13 @@ export interface FilesApp {
 /** Build the app and the domain service. */
 export function createApp(deps: AppDeps): FilesApp {
   const { config, logger, db, storage, authorizer } = deps;
-  const { app, health } = createHttpApp({ name: 'files', logger, identitySecret: config.IDENTITY_SECRET });
+  const { app, health } = createHttpApp({
+    name: 'files',
+    logger,
+    identitySecret: config.IDENTITY_SECRET,
+    // A NUL in a file key or record id is a malformed request here, like any other bad key.
+    unstorablePathError: () => new AppError('invalid_key', 400, 'Invalid file key.', { fieldErrors: [{ field: 'key', messages: [UNSTORABLE_MESSAGE] }] }),
+  });
   const gc = new StorageGc({ db, storage, logger, intervalMs: config.FILES_JANITOR_INTERVAL_MS });
   const service = new FilesService({
     db,

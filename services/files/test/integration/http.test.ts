@@ -371,10 +371,14 @@ describe.each(ENGINES)('files HTTP API (%s storage)', (kind) => {
       const obj = await call('POST', `/api/records/${rec}/draft/files`, { json: { key: 'a.txt' } });
       expect(obj.body.errors).toEqual([{ field: '_schema', messages: ['Invalid input type.'] }]);
       const bad = await call('POST', `/api/records/${rec}/draft/files`, {
-        json: [{ key: '../../etc/passwd' }, { key: 'a\u0000b' }, { key: '/abs' }, { key: 'x'.repeat(256) }],
+        json: [{ key: '../../etc/passwd' }, { key: 'a\u0001b' }, { key: '/abs' }, { key: 'x'.repeat(256) }],
       });
       expect(bad.status).toBe(400);
       expect(bad.body.errors.map((e: any) => e.field)).toEqual(['0.key', '1.key', '2.key', '3.key']);
+      // A NUL cannot even be stored: the platform body parser refuses it first, naming the field.
+      const nul = await call('POST', `/api/records/${rec}/draft/files`, { json: [{ key: 'ok.txt' }, { key: 'a\u0000b' }] });
+      expect(nul.status).toBe(400);
+      expect(nul.body.errors).toEqual([{ field: '1.key', messages: ['Must not contain NUL characters or unpaired surrogates.'] }]);
       const notJson = await call('POST', `/api/records/${rec}/draft/files`, {
         raw: Buffer.from('{'),
         headers: { 'content-type': 'application/json' },

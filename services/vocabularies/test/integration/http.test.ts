@@ -321,7 +321,9 @@ describe('writes', () => {
       .send({ id: 'emoji-lic', title: { en: 'Smile \ud83d\ude00' } })
       .expect(201);
     await http.delete('/api/vocabularies/licenses/emoji-lic').set(as(ADMIN)).expect(204);
-    await http.post('/api/vocabularies/licenses').set(as(USER)).send({ id: 'x\u0000' }).expect(403);
+    // The body is refused by the platform parser before the policy runs; a clean body is still 403.
+    await http.post('/api/vocabularies/licenses').set(as(USER)).send({ id: 'x\u0000' }).expect(400);
+    await http.post('/api/vocabularies/licenses').set(as(USER)).send({ id: 'clean-lic' }).expect(403);
   });
 
   it('should hide unlisted entries from search and from everyone but the system', async () => {
