@@ -215,6 +215,9 @@ export async function createHarness(engine: TestEngine, limits: HarnessLimits = 
   const appConn = await testNats(nats.url, 'files-test');
   const records = new StubRecords();
   records.serve(stubConn.nc);
+  // Why: the stub's SUB must reach the server before the app's first request, or NATS answers
+  // "no responders" (a 503) — a race that showed under load.
+  await stubConn.nc.flush();
   const built = createApp({
     config: {
       IDENTITY_SECRET: SECRET,
