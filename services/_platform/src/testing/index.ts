@@ -217,3 +217,37 @@ export function spawnNatsServer(opts: { port?: number; storeDir?: string; bin?: 
   };
   return self;
 }
+
+/** Test helper: a service OpenAPI fragment plus stand-ins for the components the gateway's base document provides (services/gateway/src/openapi.ts), so the fragment validates alone. */
+export function withGatewayComponents(fragment: Record<string, unknown>): Record<string, unknown> {
+  const doc = structuredClone(fragment) as { components: Record<string, Record<string, unknown>> };
+  const stub = (description: string) => ({
+    description,
+    content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+  });
+  const c = doc.components;
+  c.schemas = { Error: { type: 'object' }, ...c.schemas };
+  c.responses = {
+    ...Object.fromEntries(
+      ['BadRequest', 'PermissionDenied', 'NotFound', 'MethodNotAllowed', 'PayloadTooLarge', 'TooManyRequests', 'ServiceUnavailable'].map(
+        (n) => [n, stub(n)],
+      ),
+    ),
+    ...c.responses,
+  };
+  c.parameters = {
+    ...Object.fromEntries(['q', 'page', 'size', 'sort'].map((n) => [n, { name: n, in: 'query', schema: {} }])),
+    ...c.parameters,
+  };
+  c.headers = {
+    ...Object.fromEntries(
+      ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Retry-After'].map((n) => [n, { schema: {} }]),
+    ),
+    ...c.headers,
+  };
+  c.securitySchemes = {
+    bearerAuth: { type: 'http', scheme: 'bearer' },
+    accessToken: { type: 'apiKey', in: 'query', name: 'access_token' },
+  };
+  return doc;
+}

@@ -1,4 +1,5 @@
 import { ANONYMOUS, type AppState, createLogger, Router } from '@rdm/platform';
+import { withGatewayComponents } from '@rdm/platform/testing';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
@@ -21,39 +22,6 @@ const BASE = 'http://127.0.0.1:5000';
 const logger = createLogger('records', 'silent');
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv2020) => void;
 
-/** The components the gateway's base document provides (services/gateway/src/openapi.ts), as stand-ins. */
-function withGatewayComponents(fragment: Record<string, unknown>): Record<string, unknown> {
-  const doc = structuredClone(fragment) as Doc;
-  const stub = (description: string) => ({
-    description,
-    content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
-  });
-  const c = doc.components;
-  c.schemas = { Error: { type: 'object' }, ...c.schemas };
-  c.responses = {
-    ...Object.fromEntries(
-      ['BadRequest', 'PermissionDenied', 'NotFound', 'MethodNotAllowed', 'PayloadTooLarge', 'TooManyRequests', 'ServiceUnavailable'].map(
-        (n) => [n, stub(n)],
-      ),
-    ),
-    ...c.responses,
-  };
-  c.parameters = {
-    ...Object.fromEntries(['q', 'page', 'size', 'sort'].map((n) => [n, { name: n, in: 'query', schema: {} }])),
-    ...c.parameters,
-  };
-  c.headers = {
-    ...Object.fromEntries(
-      ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Retry-After'].map((n) => [n, { schema: {} }]),
-    ),
-    ...c.headers,
-  };
-  c.securitySchemes = {
-    bearerAuth: { type: 'http', scheme: 'bearer' },
-    accessToken: { type: 'apiKey', in: 'query', name: 'access_token' },
-  };
-  return doc;
-}
 
 /** An ajv validator of one component schema (component `$ref`s mapped to `$defs`). */
 function componentValidator(schemas: Record<string, unknown>, name: string) {

@@ -1,4 +1,5 @@
 import { createLogger } from '@rdm/platform';
+import { withGatewayComponents } from '@rdm/platform/testing';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
@@ -10,39 +11,6 @@ import { usersRouter } from './users.routes.js';
 type Doc = { paths: Record<string, Record<string, any>>; components: Record<string, Record<string, unknown>> };
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head'];
 
-/** The components the gateway's base document provides (services/gateway/src/openapi.ts), as stand-ins. */
-function withGatewayComponents(fragment: Record<string, unknown>): Record<string, unknown> {
-  const doc = structuredClone(fragment) as Doc;
-  const stub = (description: string) => ({
-    description,
-    content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
-  });
-  const c = doc.components;
-  c.schemas = { Error: { type: 'object' }, ...c.schemas };
-  c.responses = {
-    ...Object.fromEntries(
-      ['BadRequest', 'PermissionDenied', 'NotFound', 'MethodNotAllowed', 'PayloadTooLarge', 'TooManyRequests', 'ServiceUnavailable'].map(
-        (n) => [n, stub(n)],
-      ),
-    ),
-    ...c.responses,
-  };
-  c.parameters = {
-    ...Object.fromEntries(['q', 'page', 'size', 'sort'].map((n) => [n, { name: n, in: 'query', schema: {} }])),
-    ...c.parameters,
-  };
-  c.headers = {
-    ...Object.fromEntries(
-      ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Retry-After'].map((n) => [n, { schema: {} }]),
-    ),
-    ...c.headers,
-  };
-  c.securitySchemes = {
-    bearerAuth: { type: 'http', scheme: 'bearer' },
-    accessToken: { type: 'apiKey', in: 'query', name: 'access_token' },
-  };
-  return doc;
-}
 
 describe(openapiFragment.name, () => {
   const fragment = openapiFragment() as unknown as Doc;
