@@ -204,6 +204,14 @@ export const ROUTES: readonly RouteSpec[] = [
   { pattern: '/api/requests/{id}/lock', methods: ['GET'], service: 'requests', summary: 'Lock a request' },
   { pattern: '/api/requests/{id}/unlock', methods: ['GET'], service: 'requests', summary: 'Unlock a request' },
   { pattern: '/api/user/requests', methods: ['GET'], service: 'requests', list: true, summary: "The caller's requests" },
+  // Why here: the requests service owns every request and its search; this list is one of its scopes.
+  {
+    pattern: '/api/communities/{id}/requests',
+    methods: ['GET'],
+    service: 'requests',
+    list: true,
+    summary: 'Requests received by a community',
+  },
 
   // ── communities ────────────────────────────────────────────────────────────────────────────
   { pattern: '/api/communities', methods: ['GET', 'POST'], service: 'communities', list: true, summary: 'Search or create communities' },
@@ -261,13 +269,6 @@ export const ROUTES: readonly RouteSpec[] = [
     service: 'communities',
     list: true,
     summary: 'Membership requests',
-  },
-  {
-    pattern: '/api/communities/{id}/requests',
-    methods: ['GET'],
-    service: 'communities',
-    list: true,
-    summary: 'Requests received by a community',
   },
   { pattern: '/api/user/communities', methods: ['GET'], service: 'communities', list: true, summary: "The caller's communities" },
   { pattern: '/api/community-schema-extension', methods: ['GET', 'POST'], service: 'communities', summary: 'Community schema extensions' },
