@@ -1,7 +1,7 @@
 import Koa from 'koa';
 import request from 'supertest';
 import { describe, expect, it, vi } from 'vitest';
-import { AppError, Errors, errorMiddleware, toAppError } from './errors.js';
+import { AppError, Errors, errorMiddleware, isConnectionError, toAppError } from './errors.js';
 
 function appThrowing(err: unknown) {
   const app = new Koa();
@@ -67,5 +67,49 @@ describe(toAppError.name, () => {
   it('should map client http errors and hide unknown ones', () => {
     expect(toAppError(Object.assign(new Error('bad'), { status: 413 })).status).toBe(413);
     expect(toAppError(new TypeError('x')).status).toBe(500);
+  });
+});
+
+describe(isConnectionError.name, () => {
+  const pgError = (code: string) => Object.assign(new Error('pg'), { code });
+  it.each([
+    ['a refused socket', Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' })],
+    ['an admin shutdown (57P01)', pgError('57P01')],
+    ['a database starting up (57P03)', pgError('57P03')],
+    ['a connection exception (08006)', pgError('08006')],
+    ['too many connections (53300)', pgError('53300')],
+    [
+      'a knex pool timeout',
+      Object.assign(new Error('Knex: Timeout acquiring a connection. The pool is probably full.'), { name: 'KnexTimeoutError' }),
+    ],
+    ['a connection cut mid-query', new Error('Connection terminated unexpectedly')],
+    ['an AggregateError of refusals', new AggregateError([Object.assign(new Error('x'), { code: 'ECONNREFUSED' })], 'x')],
+    ['a wrapped cause', new Error('outer', { cause: pgError('57P01') })],
+  ])('should recognise %s', (_, err) => {
+    expect(isConnectionError(err)).toBe(true);
+  });
+  it.each([
+    ['a unique violation', pgError('23505')],
+    ['a syntax error', pgError('42601')],
+    ['a plain bug', new TypeError('x')],
+    ['nothing', undefined],
+  ])('should not take %s for an outage', (_, err) => {
+    expect(isConnectionError(err)).toBe(false);
+  });
+});
+
+describe(`${toAppError.name} for database failures`, () => {
+  it('should answer 503 Service unavailable. with Retry-After when the database is unreachable', async () => {
+    const { app, onError } = appThrowing(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }));
+    const res = await request(app.callback()).get('/');
+    expect(res.status).toBe(503);
+    expect(res.headers['retry-after']).toBe('5');
+    expect(res.body).toEqual({ status: 503, message: 'Service unavailable.' });
+    expect(onError).toHaveBeenCalledOnce();
+  });
+  it('should answer 413 to a value PostgreSQL cannot store or index (54000)', () => {
+    const e = toAppError(Object.assign(new Error('string is too long for tsvector'), { code: '54000' }));
+    expect(e.status).toBe(413);
+    expect(e.message).toBe('The request is too large to be stored or indexed.');
   });
 });

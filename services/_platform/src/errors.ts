@@ -68,8 +68,16 @@ export const Errors = {
   /** 400 for bad page/size and similar query parameters. */
   invalidQuerystring: (fieldErrors?: FieldError[]) =>
     new AppError('invalid_querystring', 400, 'Invalid querystring parameters.', { fieldErrors }),
-  /** 400 for an unparsable `q`. */
-  invalidQuerySyntax: () => new AppError('invalid_query_syntax', 400, 'Invalid query string syntax.'),
+  /**
+   * 400 for an unparsable `q`. Pass the parser's error: a `q` over a limit (a `QueryLimitError`:
+   * length, nesting) says which limit, e.g. `Invalid query string syntax: query is longer than
+   * 2000 characters.`; any other syntax error keeps InvenioRDM's bare text.
+   */
+  invalidQuerySyntax: (cause?: unknown) => {
+    const c = cause as { name?: string; message?: string } | undefined;
+    const detail = c?.name === 'QueryLimitError' && c.message ? `: ${c.message.charAt(0).toLowerCase()}${c.message.slice(1)}` : '.';
+    return new AppError('invalid_query_syntax', 400, `Invalid query string syntax${detail}`);
+  },
   /** 403, for anonymous and authenticated callers alike (InvenioRDM never sends 401). */
   permissionDenied: (message = 'Permission denied.') => new AppError('permission_denied', 403, message),
   /** 404 for an unknown persistent identifier. */
@@ -117,10 +125,63 @@ export const Errors = {
 /** Generic body text of an unexpected failure. */
 export const INTERNAL_MESSAGE = 'Internal server error.';
 
+/** Seconds a client is asked to wait (`Retry-After`) when a dependency is unreachable. */
+export const RETRY_AFTER_SECONDS = 5;
+
+/** Socket error codes of a dependency that cannot be reached (refused, reset, unroutable, timed out). */
+const CONNECTION_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'EHOSTDOWN',
+  'ENETUNREACH',
+  'ENETDOWN',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
+
+/** SQLSTATEs meaning "the database is not answering now", not "this statement is wrong". */
+const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300', '53400']);
+
+/** node-postgres / knex failures that carry no code. */
+const CONNECTION_MESSAGES =
+  /^(Connection terminated|Client has encountered a connection error|timeout exceeded when trying to connect|Knex: Timeout acquiring a connection|Unable to acquire a connection)/i;
+
+/**
+ * True when `err` (or its `cause`, or one of an AggregateError's `errors`) says a dependency —
+ * above all PostgreSQL — cannot be reached: a refused/reset/timed-out socket, SQLSTATE class 08
+ * (connection exception), 57P01–57P03 (shutdown, cannot connect now), 53300 (too many
+ * connections), a knex pool acquire timeout, a connection terminated mid-query. Such failures are
+ * transient and the caller's fault is nil: HTTP answers 503 with `Retry-After`, consumers retry
+ * without counting the delivery (consumer.ts). Anything else (a constraint, a bad statement) is not.
+ */
+export function isConnectionError(err: unknown, depth = 0): boolean {
+  if (!err || typeof err !== 'object' || depth > 4) return false;
+  const e = err as { code?: unknown; name?: unknown; message?: unknown; cause?: unknown; errors?: unknown };
+  if (typeof e.code === 'string') {
+    if (CONNECTION_CODES.has(e.code) || UNAVAILABLE_SQLSTATES.has(e.code) || /^08[0-9A-Z]{3}$/.test(e.code)) return true;
+  }
+  if (e.name === 'KnexTimeoutError') return true;
+  if (typeof e.message === 'string' && CONNECTION_MESSAGES.test(e.message)) return true;
+  if (Array.isArray(e.errors) && e.errors.some((x) => isConnectionError(x, depth + 1))) return true;
+  return e.cause !== undefined && e.cause !== err && isConnectionError(e.cause, depth + 1);
+}
+
 /** Convert any thrown value to an AppError (5xx for anything unknown). Koa/http-errors with
- * `expose` (bad JSON, too large bodies) keep their status. */
+ * `expose` (bad JSON, too large bodies) keep their status. An unreachable database is 503
+ * `Service unavailable.` with `Retry-After`; PostgreSQL's "program limit exceeded" (54000: a
+ * value too large to store or index) is 413. */
 export function toAppError(err: unknown): AppError {
   if (isAppError(err)) return err;
+  if (isConnectionError(err)) {
+    return new AppError('service_unavailable', 503, 'Service unavailable.', { headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) } });
+  }
+  if ((err as { code?: unknown } | null)?.code === '54000') {
+    return Errors.payloadTooLarge('The request is too large to be stored or indexed.');
+  }
   const e = err as { status?: number; statusCode?: number; expose?: boolean; message?: string; type?: string };
   const status = e?.status ?? e?.statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500) {

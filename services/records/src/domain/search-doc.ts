@@ -7,6 +7,7 @@
  */
 import { edtfRange } from './edtf.js';
 import { htmlToText } from './html.js';
+import { boundVectorTexts } from '../search/vector-bound.js';
 import type { ItemDoc } from './serializers.js';
 
 /** Column values of a search document (the vector is built from `texts` by the repo). */
@@ -113,6 +114,7 @@ export function searchDocRow(
     version_index: doc.versions?.index ?? 1,
     revision_id: doc.revision_id,
     doc,
-    texts: searchTexts(doc.id, md, doc.pids ?? {}),
+    // Bounded: PostgreSQL refuses a tsvector over 1 MiB (search/vector-bound.ts).
+    texts: boundVectorTexts(searchTexts(doc.id, md, doc.pids ?? {})),
   };
 }

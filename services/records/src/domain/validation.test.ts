@@ -200,7 +200,7 @@ describe(loadWriteForm.name, () => {
   });
 
   it('should refuse a body that is not an object', () => {
-    for (const body of [[], 'x', 5, true]) {
+    for (const body of [[], 'x', 5, true, null]) {
       expect(loadWriteForm(body).hardErrors).toEqual([{ field: '_schema', messages: ['Invalid input type.'] }]);
     }
   });

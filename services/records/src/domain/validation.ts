@@ -535,7 +535,8 @@ export function tooDeep(value: unknown, limit: number): boolean {
  */
 export function loadWriteForm(input: unknown): LoadResult {
   const present = { metadata: false, access: false, files: false, pids: false, custom_fields: false, media_files: false };
-  const body = input === undefined || input === null ? {} : input;
+  // Why only undefined: an empty body means "defaults"; a JSON `null` body is not an object (400).
+  const body = input === undefined ? {} : input;
   if (!isObj(body)) {
     return { data: {}, errors: [], hardErrors: [{ field: '_schema', messages: ['Invalid input type.'] }], vocabRefs: [], present };
   }

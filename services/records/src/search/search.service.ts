@@ -170,7 +170,7 @@ export class RecordSearchService {
     try {
       compiled = compileQuery(args.q, this.d.now?.());
     } catch (err) {
-      if (err instanceof QuerySyntaxError) throw Errors.invalidQuerySyntax();
+      if (err instanceof QuerySyntaxError) throw Errors.invalidQuerySyntax(err);
       throw err;
     }
     const qWhere = compiled.matchAll ? null : compiled.where;
