@@ -1,0 +1,68 @@
+/**
+ * The requests koa app (no listen, so tests drive it with supertest) and the domain services
+ * main.ts also hands to the RPC server, the consumers and the expiry job.
+ */
+import { createHttpApp, type Knex, type Logger, mountRouter, type NatsHandle } from '@rdm/platform';
+import type { RequestsConfig } from './config.js';
+import { ActionsService } from './domain/actions.service.js';
+import { CommentsService } from './domain/comments.service.js';
+import { EffectWaiter } from './domain/effects.js';
+import { RequestLinks } from './domain/links.js';
+import type { CommunitiesPort } from './domain/ports.js';
+import { RequestsService } from './domain/requests.service.js';
+import { effectSubjects } from './domain/types/registry.js';
+import { openapiRouter } from './http/openapi.js';
+import { requestsRouter } from './http/requests.routes.js';
+
+/** Dependencies of the app. */
+export interface AppDeps {
+  config: Pick<
+    RequestsConfig,
+    'IDENTITY_SECRET' | 'PUBLIC_BASE_URL' | 'REQUEST_EFFECT_WAIT_MS' | 'REQUESTS_LOCKING_ENABLED' | 'REQUESTS_COMMENT_MAX_LENGTH'
+  >;
+  logger: Logger;
+  db: Knex;
+  communities: CommunitiesPort;
+  /** NATS connection: readiness and the effect waiter (without it accepts never wait). */
+  nc?: NatsHandle['nc'];
+}
+
+/** The composed app and its services. */
+export interface RequestsApp {
+  app: ReturnType<typeof createHttpApp>['app'];
+  health: ReturnType<typeof createHttpApp>['health'];
+  requests: RequestsService;
+  actions: ActionsService;
+  comments: CommentsService;
+  /** Start it (subscriptions) before serving; stop it on shutdown. */
+  waiter: EffectWaiter;
+}
+
+/** Build the app and the services. */
+export function createApp(deps: AppDeps): RequestsApp {
+  const { app, health } = createHttpApp({ name: 'requests', logger: deps.logger, identitySecret: deps.config.IDENTITY_SECRET });
+  health.add('db', () => deps.db.raw('select 1'));
+  const nc = deps.nc;
+  if (nc) {
+    health.add('nats', () => {
+      if (nc.isClosed()) throw new Error('nats connection closed');
+    });
+  }
+  const requests = new RequestsService({
+    db: deps.db,
+    communities: deps.communities,
+    links: new RequestLinks(deps.config.PUBLIC_BASE_URL),
+    logger: deps.logger,
+    config: {
+      lockingEnabled: deps.config.REQUESTS_LOCKING_ENABLED,
+      commentMaxLength: deps.config.REQUESTS_COMMENT_MAX_LENGTH,
+      effectWaitMs: deps.config.REQUEST_EFFECT_WAIT_MS,
+    },
+  });
+  const waiter = new EffectWaiter({ nc, db: deps.db, subjects: effectSubjects(), logger: deps.logger });
+  const actions = new ActionsService(requests, waiter);
+  const comments = new CommentsService(requests);
+  mountRouter(app, openapiRouter());
+  mountRouter(app, requestsRouter({ requests, actions, comments }));
+  return { app, health, requests, actions, comments, waiter };
+}

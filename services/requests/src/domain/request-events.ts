@@ -1,0 +1,25 @@
+/**
+ * The domain events of requests: `rdm.requests.request.<verb>` written through the outbox in the
+ * transaction of the change (proto/events/requests). `data` stays thin: ids, refs, the actor.
+ */
+import { type Knex, writeOutbox } from '@rdm/platform';
+import { encodeNumber } from './number.js';
+import { type Ref, type RequestRow, refJson } from './model.js';
+
+/** Verbs of request events. */
+export type RequestVerb = 'created' | 'submitted' | 'accepted' | 'declined' | 'cancelled' | 'expired' | 'deleted';
+
+/** Write `rdm.requests.request.<verb>` for `row` (its state after the change) into the outbox of `trx`. */
+export async function writeRequestEvent(trx: Knex.Transaction, verb: RequestVerb, row: RequestRow, actor: Ref): Promise<void> {
+  const data: Record<string, unknown> = {
+    id: row.id,
+    number: encodeNumber(row.number),
+    type: row.type,
+    created_by: refJson(row.created_by),
+    receiver: refJson(row.receiver),
+    topic: row.topic ? refJson(row.topic) : null,
+    actor: refJson(actor),
+  };
+  if (row.payload) data.payload = row.payload;
+  await writeOutbox(trx, { subject: `rdm.requests.request.${verb}`, aggregate: { type: 'request', id: row.id, revision: row.revision_id }, data });
+}

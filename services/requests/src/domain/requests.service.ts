@@ -1,0 +1,409 @@
+/**
+ * The requests service's request operations: read, create (RPC), update, delete, search and
+ * rendering in the API shape for a caller. Actions live in `actions.service.ts`, comments in
+ * `comments.service.ts`. Methods take `(identity, input)`; permission rules come from
+ * `policy.ts` over the type registry; writes and their outbox events share one transaction.
+ */
+import { randomUUID } from 'node:crypto';
+import {
+  type Aggregation,
+  all,
+  compileToSql,
+  Errors,
+  type FieldError,
+  type FieldMap,
+  first,
+  type Identity,
+  isAdmin,
+  isSystem,
+  type Knex,
+  type ListArgs,
+  type Logger,
+  listEnvelope,
+  parseListArgs,
+  parseQuery,
+  QuerySyntaxError,
+  rankSql,
+  type SqlFragment,
+} from '@rdm/platform';
+import { serializeRequest } from '../http/serializers.js';
+import { insertEvent, lastReplies } from '../repo/events.repo.js';
+import {
+  findRequest,
+  findRequestByKey,
+  insertRequest,
+  type RequestChange,
+  type SearchScope,
+  searchRequests,
+  type TypeGrant,
+  updateRequest,
+} from '../repo/requests.repo.js';
+import { parseCommentBody } from './comment-input.js';
+import { canonicalUuid, loadCallerContext } from './context.js';
+import { RequestErrors } from './errors.js';
+import type { RequestLinks } from './links.js';
+import { isClosedStatus, parseRef, type Ref, type RequestRow, REF_TYPES, SHOWN_STATUSES } from './model.js';
+import { callerRef, canDelete, canRead, canUpdate } from './policy.js';
+import type { CommunitiesPort } from './ports.js';
+import { writeRequestEvent } from './request-events.js';
+import { contextCommunityId, requestType, requestTypes, typeLabel } from './types/registry.js';
+
+/** Sorts of request lists. */
+export const REQUEST_SORTS = ['bestmatch', 'newest', 'oldest', 'newestactivity', 'oldestactivity'] as const;
+const LIST_OPTIONS = { sorts: REQUEST_SORTS, defaultSort: 'newest', defaultSortWithQ: 'bestmatch' } as const;
+
+const userRef = (col: string, kind: string) => `CASE WHEN ${col}_type = '${kind}' THEN ${col}_id END`;
+
+/** `q` fields of request searches. */
+export const REQUEST_SEARCH_FIELDS: FieldMap = {
+  id: { kind: 'keyword', expr: 'id::text' },
+  type: { kind: 'keyword', expr: 'type' },
+  status: { kind: 'keyword', expr: 'shown_status' },
+  title: { kind: 'text', expr: "lower(coalesce(title, ''))" },
+  description: { kind: 'text', expr: "lower(coalesce(description, ''))" },
+  is_open: { kind: 'keyword', expr: "(shown_status = 'submitted')::text" },
+  created: { kind: 'date', expr: 'created' },
+  updated: { kind: 'date', expr: 'updated' },
+  expires_at: { kind: 'date', expr: 'expires_at' },
+  'created_by.user': { kind: 'keyword', expr: userRef('created_by', 'user') },
+  'created_by.community': { kind: 'keyword', expr: userRef('created_by', 'community') },
+  'receiver.user': { kind: 'keyword', expr: userRef('receiver', 'user') },
+  'receiver.community': { kind: 'keyword', expr: userRef('receiver', 'community') },
+  'topic.record': { kind: 'keyword', expr: userRef('topic', 'record') },
+  'topic.community': { kind: 'keyword', expr: userRef('topic', 'community') },
+};
+const FULL_TEXT = { tsvector: 'search_vector', config: 'simple' } as const;
+
+/** Dependencies of the requests services. */
+export interface RequestsDeps {
+  db: Knex;
+  communities: CommunitiesPort;
+  links: RequestLinks;
+  logger: Pick<Logger, 'warn' | 'info' | 'error'>;
+  config: { lockingEnabled: boolean; commentMaxLength: number; effectWaitMs: number };
+}
+
+/** Input of `create` (the RPC `rdm.requests.rpc.create`). */
+export interface CreateInput {
+  type: unknown;
+  created_by: unknown;
+  receiver: unknown;
+  topic?: unknown;
+  title?: unknown;
+  description?: unknown;
+  payload?: unknown;
+  expires_at?: unknown;
+  comment?: unknown;
+  key?: unknown;
+}
+
+const UPDATABLE = ['title', 'description', 'payload', 'receiver', 'topic'] as const;
+
+/** Request operations. */
+export class RequestsService {
+  constructor(readonly deps: RequestsDeps) {}
+
+  /** A live request by path id: 404 for malformed, unknown or deleted ids. */
+  async load(id: string, db: Knex = this.deps.db, opts: { forUpdate?: boolean } = {}): Promise<RequestRow> {
+    const uuid = canonicalUuid(id);
+    if (!uuid) throw RequestErrors.notFound();
+    const r = await findRequest(db, uuid, opts);
+    if (!r || r.status === 'deleted') throw RequestErrors.notFound();
+    return r;
+  }
+
+  /** Render requests as `identity` sees them (links.actions, self_html, last_reply). */
+  async render(identity: Identity, reqs: RequestRow[]): Promise<Record<string, unknown>[]> {
+    const [ctx, replies] = await Promise.all([
+      loadCallerContext(this.deps.communities, identity, reqs, { summaries: true, logger: this.deps.logger }),
+      lastReplies(
+        this.deps.db,
+        reqs.map((r) => r.id),
+      ),
+    ]);
+    const now = new Date();
+    return reqs.map((r) =>
+      serializeRequest(r, {
+        links: this.deps.links,
+        identity,
+        ctx,
+        lastReply: replies.get(r.id),
+        lockingEnabled: this.deps.config.lockingEnabled,
+        now,
+      }),
+    );
+  }
+
+  /** Throw 403 unless the caller may read `req`; returns the caller's roles. */
+  async requireRead(identity: Identity, req: RequestRow): Promise<void> {
+    const ctx = await loadCallerContext(this.deps.communities, identity, [req]);
+    if (!canRead(identity, req, requestType(req.type), ctx.roles)) throw Errors.permissionDenied();
+  }
+
+  /** `GET /api/requests/<id>`. */
+  async read(identity: Identity, id: string): Promise<Record<string, unknown>> {
+    const req = await this.load(id);
+    await this.requireRead(identity, req);
+    return (await this.render(identity, [req]))[0];
+  }
+
+  /** Create a request in its type's initial status (RPC; the calling service checked who may). Idempotent by `key`. */
+  async create(identity: Identity, input: CreateInput): Promise<Record<string, unknown>> {
+    const errors: FieldError[] = [];
+    const type = typeof input.type === 'string' ? requestType(input.type) : undefined;
+    if (!type) throw RequestErrors.unknownType(String(input.type));
+    const ref = (field: string, v: unknown, kinds: readonly string[] | null, optional = false): Ref | null => {
+      if (optional && (v === undefined || v === null)) return null;
+      const r = parseRef(v);
+      if (!r || (kinds && !kinds.includes(r.type))) {
+        errors.push({ field, messages: ['Invalid reference.'] });
+        return null;
+      }
+      return r;
+    };
+    const createdBy = ref('created_by', input.created_by, type.refs.created_by);
+    const receiver = ref('receiver', input.receiver, type.refs.receiver);
+    const topic = ref('topic', input.topic, type.refs.topic ?? REF_TYPES, type.refs.topic === null);
+    if (input.title !== undefined && (typeof input.title !== 'string' || input.title.length > 2000))
+      errors.push({ field: 'title', messages: ['Not a valid string.'] });
+    if (input.description !== undefined && input.description !== null && typeof input.description !== 'string')
+      errors.push({ field: 'description', messages: ['Not a valid string.'] });
+    if (input.payload !== undefined && input.payload !== null && (typeof input.payload !== 'object' || Array.isArray(input.payload)))
+      errors.push({ field: 'payload', messages: ['Not a valid mapping type.'] });
+    let expires: Date | null = type.expiresInDays === null ? null : new Date(Date.now() + type.expiresInDays * 86_400_000);
+    if (input.expires_at !== undefined && input.expires_at !== null) {
+      const d = typeof input.expires_at === 'string' ? new Date(input.expires_at) : new Date(Number.NaN);
+      if (Number.isNaN(d.getTime())) errors.push({ field: 'expires_at', messages: ['Not a valid datetime.'] });
+      else expires = d;
+    }
+    if (input.key !== undefined && (typeof input.key !== 'string' || input.key.length < 1 || input.key.length > 512))
+      errors.push({ field: 'key', messages: ['Not a valid string.'] });
+    let comment: ReturnType<typeof parseCommentBody>;
+    try {
+      comment = input.comment ? parseCommentBody({ payload: input.comment }, { required: false, maxLength: this.deps.config.commentMaxLength }) : undefined;
+    } catch (e) {
+      errors.push(...((e as { fieldErrors?: FieldError[] }).fieldErrors ?? []).map((f) => ({ ...f, field: f.field.replace(/^payload/, 'comment') })));
+    }
+    if (errors.length || !createdBy || !receiver) throw Errors.validation(errors);
+    const key = typeof input.key === 'string' ? input.key : null;
+    if (key) {
+      const existing = await findRequestByKey(this.deps.db, key);
+      if (existing) return (await this.render(identity, [existing]))[0];
+    }
+    const payload = (input.payload ?? null) as Record<string, unknown> | null;
+    let title = typeof input.title === 'string' ? input.title : undefined;
+    if (title === undefined) {
+      const cid = contextCommunityId(type, { created_by: createdBy, receiver, topic });
+      const community = cid ? (await this.deps.communities.get([cid])).get(cid) : undefined;
+      title = type.defaultTitle({ community }, payload);
+    }
+    const description = typeof input.description === 'string' ? input.description : (type.defaultDescription?.(payload) ?? null);
+    const created = await this.deps.db.transaction(async (trx) => {
+      const row = await insertRequest(trx, {
+        id: randomUUID(),
+        type: type.id,
+        status: type.initialStatus,
+        title,
+        description,
+        payload,
+        created_by: createdBy,
+        receiver,
+        topic,
+        expires_at: expires,
+        key,
+      });
+      if (!row) return undefined;
+      await writeRequestEvent(trx, 'created', row, callerRef(identity));
+      if (comment) {
+        const author = createdBy.type === 'user' ? createdBy : callerRef(identity);
+        await insertEvent(trx, { id: randomUUID(), request_id: row.id, type: 'C', created_by: author, payload: { ...comment }, parent_id: null });
+      }
+      return row;
+    });
+    // A concurrent create with the same key won: answer that request.
+    const row = created ?? (await findRequestByKey(this.deps.db, key as string));
+    if (!row) throw Errors.internal('request vanished after create');
+    return (await this.render(identity, [row]))[0];
+  }
+
+  /** `PUT /api/requests/<id>` (reference §1.6). */
+  async update(identity: Identity, id: string, body: unknown, ifMatch?: number): Promise<Record<string, unknown>> {
+    const req = await this.load(id);
+    const type = requestType(req.type);
+    if (!body || typeof body !== 'object' || Array.isArray(body)) throw Errors.validation([{ field: '_schema', messages: ['Invalid input type.'] }]);
+    const b = body as Record<string, unknown>;
+    const unknown = Object.keys(b).filter((k) => !(UPDATABLE as readonly string[]).includes(k));
+    if (unknown.length) throw Errors.validation(unknown.map((k) => ({ field: k, messages: ['Unknown field.'] })));
+    const ctx = await loadCallerContext(this.deps.communities, identity, [req]);
+    if (!type || !canRead(identity, req, type, ctx.roles) || !canUpdate(identity, req, type, ctx.roles)) throw Errors.permissionDenied();
+    const errors: FieldError[] = [];
+    const change: RequestChange = {};
+    if (b.title !== undefined) {
+      if (typeof b.title !== 'string' || b.title.length > 2000) errors.push({ field: 'title', messages: ['Not a valid string.'] });
+      else change.title = b.title;
+    }
+    if (b.description !== undefined) {
+      if (b.description !== null && typeof b.description !== 'string') errors.push({ field: 'description', messages: ['Not a valid string.'] });
+      else change.description = b.description as string | null;
+    }
+    // Only a created request changes payload, receiver or topic; later these keys are ignored.
+    if (req.status === 'created') {
+      if (b.payload !== undefined) {
+        if (b.payload !== null && (typeof b.payload !== 'object' || Array.isArray(b.payload)))
+          errors.push({ field: 'payload', messages: ['Not a valid mapping type.'] });
+        else change.payload = b.payload as Record<string, unknown> | null;
+      }
+      if (b.receiver !== undefined) {
+        const r = parseRef(b.receiver);
+        if (!r || !type.refs.receiver.includes(r.type)) errors.push({ field: 'receiver', messages: ['Invalid reference.'] });
+        else change.receiver = r;
+      }
+      if (b.topic !== undefined) {
+        const t = b.topic === null ? null : parseRef(b.topic);
+        if (t === undefined || (t && type.refs.topic && !type.refs.topic.includes(t.type)))
+          errors.push({ field: 'topic', messages: ['Invalid reference.'] });
+        else change.topic = t;
+      }
+    }
+    if (errors.length) throw Errors.validation(errors);
+    const updated = await this.deps.db.transaction(async (trx) => {
+      const locked = await this.load(req.id, trx, { forUpdate: true });
+      if (ifMatch !== undefined && ifMatch !== locked.revision_id) throw Errors.revisionMismatch(ifMatch, locked.revision_id);
+      return (await updateRequest(trx, locked, change)) as RequestRow;
+    });
+    return (await this.render(identity, [updated]))[0];
+  }
+
+  /** `DELETE /api/requests/<id>`: only while created (creator, administrators, system). */
+  async delete(identity: Identity, id: string): Promise<void> {
+    const req = await this.load(id);
+    const type = requestType(req.type);
+    const ctx = await loadCallerContext(this.deps.communities, identity, [req]);
+    if (!type || !canDelete(identity, req, type, ctx.roles)) {
+      if (isSystem(identity) && type?.deletable) throw RequestErrors.cannotExecute('delete');
+      throw Errors.permissionDenied();
+    }
+    await this.deps.db.transaction(async (trx) => {
+      const locked = await this.load(req.id, trx, { forUpdate: true });
+      if (locked.status !== 'created') throw RequestErrors.cannotExecute('delete');
+      const row = (await updateRequest(trx, locked, { status: 'deleted' })) as RequestRow;
+      const actor = callerRef(identity);
+      await insertEvent(trx, { id: randomUUID(), request_id: row.id, type: 'L', created_by: actor, payload: { event: 'deleted', format: 'html' }, parent_id: null });
+      await writeRequestEvent(trx, 'deleted', row, actor);
+    });
+  }
+
+  /** `GET …/lock` and `…/unlock`: 403 while locking is disabled; else the receiver (or an administrator) locks. */
+  async setLocked(identity: Identity, id: string, locked: boolean): Promise<void> {
+    const req = await this.load(id);
+    if (!this.deps.config.lockingEnabled) throw Errors.permissionDenied();
+    const type = requestType(req.type);
+    const ctx = await loadCallerContext(this.deps.communities, identity, [req]);
+    const allowed = isAdmin(identity) || isSystem(identity) || (type && canRead(identity, req, type, ctx.roles) && canUpdate(identity, req, type, ctx.roles));
+    if (!allowed || isClosedStatus(req.status)) throw Errors.permissionDenied();
+    await this.deps.db.transaction(async (trx) => {
+      const row = await this.load(req.id, trx, { forUpdate: true });
+      if (row.is_locked === locked) return;
+      await updateRequest(trx, row, { is_locked: locked });
+      await insertEvent(trx, {
+        id: randomUUID(),
+        request_id: row.id,
+        type: 'L',
+        created_by: callerRef(identity),
+        payload: { event: locked ? 'locked' : 'unlocked', format: 'html' },
+        parent_id: null,
+      });
+    });
+  }
+
+  /** Request lists: `GET /api/requests` (`all`), `/api/user/requests` (`user`), `/api/communities/<id>/requests` (`community`). */
+  async search(
+    identity: Identity,
+    query: Record<string, string | string[] | undefined>,
+    mode: { kind: 'all' } | { kind: 'user' } | { kind: 'community'; communityId: string },
+  ): Promise<{ body: Record<string, unknown>; path: string }> {
+    if (identity.sub === null) throw Errors.permissionDenied();
+    const args: ListArgs = parseListArgs(query, LIST_OPTIONS);
+    let where: SqlFragment | undefined;
+    let rank: SqlFragment | undefined;
+    if (args.q) {
+      try {
+        const ast = parseQuery(args.q, { defaultOperator: 'OR' });
+        where = compileToSql(ast, REQUEST_SEARCH_FIELDS, { fullText: FULL_TEXT });
+        rank = rankSql(ast, REQUEST_SEARCH_FIELDS, { fullText: FULL_TEXT });
+      } catch (e) {
+        if (e instanceof QuerySyntaxError) throw Errors.invalidQuerySyntax(e);
+        throw e;
+      }
+    }
+    const superuser = isAdmin(identity) || isSystem(identity);
+    let scope: SearchScope;
+    let path = '/api/requests';
+    if (mode.kind === 'user') {
+      scope = { kind: 'user', userId: identity.sub };
+      path = '/api/user/requests';
+    } else if (mode.kind === 'community') {
+      path = `/api/communities/${mode.communityId}/requests`;
+      const cid = canonicalUuid(mode.communityId);
+      if (!superuser) {
+        const role = cid ? (await this.deps.communities.roles(identity.sub, [cid]))[cid] : undefined;
+        if (!role || !['owner', 'manager', 'curator'].includes(role)) throw Errors.permissionDenied();
+      }
+      if (!cid) throw Errors.permissionDenied();
+      scope = { kind: 'community', communityId: cid, excludeTypes: ['community-membership-request'] };
+    } else if (superuser) {
+      scope = { kind: 'all' };
+    } else {
+      const roles = await this.deps.communities.roles(identity.sub);
+      const grants: TypeGrant[] = requestTypes().map((t) => ({
+        type: t.id,
+        creatorCommunities: Object.keys(roles).filter((c) => t.needsContext.creator.includes(roles[c])),
+        receiverCommunities: Object.keys(roles).filter((c) => t.needsContext.receiver.includes(roles[c])),
+      }));
+      scope = { kind: 'readable', userId: identity.sub, grants };
+    }
+    const filters: { is_open?: boolean; created_by?: Ref[]; receiver?: Ref[]; topic?: Ref[] } = {};
+    const isOpen = first(query.is_open);
+    if (isOpen !== undefined && isOpen !== '') {
+      if (!['true', 'false'].includes(isOpen.toLowerCase()))
+        throw Errors.invalidQuerystring([{ field: 'is_open', messages: ['Not a valid boolean.'] }]);
+      filters.is_open = isOpen.toLowerCase() === 'true';
+    }
+    for (const name of ['created_by', 'receiver', 'topic'] as const) {
+      const values = all(query[name]);
+      if (values.length === 0) continue;
+      const refs: Ref[] = [];
+      for (const v of values) {
+        const colon = v.indexOf(':');
+        if (colon < 0) throw RequestErrors.invalidReference();
+        const ref = parseRef({ [v.slice(0, colon)]: v.slice(colon + 1) });
+        // An unresolvable reference type is silently dropped, as InvenioRDM does.
+        if (ref) refs.push(ref);
+      }
+      if (refs.length) filters[name] = refs;
+    }
+    const facets = { type: all(query.type), status: all(query.status) };
+    const res = await searchRequests(this.deps.db, { scope, where, rank, filters, facets, sort: args.sort, limit: args.size, offset: args.from });
+    const hits = await this.render(identity, res.hits);
+    const bucketsOf = (counts: Map<string, number>, selected: string[], label: (k: string) => string) =>
+      [...counts]
+        .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+        .map(([key, doc_count]) => ({ key, doc_count, label: label(key), is_selected: selected.includes(key) }));
+    const aggregations: Record<string, Aggregation> = {
+      type: { label: 'Type', buckets: bucketsOf(res.counts.type, facets.type, typeLabel) },
+      status: {
+        label: 'Status',
+        buckets: bucketsOf(res.counts.status, facets.status, (k) =>
+          (SHOWN_STATUSES as readonly string[]).includes(k) ? k.charAt(0).toUpperCase() + k.slice(1) : k,
+        ),
+      },
+    };
+    const params: Record<string, string | string[] | undefined> = {};
+    for (const k of ['type', 'status', 'created_by', 'receiver', 'topic', 'is_open']) {
+      const v = all(query[k]);
+      if (v.length) params[k] = v;
+    }
+    const body = listEnvelope({ hits, total: res.total, args, baseUrl: this.deps.links.base, path, params, aggregations });
+    return { body: { ...body, page: args.page }, path };
+  }
+}

@@ -1,0 +1,292 @@
+/**
+ * The requests service's OpenAPI fragment, served at `GET /openapi.json` (internal) and merged
+ * by the gateway into `/api/openapi.json`: the routes this service serves, with parameters,
+ * response schemas and status codes. Shared components (`Error`, `BadRequest`, `q`, `page`,
+ * `X-RateLimit-*`, `bearerAuth`…) are the gateway's and only referenced here.
+ *
+ * When to edit: a route, its parameters, or the Request / event JSON (http/serializers.ts) change.
+ */
+import { type AppState, Router } from '@rdm/platform';
+import { REQUEST_SORTS } from '../domain/requests.service.js';
+
+type Json = Record<string, unknown>;
+
+const ref = (section: string, name: string) => ({ $ref: `#/components/${section}/${name}` });
+const json = (schema: Json) => ({ 'application/json': { schema } });
+const TAGS = ['requests'];
+const rate: Json = {
+  'X-RateLimit-Limit': ref('headers', 'X-RateLimit-Limit'),
+  'X-RateLimit-Remaining': ref('headers', 'X-RateLimit-Remaining'),
+  'X-RateLimit-Reset': ref('headers', 'X-RateLimit-Reset'),
+};
+const common: Json = {
+  '403': ref('responses', 'PermissionDenied'),
+  '429': ref('responses', 'TooManyRequests'),
+  '503': ref('responses', 'ServiceUnavailable'),
+};
+const security = [{ bearerAuth: [] }];
+const pathParam = (name: string, description: string) => ({ name, in: 'path', required: true, schema: { type: 'string' }, description });
+const id = pathParam('id', 'Request id (uuid); a malformed id is 404.');
+const eid = pathParam('comment_id', 'Event id (uuid).');
+const ok = (description: string, schema: Json) => ({ description, headers: rate, content: json(schema) });
+const noContent = { description: 'Done.', headers: rate };
+const commentBody = { required: true, content: json(ref('schemas', 'CommentInput')) };
+const listParams = (sorts: readonly string[], dflt: string) => [
+  ref('parameters', 'page'),
+  { name: 'size', in: 'query', schema: { type: 'integer', minimum: 1, default: 25 }, description: 'Page size.' },
+  { name: 'sort', in: 'query', schema: { type: 'string', enum: [...sorts] }, description: `Default \`${dflt}\`.` },
+];
+const filterParams = [
+  ref('parameters', 'q'),
+  ...listParams(REQUEST_SORTS, 'newest (bestmatch with q)'),
+  { name: 'type', in: 'query', schema: { type: 'array', items: { type: 'string' } }, description: 'Facet filter (post-filter).' },
+  { name: 'status', in: 'query', schema: { type: 'array', items: { type: 'string' } }, description: 'Facet filter (post-filter).' },
+  { name: 'is_open', in: 'query', schema: { type: 'boolean' } },
+  { name: 'created_by', in: 'query', schema: { type: 'string' }, description: '`user:<id>` (`type:id`; unknown types are ignored).' },
+  { name: 'receiver', in: 'query', schema: { type: 'string' }, description: '`community:<id>` or `user:<id>`.' },
+  { name: 'topic', in: 'query', schema: { type: 'string' }, description: '`record:<id>`.' },
+];
+const errors = { '400': ref('responses', 'BadRequest'), '404': ref('responses', 'NotFound'), ...common };
+
+/** Build the fragment. */
+export function openapiFragment(): Json {
+  const url = { type: 'string', format: 'uri' };
+  const entity = { type: 'object', additionalProperties: { type: 'string' }, minProperties: 1, maxProperties: 1 };
+  const ts = { type: 'string' };
+  const list = (item: string) => ({
+    type: 'object',
+    required: ['hits', 'links'],
+    properties: {
+      hits: { type: 'object', required: ['hits', 'total'], properties: { hits: { type: 'array', items: ref('schemas', item) }, total: { type: 'integer' } } },
+      aggregations: { type: 'object' },
+      sortBy: { type: 'string' },
+      page: { type: 'integer' },
+      links: { type: 'object', required: ['self'], properties: { self: url, prev: url, next: url } },
+    },
+  });
+  return {
+    openapi: '3.1.0',
+    info: { title: 'requests', version: '1.0.0' },
+    paths: {
+      '/api/requests': {
+        get: {
+          operationId: 'searchRequests',
+          summary: 'Search requests the caller may read',
+          description: 'Authenticated only (anonymous 403). Aggregations `type`, `status`.',
+          tags: TAGS,
+          security,
+          parameters: filterParams,
+          responses: { '200': ok('A page of requests.', ref('schemas', 'RequestList')), '400': ref('responses', 'BadRequest'), ...common },
+        },
+      },
+      '/api/user/requests': {
+        get: {
+          operationId: 'searchUserRequests',
+          summary: "The caller's requests (created or received by the user; never `created` ones)",
+          tags: TAGS,
+          security,
+          parameters: filterParams,
+          responses: { '200': ok('A page of requests.', ref('schemas', 'RequestList')), '400': ref('responses', 'BadRequest'), ...common },
+        },
+      },
+      '/api/communities/{id}/requests': {
+        parameters: [pathParam('id', 'Community id (uuid; a slug is 403).')],
+        get: {
+          operationId: 'searchCommunityRequests',
+          summary: 'Requests received by a community (curators, managers, owners)',
+          description: 'Excludes `created` requests and membership requests.',
+          tags: TAGS,
+          security,
+          parameters: filterParams,
+          responses: { '200': ok('A page of requests.', ref('schemas', 'RequestList')), '400': ref('responses', 'BadRequest'), ...common },
+        },
+      },
+      '/api/requests/{id}': {
+        parameters: [id],
+        get: { operationId: 'readRequest', summary: 'Read a request', tags: TAGS, responses: { '200': ok('The request.', ref('schemas', 'Request')), ...errors } },
+        put: {
+          operationId: 'updateRequest',
+          summary: 'Update title/description (and while created: payload, receiver, topic)',
+          tags: TAGS,
+          security,
+          requestBody: { required: true, content: json({ type: 'object' }) },
+          responses: { '200': ok('The request.', ref('schemas', 'Request')), '412': ref('responses', 'BadRequest'), ...errors },
+        },
+        delete: { operationId: 'deleteRequest', summary: 'Delete a created request', tags: TAGS, security, responses: { '204': noContent, ...errors } },
+      },
+      '/api/requests/{id}/actions/{action}': {
+        parameters: [id, pathParam('action', '`submit`, `accept`, `decline`, `cancel` (as the type allows).')],
+        post: {
+          operationId: 'runRequestAction',
+          summary: 'Run an action; an optional `{payload:{content, format}}` becomes a comment',
+          description:
+            'Accepting a request whose effect lives in another service waits up to REQUEST_EFFECT_WAIT_MS for it; past it the request is answered in its pending state (`submitted`, no actions), still 200.',
+          tags: TAGS,
+          security,
+          requestBody: { required: false, content: json(ref('schemas', 'CommentInput')) },
+          responses: { '200': ok('The request after the action.', ref('schemas', 'Request')), ...errors },
+        },
+      },
+      '/api/requests/{id}/lock': {
+        parameters: [id],
+        get: { operationId: 'lockRequest', summary: 'Lock (403 while locking is disabled)', tags: TAGS, security, responses: { '204': noContent, ...errors } },
+      },
+      '/api/requests/{id}/unlock': {
+        parameters: [id],
+        get: { operationId: 'unlockRequest', summary: 'Unlock (403 while locking is disabled)', tags: TAGS, security, responses: { '204': noContent, ...errors } },
+      },
+      '/api/requests/{id}/comments': {
+        parameters: [id],
+        post: {
+          operationId: 'createComment',
+          summary: 'Add a comment',
+          tags: TAGS,
+          security,
+          requestBody: commentBody,
+          responses: { '201': ok('The comment.', ref('schemas', 'RequestEvent')), ...errors },
+        },
+      },
+      '/api/requests/{id}/comments/{comment_id}': {
+        parameters: [id, eid],
+        get: { operationId: 'readComment', summary: 'Read a comment', tags: TAGS, responses: { '200': ok('The event.', ref('schemas', 'RequestEvent')), ...errors } },
+        put: {
+          operationId: 'updateComment',
+          summary: 'Edit a comment (author); If-Match optional',
+          tags: TAGS,
+          security,
+          requestBody: commentBody,
+          responses: { '200': ok('The comment.', ref('schemas', 'RequestEvent')), '412': ref('responses', 'BadRequest'), ...errors },
+        },
+        delete: { operationId: 'deleteComment', summary: 'Delete a comment (becomes a `comment_deleted` log event)', tags: TAGS, security, responses: { '204': noContent, ...errors } },
+      },
+      '/api/requests/{id}/comments/{comment_id}/reply': {
+        parameters: [id, eid],
+        post: {
+          operationId: 'replyComment',
+          summary: 'Reply to a top-level comment (a reply to a reply is 400)',
+          tags: TAGS,
+          security,
+          requestBody: commentBody,
+          responses: { '201': ok('The reply.', ref('schemas', 'RequestEvent')), ...errors },
+        },
+      },
+      '/api/requests/{id}/comments/{comment_id}/replies': {
+        parameters: [id, eid],
+        get: { operationId: 'listReplies', summary: 'Replies (oldest first)', tags: TAGS, parameters: listParams(['oldest', 'newest'], 'oldest'), responses: { '200': ok('Replies.', ref('schemas', 'EventList')), ...errors } },
+      },
+      '/api/requests/{id}/comments/{comment_id}/replies_focused': {
+        parameters: [id, eid],
+        get: {
+          operationId: 'listRepliesFocused',
+          summary: 'The page of replies holding `focus_event_id` (newest first by default)',
+          tags: TAGS,
+          parameters: [...listParams(['oldest', 'newest'], 'newest'), { name: 'focus_event_id', in: 'query', schema: { type: 'string' } }],
+          responses: { '200': ok('Replies.', ref('schemas', 'EventList')), ...errors },
+        },
+      },
+      '/api/requests/{id}/timeline': {
+        parameters: [id],
+        get: { operationId: 'readTimeline', summary: 'Timeline: top-level comments (C) and log events (L)', tags: TAGS, parameters: listParams(['oldest', 'newest'], 'oldest'), responses: { '200': ok('Events.', ref('schemas', 'EventList')), ...errors } },
+      },
+      '/api/requests/{id}/timeline_focused': {
+        parameters: [id],
+        get: {
+          operationId: 'readTimelineFocused',
+          summary: 'The timeline page holding `focus_event_id` (a reply maps to its parent; unknown → page 1)',
+          tags: TAGS,
+          parameters: [...listParams(['oldest', 'newest'], 'oldest'), { name: 'focus_event_id', in: 'query', schema: { type: 'string' } }],
+          responses: { '200': ok('Events.', ref('schemas', 'EventList')), ...errors },
+        },
+      },
+    },
+    components: {
+      schemas: {
+        CommentInput: {
+          type: 'object',
+          properties: {
+            payload: {
+              type: 'object',
+              required: ['content'],
+              additionalProperties: false,
+              properties: { content: { type: 'string', minLength: 1 }, format: { const: 'html' }, files: { type: 'array' } },
+            },
+          },
+        },
+        Request: {
+          type: 'object',
+          required: ['id', 'number', 'type', 'title', 'status', 'is_open', 'is_closed', 'is_expired', 'expires_at', 'created_by', 'receiver', 'topic', 'created', 'updated', 'revision_id', 'links', 'last_reply', 'last_activity_at'],
+          properties: {
+            id: { type: 'string', format: 'uuid' },
+            number: { type: 'string', description: 'Lowercase Crockford base32 of one global sequence.' },
+            type: { type: 'string' },
+            title: { type: 'string' },
+            description: { type: 'string' },
+            payload: { type: 'object' },
+            status: { type: 'string', enum: ['created', 'submitted', 'accepted', 'declined', 'cancelled', 'expired'] },
+            is_open: { type: 'boolean' },
+            is_closed: { type: 'boolean' },
+            is_expired: { type: 'boolean' },
+            is_locked: { type: 'boolean' },
+            expires_at: { type: ['string', 'null'] },
+            created_by: entity,
+            receiver: entity,
+            topic: { oneOf: [entity, { type: 'null' }] },
+            created: ts,
+            updated: ts,
+            revision_id: { type: 'integer' },
+            last_reply: { oneOf: [ref('schemas', 'RequestEvent'), { type: 'null' }] },
+            last_activity_at: ts,
+            links: {
+              type: 'object',
+              required: ['actions', 'self', 'self_html', 'comments', 'timeline'],
+              properties: {
+                actions: { type: 'object', additionalProperties: url },
+                self: url,
+                self_html: url,
+                comments: url,
+                timeline: url,
+                timeline_focused: url,
+                lock: url,
+                unlock: url,
+              },
+            },
+          },
+        },
+        RequestEvent: {
+          type: 'object',
+          required: ['id', 'type', 'created_by', 'payload', 'created', 'updated', 'revision_id', 'links'],
+          properties: {
+            id: { type: 'string', format: 'uuid' },
+            type: { type: 'string', enum: ['C', 'L'] },
+            created_by: entity,
+            payload: { type: 'object' },
+            parent_id: { type: ['string', 'null'] },
+            created: { type: 'string', description: '`YYYY-MM-DD hh:mm:ss.ffffff` in comment responses, ISO 8601 in lists.' },
+            updated: { type: 'string' },
+            revision_id: { type: 'integer' },
+            links: { type: 'object', additionalProperties: url },
+            permissions: {
+              type: 'object',
+              properties: { can_update_comment: { type: 'boolean' }, can_delete_comment: { type: 'boolean' }, can_reply_comment: { type: 'boolean' } },
+            },
+            children: { type: 'array', items: { type: 'object' } },
+            children_count: { type: 'integer' },
+          },
+        },
+        RequestList: list('Request'),
+        EventList: list('RequestEvent'),
+      },
+    },
+  };
+}
+
+/** The internal `GET /openapi.json` route (mount it with `mountRouter`). */
+export function openapiRouter(): Router<AppState> {
+  const router = new Router<AppState>();
+  const body = JSON.stringify(openapiFragment());
+  router.get('/openapi.json', (ctx) => {
+    ctx.type = 'application/json';
+    ctx.body = body;
+  });
+  return router;
+}

@@ -1,0 +1,87 @@
+/**
+ * The requests RPC endpoints (proto/README): `rdm.requests.rpc.create|get|action|delete|count-open`,
+ * queue group `requests`. Each applies the same rules and answers the same shapes as HTTP,
+ * with the caller's `identity` as the calling service forwarded it.
+ */
+import { Errors, type Identity, type MsgLogger, type NatsHandle, type RpcServer, serveRpc } from '@rdm/platform';
+import type { ActionsService } from '../domain/actions.service.js';
+import { parseRef } from '../domain/model.js';
+import { countOpen } from '../repo/requests.repo.js';
+import type { CreateInput, RequestsService } from '../domain/requests.service.js';
+
+const identitySchema = {
+  type: 'object',
+  required: ['sub', 'roles'],
+  properties: { sub: { type: ['string', 'null'] }, roles: { type: 'array', items: { type: 'string' } } },
+};
+const withId = (extra: Record<string, unknown> = {}, required: string[] = []) => ({
+  type: 'object',
+  required: ['id', 'identity', ...required],
+  properties: { id: { type: 'string' }, identity: identitySchema, ...extra },
+});
+
+const asIdentity = (i: { sub: string | null; roles: string[] }): Identity => ({ sub: i.sub, roles: i.roles });
+
+/** Serve the requests RPCs on `nc`. */
+export function serveRequestsRpc(nc: NatsHandle['nc'], deps: { requests: RequestsService; actions: ActionsService; logger: MsgLogger }): RpcServer[] {
+  const opts = { queue: 'requests', logger: deps.logger };
+  return [
+    serveRpc<CreateInput & { identity: Identity }, unknown>(
+      nc,
+      'rdm.requests.rpc.create',
+      async (req) => ({ request: await deps.requests.create(asIdentity(req.identity), req) }),
+      { ...opts, validate: { type: 'object', required: ['identity', 'type', 'created_by', 'receiver'], properties: { identity: identitySchema } } },
+    ),
+    serveRpc<{ id: string; identity: Identity }, unknown>(
+      nc,
+      'rdm.requests.rpc.get',
+      async (req) => ({ request: await deps.requests.read(asIdentity(req.identity), req.id) }),
+      { ...opts, validate: withId() },
+    ),
+    serveRpc<{ id: string; identity: Identity; action: string; payload?: unknown; data?: { require_review?: boolean; title?: string } }, unknown>(
+      nc,
+      'rdm.requests.rpc.action',
+      async (req) => ({
+        request: await deps.actions.run(
+          asIdentity(req.identity),
+          req.id,
+          req.action,
+          req.payload !== undefined && req.payload !== null ? { payload: req.payload } : undefined,
+          req.data ?? {},
+        ),
+      }),
+      {
+        ...opts,
+        validate: withId(
+          {
+            action: { type: 'string' },
+            data: {
+              type: 'object',
+              properties: { require_review: { type: 'boolean' }, title: { type: 'string' } },
+            },
+          },
+          ['action'],
+        ),
+      },
+    ),
+    serveRpc<{ id: string; identity: Identity }, unknown>(
+      nc,
+      'rdm.requests.rpc.delete',
+      async (req) => {
+        await deps.requests.delete(asIdentity(req.identity), req.id);
+        return { deleted: true };
+      },
+      { ...opts, validate: withId() },
+    ),
+    serveRpc<{ receiver: unknown }, unknown>(
+      nc,
+      'rdm.requests.rpc.count-open',
+      async (req) => {
+        const ref = parseRef(req.receiver);
+        if (!ref) throw Errors.validation([{ field: 'receiver', messages: ['Invalid reference.'] }]);
+        return { count: await countOpen(deps.requests.deps.db, ref) };
+      },
+      { ...opts, validate: { type: 'object', required: ['receiver'] } },
+    ),
+  ];
+}
