@@ -1,9 +1,14 @@
 /** The koa app of the records service (no listen: main.ts and supertest tests wrap it). */
 import { type AppState, createHttpApp, type Knex, type Logger, mountRouter, type NatsHandle, Router } from '@rdm/platform';
 import { oaiPrefix, type RecordsConfig } from './config.js';
+import { CommunitiesComponent } from './domain/communities.component.js';
+import type { CommunitiesPort, RequestsPort } from './domain/ports.js';
 import { RecordsService } from './domain/records.service.js';
+import { ReviewComponent } from './domain/review.component.js';
+import { ReviewSagaComponent } from './domain/review-saga.component.js';
 import { registerOpenApiRoute } from './http/openapi.js';
 import { registerRecordsRoutes } from './http/records.routes.js';
+import { registerReviewRoutes } from './http/review.routes.js';
 import type { FilesPort } from './rpc/files.client.js';
 import type { VocabulariesPort } from './rpc/vocabularies.client.js';
 
@@ -15,6 +20,10 @@ export interface AppDeps {
   db: Knex;
   files: FilesPort;
   vocabularies: VocabulariesPort;
+  /** The requests service (reviews, inclusions); without it and `communities` those routes are absent. */
+  requests?: RequestsPort;
+  /** The communities service (summaries, roles). */
+  communities?: CommunitiesPort;
   /** When given, readiness also checks the NATS connection. */
   nc?: NatsHandle['nc'];
   /**
@@ -22,7 +31,14 @@ export interface AppDeps {
    * `registerSearchRoutes` from `http/search.routes.ts`: GET /api/records, /api/user/records,
    * /api/communities/:id/records). Receives the router and these deps plus the service.
    */
-  extraRoutes?: ((router: Router<AppState>, deps: AppDeps & { service: RecordsService }) => void)[];
+  extraRoutes?: ((router: Router<AppState>, deps: AppDeps & { service: RecordsService } & Partial<ReviewParts>) => void)[];
+}
+
+/** The review and communities components (present when `requests` and `communities` are given). */
+export interface ReviewParts {
+  review: ReviewComponent;
+  recordCommunities: CommunitiesComponent;
+  saga: ReviewSagaComponent;
 }
 
 /** Build the app, its health checks and the service behind it. */
@@ -48,10 +64,28 @@ export function createApp(deps: AppDeps) {
       restrictionGraceDays: deps.config.ALLOW_RESTRICTION_AFTER_GRACE_PERIOD ? null : (deps.config.RESTRICTION_GRACE_PERIOD_DAYS ?? 30),
     },
   });
+  let parts: ReviewParts | undefined;
+  if (deps.requests && deps.communities) {
+    const common = { db: deps.db, records: service, requests: deps.requests, communities: deps.communities, logger: deps.logger };
+    parts = {
+      review: new ReviewComponent({ ...common, baseUrl: deps.config.PUBLIC_BASE_URL }),
+      recordCommunities: new CommunitiesComponent(common),
+      saga: new ReviewSagaComponent({ records: service, communities: deps.communities, logger: deps.logger }),
+    };
+    service.useHooks({ ...parts.review.hooks(), ...parts.recordCommunities.hooks() });
+  }
   const router = new Router<AppState>();
   registerOpenApiRoute(router);
-  for (const register of deps.extraRoutes ?? []) register(router, { ...deps, service });
-  registerRecordsRoutes(router, { service, baseUrl: deps.config.PUBLIC_BASE_URL, doiResolverUrl: deps.config.DOI_RESOLVER_URL });
+  for (const register of deps.extraRoutes ?? []) register(router, { ...deps, service, ...parts });
+  if (parts) {
+    registerReviewRoutes(router, { review: parts.review, communities: parts.recordCommunities, baseUrl: deps.config.PUBLIC_BASE_URL });
+  }
+  registerRecordsRoutes(router, {
+    service,
+    review: parts?.review,
+    baseUrl: deps.config.PUBLIC_BASE_URL,
+    doiResolverUrl: deps.config.DOI_RESOLVER_URL,
+  });
   mountRouter(app, router);
-  return { app, health, service };
+  return { app, health, service, ...parts };
 }

@@ -30,6 +30,14 @@ export const configProperties = {
     description: 'Days after a draft was created during which a public record may still be made restricted.',
   },
   ALLOW_RESTRICTION_AFTER_GRACE_PERIOD: { type: 'boolean', default: false },
+  REQUESTS_RPC_TIMEOUT_MS: { type: 'integer', default: 5000, minimum: 50, description: 'Timeout of rdm.requests.rpc.create/get/delete.' },
+  REQUESTS_ACTION_TIMEOUT_MS: {
+    type: 'integer',
+    default: 15000,
+    minimum: 50,
+    description: 'Timeout of rdm.requests.rpc.action (submit-review waits for an auto-accepted publication): keep it above REQUEST_EFFECT_WAIT_MS of requests.',
+  },
+  COMMUNITIES_ROLES_TTL_MS: { type: 'integer', default: 5000, minimum: 0, description: 'How long community roles are cached (dropped on membership events).' },
   FILES_RPC_TIMEOUT_MS: { type: 'integer', default: 5000, minimum: 50, description: 'Timeout of rdm.files.rpc.* calls.' },
 } as const satisfies Record<string, EnvProperty>;
 

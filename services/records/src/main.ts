@@ -20,6 +20,9 @@ import {
 import { type AppDeps, createApp } from './app.js';
 import { configProperties } from './config.js';
 import { filesCommittedWorker } from './events/files-committed.consumer.js';
+import { requestConsumerWorkers } from './events/requests-accepted.consumer.js';
+import { RpcCommunitiesClient } from './rpc/communities.client.js';
+import { RpcRequestsClient } from './rpc/requests.client.js';
 import { serveAuthorizeFilesRpc } from './rpc/authorize-files.rpc.js';
 import { RpcFilesClient } from './rpc/files.client.js';
 import { RpcVocabulariesClient } from './rpc/vocabularies.client.js';
@@ -56,15 +59,30 @@ if (existsSync(fileURLToPath(searchRoutesFile))) {
   else logger.warn('http/search.routes.ts exports no registerSearchRoutes(router, deps); search routes not mounted');
 }
 
-const { app, health, service } = createApp({
+const communities = new RpcCommunitiesClient(nc, config.RPC_TIMEOUT_MS, config.COMMUNITIES_ROLES_TTL_MS);
+const { app, health, service, review, saga } = createApp({
   config,
   logger,
   db,
   nc,
   files: new RpcFilesClient(nc, config.FILES_RPC_TIMEOUT_MS),
   vocabularies: new RpcVocabulariesClient(nc, config.RPC_TIMEOUT_MS),
+  requests: new RpcRequestsClient(nc, config.REQUESTS_RPC_TIMEOUT_MS, config.REQUESTS_ACTION_TIMEOUT_MS),
+  communities,
   extraRoutes,
 });
+// Why: the consumers need the REQUESTS stream; whoever starts first creates it (same config as requests').
+await ensureStream(jsm, { name: 'REQUESTS', subjects: eventSubjects('requests') });
+let stopMemberWatch: (() => Promise<void>) | undefined;
+const memberWatch = {
+  name: 'communities-member-watch',
+  start() {
+    stopMemberWatch = communities.watchMemberships(logger);
+  },
+  async stop() {
+    await stopMemberWatch?.();
+  },
+};
 const relay = new OutboxRelay({ db, js, logger });
 let rpc: ReturnType<typeof serveAuthorizeFilesRpc> | undefined;
 const rpcWorker = {
@@ -83,7 +101,13 @@ await runService({
   logger,
   host: config.HOST,
   port: config.PORT,
-  workers: [relay, rpcWorker, filesCommittedWorker({ db, nats: { nc, js, jsm }, service, logger })],
+  workers: [
+    relay,
+    rpcWorker,
+    memberWatch,
+    filesCommittedWorker({ db, nats: { nc, js, jsm }, service, logger }),
+    ...requestConsumerWorkers({ db, nats: { nc, js, jsm }, saga: saga!, review: review!, logger }),
+  ],
   closers: [() => nc.drain(), () => db.destroy(), telemetry.shutdown],
   shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
 });

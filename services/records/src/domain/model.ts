@@ -34,6 +34,29 @@ export interface ParentRow {
   latest_id: string | null;
   latest_index: number;
   next_draft_id: string | null;
+  /** Snapshot of the draft's review request (first versions), null when none is linked. */
+  review?: ReviewSnapshot | null;
+}
+
+/** Statuses of a review request as records tracks them. */
+export type ReviewStatus = 'created' | 'submitted' | 'accepted' | 'declined' | 'cancelled' | 'expired';
+
+/**
+ * What records keeps of a draft's community-submission request (the request lives in the
+ * requests service): updated from RPC replies and from `rdm.requests.request.*` events.
+ */
+export interface ReviewSnapshot {
+  id: string;
+  type: string;
+  receiver: { community: string };
+  status: ReviewStatus;
+}
+
+/** `parent.communities` as stored: ids, the default one and the community summaries. */
+export interface ParentCommunities {
+  ids?: string[];
+  default?: string | null;
+  entries?: Record<string, unknown>[];
 }
 
 /** One file entry of a files summary (`files.entries.<key>`). */

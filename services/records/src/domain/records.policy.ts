@@ -1,9 +1,11 @@
 /**
  * Permission policy of records and drafts (InvenioRDM's `RDMRecordPermissionPolicy`, reference §1.5).
  *
- * Levels, each including the previous: manage (owner; later `manage` grants, community curators)
- * → curate (+ `edit` grants / edit secret links) → review (+ curators of the draft's review
- * request) → preview (+ `preview` grants/links) → view (+ `view` grants/links). Administrators
+ * Levels, each including the previous: manage (owner, `manage` grants, curators of the record's
+ * communities) → curate (+ `edit` grants / edit secret links) → review (+ curators of the
+ * community of the draft's open review) → preview (+ `preview` grants/links) → view (+ `view`
+ * grants/links, members of the record's communities). Community roles are in the context only
+ * when the service asked the communities service (records.service `requireWith`). Administrators
  * and the system identity pass everything (definePolicy). The service loads a `RecordAccessCtx`
  * (owner, protection, grants, link permissions) and asks; the policy never loads data.
  * Grants and secret links are read from the context so the access-links issue only has to fill
@@ -29,6 +31,12 @@ export interface RecordAccessCtx {
   grants?: AccessGrant[];
   /** Levels granted by a verified secret-link token presented with the request (later issue). */
   linkPermissions?: AccessLevel[];
+  /** Communities of the record's parent (`parent.communities.ids`). */
+  communityIds?: string[];
+  /** Receiver community of the draft's open (submitted) review request. */
+  reviewCommunityId?: string | null;
+  /** The caller's roles in the communities above (filled only when the plain rules refuse). */
+  communityRoles?: Record<string, string>;
 }
 
 const RANK: Record<AccessLevel, number> = { view: 1, preview: 2, edit: 3, manage: 4 };
@@ -52,11 +60,24 @@ const link =
 
 const recordOwner: Generator<RecordAccessCtx> = owner<RecordAccessCtx>((c) => c?.ownerId);
 
-const manage: Generator<RecordAccessCtx>[] = [recordOwner, grant('manage')];
+const CURATING = ['owner', 'manager', 'curator'];
+
+/** Curators (and managers, owners) of one of the record's communities. */
+const communityCurators: Generator<RecordAccessCtx> = (_i, ctx) =>
+  (ctx?.communityIds ?? []).some((c) => CURATING.includes(ctx?.communityRoles?.[c] ?? ''));
+
+/** Curators (and managers, owners) of the community the draft's open review was submitted to. */
+const reviewCurators: Generator<RecordAccessCtx> = (_i, ctx) =>
+  !!ctx?.reviewCommunityId && CURATING.includes(ctx?.communityRoles?.[ctx.reviewCommunityId] ?? '');
+
+/** Any member of one of the record's communities (view level: restricted records). */
+const communityMembers: Generator<RecordAccessCtx> = (_i, ctx) => (ctx?.communityIds ?? []).some((c) => !!ctx?.communityRoles?.[c]);
+
+const manage: Generator<RecordAccessCtx>[] = [recordOwner, grant('manage'), communityCurators];
 const curate: Generator<RecordAccessCtx>[] = [...manage, grant('edit'), link('edit')];
-const review: Generator<RecordAccessCtx>[] = [...curate];
+const review: Generator<RecordAccessCtx>[] = [...curate, reviewCurators];
 const preview: Generator<RecordAccessCtx>[] = [...review, grant('preview'), link('preview')];
-const view: Generator<RecordAccessCtx>[] = [...preview, grant('view'), link('view')];
+const view: Generator<RecordAccessCtx>[] = [...preview, grant('view'), link('view'), communityMembers];
 
 const isPublic = (c: RecordAccessCtx) => c?.accessRecord === 'public';
 const filesPublic = (c: RecordAccessCtx) => c?.accessRecord === 'public' && c?.accessFiles === 'public';

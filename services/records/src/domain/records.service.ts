@@ -9,6 +9,7 @@
 import {
   AppError,
   Errors,
+  type EventEnvelope,
   type FieldError,
   type Identity,
   type Knex,
@@ -29,6 +30,7 @@ import {
   type FilesSummary,
   type Manifest,
   type ParentAccess,
+  type ParentCommunities,
   type ParentRow,
   type PidValue,
   type RecordRow,
@@ -36,7 +38,7 @@ import {
   summarizeManifest,
 } from './model.js';
 import { managedDoi, oaiIdentifier, type PidsConfig, validatePids } from './pids.js';
-import { can, type RecordAccessCtx, recordsPolicy } from './records.policy.js';
+import { can, type RecordAccessCtx, type RecordAction, recordsPolicy } from './records.policy.js';
 import { fileTypes, searchDocRow } from './search-doc.js';
 import { buildDoc, filesReadForm, type ItemDoc, parentDoc } from './serializers.js';
 import { loadWriteForm, validateStored } from './validation.js';
@@ -59,6 +61,26 @@ export interface RecordsServiceDeps {
   vocabularies: VocabulariesPort;
   config: RecordsServiceConfig;
   logger: MsgLogger;
+  /** Hooks of the review and communities components (set with `useHooks`). */
+  hooks?: RecordsHooks;
+}
+
+/** Files summary frozen into a record at publication. */
+export type FrozenFiles = Pick<FilesSummary, 'count' | 'total_bytes' | 'entries'>;
+
+/**
+ * Hooks other components plug into the draft lifecycle (review.component.ts,
+ * communities.component.ts), so this service stays unaware of requests and communities.
+ */
+export interface RecordsHooks {
+  /** Refuse a direct publication (throw), e.g. while a review is open; also run on the locked parent. */
+  beforePublish?(parent: ParentRow): void;
+  /** Refuse a draft deletion (throw); run on the locked parent inside the deletion's transaction. */
+  beforeDeleteDraft?(parent: ParentRow): void;
+  /** After a draft deletion committed (best effort: e.g. delete its `created` review request). */
+  afterDeleteDraft?(parent: ParentRow): Promise<void>;
+  /** Widen a permission context the plain rules refused (community roles of the caller). */
+  accessCtx?(identity: Identity, ctx: RecordAccessCtx, parent: ParentRow): Promise<RecordAccessCtx>;
 }
 
 /** What a read or write returns: the document (routes add links and strip per identity). */
@@ -123,7 +145,8 @@ const VERSIONS_ORDER: Readonly<Record<string, repo.VersionsOrder>> = {
 
 const MISSING_FILES = 'Missing uploaded files. To disable files for this record please mark it as metadata-only.';
 
-function ctxOf(row: { access: Access }, parent: ParentRow): RecordAccessCtx {
+/** The permission context of a draft or record and its parent (without community roles). */
+export function ctxOf(row: { access: Access }, parent: ParentRow): RecordAccessCtx {
   return {
     ownerId: parent.owner_id,
     accessRecord: row.access?.record === 'restricted' ? 'restricted' : 'public',
@@ -148,7 +171,7 @@ function mergeErrors(...lists: FieldError[][]): FieldError[] {
 const today = () => new Date().toISOString().slice(0, 10);
 const clone = <T>(v: T): T => structuredClone(v);
 
-function frozenSummary(files: StoredFiles): Pick<FilesSummary, 'count' | 'total_bytes' | 'entries'> {
+function frozenSummary(files: StoredFiles): FrozenFiles {
   return { count: files.count ?? 0, total_bytes: files.total_bytes ?? 0, entries: files.entries ?? {} };
 }
 
@@ -158,6 +181,25 @@ export class RecordsService {
 
   constructor(private readonly d: RecordsServiceDeps) {
     this.pidsCfg = { doiPrefix: d.config.doiPrefix, siteName: d.config.siteName };
+  }
+
+  /** Plug the hooks of the review/communities components in (app.ts). */
+  useHooks(hooks: RecordsHooks): void {
+    this.d.hooks = { ...this.d.hooks, ...hooks };
+  }
+
+  /**
+   * `policy.require(action)` on `ctx` (returns the context used), first widened by the `accessCtx` hook when the plain rules
+   * refuse (so owners never pay for the community-roles lookup).
+   */
+  async requireWith(action: RecordAction, identity: Identity, ctx: RecordAccessCtx, parent: ParentRow): Promise<RecordAccessCtx> {
+    if (can(action, identity, ctx) || !this.d.hooks?.accessCtx || identity.sub === null) {
+      recordsPolicy.require(action, identity, ctx);
+      return ctx;
+    }
+    const wide = await this.d.hooks.accessCtx(identity, ctx, parent);
+    recordsPolicy.require(action, identity, wide);
+    return wide;
   }
 
   // ---------------------------------------------------------------------------------------
@@ -269,7 +311,7 @@ export class RecordsService {
       const { record } = found;
       if (record.deletion_status !== 'P') throw Errors.gone();
       const parent = found.parent!;
-      recordsPolicy.require('read', identity, ctxOf(record, parent));
+      await this.requireWith('read', identity, ctxOf(record, parent), parent);
       return {
         kind: 'record',
         doc: this.recordDoc(record, parent),
@@ -296,7 +338,7 @@ export class RecordsService {
   /** GET /api/records/{id}/draft. */
   async readDraft(identity: Identity, id: string): Promise<ItemView> {
     const { draft, parent, hasRecord } = await this.loadDraft(id);
-    recordsPolicy.require('read_draft', identity, ctxOf(draft, parent));
+    await this.requireWith('read_draft', identity, ctxOf(draft, parent), parent);
     const record = await this.recordOf(id, hasRecord);
     let summary: Pick<FilesSummary, 'count' | 'total_bytes' | 'entries'>;
     try {
@@ -478,6 +520,7 @@ export class RecordsService {
       if (!locked) throw Errors.pidDoesNotExist();
       if (ifMatch !== undefined && ifMatch !== locked.revision_id) throw Errors.revisionMismatch(ifMatch, locked.revision_id);
       const record = await repo.getRecord(trx, id, true);
+      if (!record) this.d.hooks?.beforeDeleteDraft?.(lockedParent);
       let kind: 'edit' | 'new_version' | 'new';
       await repo.deleteDraft(trx, id);
       await repo.deleteSearchDoc(trx, id, 'draft');
@@ -499,8 +542,15 @@ export class RecordsService {
         aggregate: { type: 'draft', id, revision: locked.revision_id },
         data: { id, parent_id: lockedParent.id, bucket_id: locked.bucket_id, kind },
       });
-      return { kind, bucket: locked.bucket_id };
+      return { kind, bucket: locked.bucket_id, parent: lockedParent };
     });
+    if (result.kind !== 'edit' && this.d.hooks?.afterDeleteDraft) {
+      try {
+        await this.d.hooks.afterDeleteDraft(result.parent);
+      } catch (err) {
+        this.d.logger.warn({ err, id }, 'after-delete hook failed');
+      }
+    }
     if (result.kind !== 'edit') {
       // Why: the event makes the files service drop the bucket eventually; asking now frees it at once.
       try {
@@ -569,9 +619,33 @@ export class RecordsService {
   async publish(identity: Identity, id: string): Promise<ItemView> {
     const { draft, parent, hasRecord } = await this.loadDraft(id);
     recordsPolicy.require('publish', identity, ctxOf(draft, parent));
+    // An open review blocks a direct publication (checked again on the locked parent below).
+    this.d.hooks?.beforePublish?.(parent);
     const record = await this.recordOf(id, hasRecord);
-    const isEdit = !!record;
+    const frozen = await this.checkPublishable(draft, record, { lock: true });
+    return withTransaction(this.d.db, async (trx) => {
+      const { view } = await this.commitPublication(trx, {
+        id,
+        parentId: draft.parent_id,
+        isEdit: !!record,
+        frozen,
+        checkParent: (p) => this.d.hooks?.beforePublish?.(p),
+      });
+      return view;
+    });
+  }
 
+  /**
+   * The checks of a publication that need no transaction, every error at once (400): schema,
+   * files and PIDs. With `lock`, the files of a valid first-version draft are then frozen by ONE
+   * `lock` call with `if_complete` (checked and locked atomically by files; idempotent, so a
+   * publication retried after a failed transaction or a redelivered event locks nothing twice).
+   * Without `lock` only the manifest is read (submit-review validates without freezing).
+   * Returns the files summary the record will carry. Shared by direct publish and the saga.
+   */
+  async checkPublishable(draft: DraftRow, record: RecordRow | undefined, o: { lock: boolean }): Promise<FrozenFiles> {
+    const isEdit = !!record;
+    const id = draft.id;
     // Validation: every schema error, then files and PIDs, reported at once.
     const schemaErrors = validateStored(draft);
     const pids = clone(draft.pids ?? {});
@@ -582,7 +656,7 @@ export class RecordsService {
     if (draft.files.enabled) {
       if (isEdit && record.files.enabled) {
         if ((record.files.count ?? 0) === 0) fileErrors.push({ field: 'files.enabled', messages: [MISSING_FILES] });
-      } else if (!isEdit && schemaErrors.length === 0 && pidErrors.length === 0) {
+      } else if (o.lock && !isEdit && schemaErrors.length === 0 && pidErrors.length === 0) {
         // Freeze the files: locked only when complete, checked and locked by files in one call
         // (idempotent, so a retry after a failed transaction works).
         manifest = await this.lockIfComplete(draft.bucket_id);
@@ -598,16 +672,40 @@ export class RecordsService {
     const errors = mergeErrors(schemaErrors, fileErrors, pidErrors);
     if (errors.length) throw Errors.validation(errors);
 
-    let frozen: Pick<FilesSummary, 'count' | 'total_bytes' | 'entries'>;
-    if (isEdit) frozen = frozenSummary(record.files);
-    else if (draft.files.enabled) {
-      frozen = summarizeManifest(filesLocked ? manifest : await this.d.files.lock(draft.bucket_id));
-    } else frozen = summarizeManifest(undefined);
+    if (isEdit) return frozenSummary(record.files);
+    if (!draft.files.enabled) return summarizeManifest(undefined);
+    if (!o.lock) return summarizeManifest(manifest);
+    return summarizeManifest(filesLocked ? manifest : await this.d.files.lock(draft.bucket_id));
+  }
 
-    return withTransaction(this.d.db, async (trx) => {
-      const lockedParent = (await repo.getParent(trx, draft.parent_id, true))!;
+  /**
+   * The writes of a publication inside `trx` (the caller's: the HTTP publish's own, or the
+   * request-accepted consumer's, together with its inbox row): record row, pids, parent versions
+   * state, search documents and `rdm.records.record.published`. `parentPatch` adds parent changes
+   * (communities, review unlinked) made in the same statement; `checkParent` may refuse on the
+   * locked parent; `requestId` goes into the event. Returns the view and the event envelope.
+   */
+  async commitPublication(
+    trx: Knex.Transaction,
+    o: {
+      id: string;
+      parentId: string;
+      isEdit: boolean;
+      frozen: FrozenFiles;
+      parentPatch?: (parent: ParentRow) => Partial<ParentRow>;
+      checkParent?: (parent: ParentRow) => void;
+      requestId?: string;
+    },
+  ): Promise<{ view: ItemView; event: EventEnvelope }> {
+    const { id, isEdit, frozen } = o;
+
+    {
+      const lockedParent = (await repo.getParent(trx, o.parentId, true))!;
       const locked = await repo.getDraft(trx, id, true);
       if (!locked) throw Errors.pidDoesNotExist();
+      o.checkParent?.(lockedParent);
+      const extra = o.parentPatch?.(lockedParent) ?? {};
+      const parentExtraChanged = Object.keys(extra).length > 0;
       const lockedRecord = isEdit ? await repo.getRecord(trx, id, true) : undefined;
       const now = new Date();
       const isPublic = locked.access.record === 'public';
@@ -663,8 +761,8 @@ export class RecordsService {
         const revision = await repo.updateRecord(trx, id, patch, now);
         await repo.setDraftRevision(trx, id, locked.revision_id);
         published = { ...lockedRecord, ...(patch as RecordRow), updated: now, revision_id: revision };
-        if (parentPidsChanged) await repo.updateParent(trx, lockedParent.id, { pids: parentPids });
-        newParent = { ...lockedParent, pids: parentPids };
+        if (parentPidsChanged || parentExtraChanged) await repo.updateParent(trx, lockedParent.id, { pids: parentPids, ...extra });
+        newParent = { ...lockedParent, pids: parentPids, ...extra };
       } else {
         published = {
           id,
@@ -691,8 +789,9 @@ export class RecordsService {
           resource_type_subtype: locked.resource_type_subtype,
         };
         await repo.insertRecord(trx, published);
-        newParent = { ...lockedParent, latest_id: id, latest_index: locked.index, next_draft_id: null, pids: parentPids };
-        await repo.updateParent(trx, lockedParent.id, { latest_id: id, latest_index: locked.index, next_draft_id: null, pids: parentPids });
+        const patch = { latest_id: id, latest_index: locked.index, next_draft_id: null, pids: parentPids, ...extra };
+        newParent = { ...lockedParent, ...patch };
+        await repo.updateParent(trx, lockedParent.id, patch);
       }
       await repo.deleteDraft(trx, id);
       await repo.deleteSearchDoc(trx, id, 'draft');
@@ -701,8 +800,9 @@ export class RecordsService {
       if (!lockedRecord && lockedParent.latest_id) {
         await repo.refreshVersionFlags(trx, [lockedParent.latest_id], { latest_id: id, next_draft_id: null });
       }
-      if (parentPidsChanged) await repo.refreshParentInDocs(trx, lockedParent.id, parentDoc(newParent));
-      await writeOutbox(trx, {
+      if (parentPidsChanged || parentExtraChanged) await repo.refreshParentInDocs(trx, lockedParent.id, parentDoc(newParent));
+      const communityIds = (newParent.communities as ParentCommunities | undefined)?.ids ?? [];
+      const event = await writeOutbox(trx, {
         subject: 'rdm.records.record.published',
         aggregate: { type: 'record', id, revision: published.revision_id },
         data: {
@@ -712,10 +812,14 @@ export class RecordsService {
           is_latest: newParent.latest_id === id,
           access_status: accessStatus(published.access, published.files.enabled),
           bucket_id: published.bucket_id,
+          ...(o.requestId ? { request_id: o.requestId } : {}),
+          ...(communityIds.length ? { communities: communityIds } : {}),
+          files_count: published.files.count ?? 0,
+          files_bytes: published.files.total_bytes ?? 0,
         },
       });
-      return { kind: 'record' as const, doc };
-    });
+      return { view: { kind: 'record' as const, doc }, event: event as EventEnvelope };
+    }
   }
 
   // ---------------------------------------------------------------------------------------
@@ -970,8 +1074,7 @@ export class RecordsService {
     const identity: Identity = { sub: req.identity?.sub ?? null, roles: req.identity?.roles ?? [] };
     if (req.scope === 'draft') {
       const { draft, parent, hasRecord } = await this.loadDraft(req.record_id);
-      const ctx = ctxOf(draft, parent);
-      recordsPolicy.require(req.action === 'update' ? 'update_draft' : 'read_draft', identity, ctx);
+      await this.requireWith(req.action === 'update' ? 'update_draft' : 'read_draft', identity, ctxOf(draft, parent), parent);
       return {
         bucket_id: draft.bucket_id,
         record_id: draft.id,
@@ -989,10 +1092,9 @@ export class RecordsService {
     const { record } = found;
     if (record.deletion_status !== 'P') throw Errors.gone();
     const parent = found.parent!;
-    const ctx = ctxOf(record, parent);
     if (req.action === 'update') throw Errors.permissionDenied();
-    recordsPolicy.require('read', identity, ctx);
-    recordsPolicy.require('read_files', identity, ctx);
+    const ctx = await this.requireWith('read', identity, ctxOf(record, parent), parent);
+    await this.requireWith('read_files', identity, ctx, parent);
     return {
       bucket_id: record.bucket_id,
       record_id: record.id,

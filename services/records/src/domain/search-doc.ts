@@ -28,6 +28,8 @@ export interface SearchDocRow {
   resource_type_type: string | null;
   resource_type_subtype: string | null;
   file_types: string[];
+  /** The parent's community ids (`parent.communities.ids`). */
+  community_ids: string[];
   publication_date_start: string | null;
   publication_date_end: string | null;
   created: string;
@@ -107,6 +109,7 @@ export function searchDocRow(
     resource_type_type: extra.rtType,
     resource_type_subtype: extra.rtSubtype,
     file_types: fileTypes(doc.files?.entries ?? {}),
+    community_ids: Array.isArray(doc.parent.communities?.ids) ? (doc.parent.communities.ids as string[]) : [],
     publication_date_start: range.start,
     publication_date_end: range.end,
     created: extra.created.toISOString(),

@@ -19,7 +19,13 @@ import { can, type RecordAccessCtx } from './records.policy.js';
 export type ItemDoc = Record<string, any> & {
   id: string;
   is_draft: boolean;
-  parent: { id: string; access: Record<string, any>; communities: Record<string, unknown>; pids: Record<string, any> };
+  parent: {
+    id: string;
+    access: Record<string, any>;
+    communities: Record<string, unknown>;
+    pids: Record<string, any>;
+    review?: { id: string; type: string; receiver: Record<string, string> };
+  };
 };
 
 /** Format a timestamp as InvenioRDM does: ISO 8601 with microseconds and `+00:00`. */
@@ -28,9 +34,18 @@ export function formatTimestamp(d: Date | string): string {
   return date.toISOString().replace(/\.(\d{3})Z$/, '.$1000+00:00');
 }
 
-/** The draft status (no review yet): `draft`, `new_version_draft`, or `published` for an edit draft. */
-export function draftStatus(isEditDraft: boolean, parent: Pick<ParentRow, 'latest_id'>): string {
+/**
+ * The draft status: `published` for an edit draft; with a linked review `draft_with_review`
+ * (created), `in_review` (submitted), `declined`, `expired`; else `draft` / `new_version_draft`.
+ */
+export function draftStatus(isEditDraft: boolean, parent: Pick<ParentRow, 'latest_id' | 'review'>): string {
   if (isEditDraft) return 'published';
+  const review = parent.review;
+  if (review) {
+    if (review.status === 'created') return parent.latest_id ? 'new_version_draft_with_review' : 'draft_with_review';
+    if (review.status === 'submitted') return 'in_review';
+    if (review.status === 'declined' || review.status === 'expired') return review.status;
+  }
   return parent.latest_id ? 'new_version_draft' : 'draft';
 }
 
@@ -45,7 +60,7 @@ export function versionsOf(id: string, index: number, parent: Pick<ParentRow, 'l
 
 /** The read form of the parent. */
 export function parentDoc(parent: ParentRow): ItemDoc['parent'] {
-  return {
+  const out: ItemDoc['parent'] = {
     id: parent.id,
     access: {
       owned_by: parent.access?.owned_by ?? null,
@@ -61,6 +76,9 @@ export function parentDoc(parent: ParentRow): ItemDoc['parent'] {
     communities: parent.communities ?? {},
     pids: parent.pids ?? {},
   };
+  // The review request of a draft (reference §1.4): `{id, type, receiver}`; unlinked once published or cancelled.
+  if (parent.review) out.review = { id: parent.review.id, type: parent.review.type, receiver: parent.review.receiver };
+  return out;
 }
 
 /** The read form of `files`/`media_files` from options and a summary. */

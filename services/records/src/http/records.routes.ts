@@ -5,12 +5,15 @@
 import { type AppContext, type AppState, Errors, ifMatch, jsonBody, listEnvelope, type Router } from '@rdm/platform';
 import type { Context } from 'koa';
 import type { ItemView, RecordsService } from '../domain/records.service.js';
+import type { ReviewComponent } from '../domain/review.component.js';
 import { serializeItem } from '../domain/serializers.js';
 import { type CachedRecordBody, RecordReadCache } from './record-read-cache.js';
 
 /** What the routes need. */
 export interface RecordsRoutesDeps {
   service: RecordsService;
+  /** When present, `POST /api/records` accepts `parent.review`. */
+  review?: ReviewComponent;
   baseUrl: string;
   doiResolverUrl: string;
 }
@@ -49,7 +52,7 @@ export function registerRecordsRoutes(router: Router<AppState>, deps: RecordsRou
   router.post('/api/records', async (ctx: AppContext) => {
     negotiate(ctx);
     const body = await jsonBody(ctx, { limit: BODY_LIMIT });
-    const view = await service.createDraft(ctx.state.identity, body);
+    const view = await (deps.review ? deps.review.createDraft(ctx.state.identity, body) : service.createDraft(ctx.state.identity, body));
     const item = render(ctx as AppContext, view, 201);
     ctx.set('Location', item.links.self);
   });

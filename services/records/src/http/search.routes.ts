@@ -7,7 +7,7 @@
  * `AppDeps.extraRoutes`) before the records routes, so `GET /api/records` lands here.
  */
 import { type AppContext, type AppState, listEnvelope, type Router } from '@rdm/platform';
-import type { AppDeps } from '../app.js';
+import type { AppDeps, ReviewParts } from '../app.js';
 import type { RecordsService } from '../domain/records.service.js';
 import { serializeItem } from '../domain/serializers.js';
 import { RecordSearchService, type SearchResult } from '../search/search.service.js';
@@ -15,8 +15,17 @@ import { RecordSearchService, type SearchResult } from '../search/search.service
 type Query = Record<string, string | string[] | undefined>;
 
 /** Register the search routes on the records router. */
-export function registerSearchRoutes(router: Router<AppState>, deps: AppDeps & { service?: RecordsService }): RecordSearchService {
-  const search = new RecordSearchService({ db: deps.db, vocabularies: deps.vocabularies, logger: deps.logger });
+export function registerSearchRoutes(
+  router: Router<AppState>,
+  deps: AppDeps & { service?: RecordsService } & Partial<ReviewParts>,
+): RecordSearchService {
+  const communities = deps.recordCommunities;
+  const search = new RecordSearchService({
+    db: deps.db,
+    vocabularies: deps.vocabularies,
+    logger: deps.logger,
+    resolveCommunity: communities ? (identity, idOrSlug) => communities.resolveForSearch(identity, idOrSlug) : undefined,
+  });
   const baseUrl = deps.config.PUBLIC_BASE_URL;
   const doiResolverUrl = deps.config.DOI_RESOLVER_URL;
 

@@ -8,7 +8,7 @@ import type { SearchDocRow } from '../domain/search-doc.js';
 
 type Db = Knex | Knex.Transaction;
 
-const JSON_COLUMNS = ['metadata', 'custom_fields', 'access', 'files', 'media_files', 'pids', 'communities'] as const;
+const JSON_COLUMNS = ['metadata', 'custom_fields', 'access', 'files', 'media_files', 'pids', 'communities', 'review'] as const;
 
 // Column lists of the three version tables. Why named, not `*`: hot reads run as prepared
 // statements (planned once per connection), and a prepared `SELECT *` breaks when a migration
@@ -25,6 +25,7 @@ const PARENT_COLUMNS = [
   'latest_id',
   'latest_index',
   'next_draft_id',
+  'review',
 ] as const;
 const VERSION_COLUMNS = [
   'id',
@@ -54,7 +55,7 @@ const cols = (table: keyof typeof TABLE_COLUMNS, alias: string) => TABLE_COLUMNS
 /** Serialize jsonb columns for an insert/update. */
 function jsonify<T extends Record<string, unknown>>(row: T): Record<string, unknown> {
   const out: Record<string, unknown> = { ...row };
-  for (const c of JSON_COLUMNS) if (c in out && out[c] !== undefined) out[c] = JSON.stringify(out[c]);
+  for (const c of JSON_COLUMNS) if (c in out && out[c] !== undefined && out[c] !== null) out[c] = JSON.stringify(out[c]);
   return out;
 }
 
@@ -330,7 +331,11 @@ export async function upsertSearchDoc(db: Db, r: SearchDocRow): Promise<void> {
     'search_docs',
     { ...cols, doc: JSON.stringify(r.doc) },
     {
-      expressions: { file_types: { sql: '?::text[]', bindings: [r.file_types] }, search_vector: v },
+      expressions: {
+        file_types: { sql: '?::text[]', bindings: [r.file_types] },
+        community_ids: { sql: '?::text[]', bindings: [r.community_ids] },
+        search_vector: v,
+      },
       upsertOn: ['id', 'kind'],
     },
   );
@@ -371,7 +376,12 @@ export async function refreshVersionFlags(
 
 /** Replace the `parent` part of every search document of a parent (one statement). */
 export async function refreshParentInDocs(db: Db, parentId: string, parent: unknown): Promise<void> {
-  await db.raw(`UPDATE search_docs SET doc = jsonb_set(doc, '{parent}', ?::jsonb) WHERE parent_id = ?`, [JSON.stringify(parent), parentId]);
+  const ids = ((parent as { communities?: { ids?: unknown } })?.communities?.ids ?? []) as string[];
+  await db.raw(`UPDATE search_docs SET doc = jsonb_set(doc, '{parent}', ?::jsonb), community_ids = ?::text[] WHERE parent_id = ?`, [
+    JSON.stringify(parent),
+    Array.isArray(ids) ? ids : [],
+    parentId,
+  ]);
 }
 
 /** The draft (if any) whose bucket is `bucketId`. */

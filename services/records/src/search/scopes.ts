@@ -91,16 +91,24 @@ export function readFilter(identity: Identity): Sql {
   return orAll([p.shared, p.personal]);
 }
 
-/** Scope of `/api/records` and `/api/communities/<id>/records`. */
-export function publishedScope(identity: Identity, o: { allVersions: boolean; communityId?: string }): Scope {
+/**
+ * Scope of `/api/records` and `/api/communities/<id>/records` (`communityId`: the parent's
+ * `community_ids` contain it; `member`: the caller is a member of that community, so its
+ * restricted records are readable too).
+ */
+export function publishedScope(identity: Identity, o: { allVersions: boolean; communityId?: string; member?: boolean }): Scope {
+  const parts = readParts(identity);
+  if (o.communityId !== undefined && o.member && !(isAdmin(identity) || isSystem(identity))) {
+    parts.personal = frag("access_record = 'restricted'");
+  }
   return {
     common: andAll([
       frag("kind = 'record'"),
       frag("deletion_status = 'P'"),
       o.allVersions ? null : frag('is_latest'),
-      o.communityId === undefined ? null : frag('doc @> ?::jsonb', JSON.stringify({ parent: { communities: { ids: [o.communityId] } } })),
+      o.communityId === undefined ? null : frag('community_ids @> ARRAY[?]::text[]', o.communityId),
     ]),
-    ...readParts(identity),
+    ...parts,
     shareable: true,
   };
 }

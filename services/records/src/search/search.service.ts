@@ -102,6 +102,8 @@ export interface RecordSearchDeps {
   now?: () => Date;
   /** Facet-count cache of the shared part of published scopes (`{freshMs: 0}` disables it). */
   aggCache?: AggCacheOptions;
+  /** Resolve a community id or slug (404 when unknown) and whether the caller is a member. */
+  resolveCommunity?: (identity: Identity, idOrSlug: string) => Promise<{ id: string; member: boolean }>;
 }
 
 interface Plan {
@@ -132,13 +134,17 @@ export class RecordSearchService {
   }
 
   /**
-   * GET /api/communities/<id>/records: as searchRecords, restricted to records whose parent's
-   * communities include `communityId` (as given: the community id; slugs are not resolved yet).
+   * GET /api/communities/<id or slug>/records: as searchRecords, restricted to records whose
+   * parent's communities include the community (resolved by `resolveCommunity` when given: 404 if
+   * unknown; its members also see its restricted records).
    */
-  async searchCommunityRecords(identity: Identity, communityId: string, query: Query): Promise<SearchResult> {
+  async searchCommunityRecords(identity: Identity, idOrSlug: string, query: Query): Promise<SearchResult> {
     const allVersions = parseBool('allversions', first(query.allversions)) ?? false;
+    const { id: communityId, member } = this.d.resolveCommunity
+      ? await this.d.resolveCommunity(identity, idOrSlug)
+      : { id: idOrSlug, member: false };
     return this.run(query, {
-      scope: publishedScope(identity, { allVersions, communityId }),
+      scope: publishedScope(identity, { allVersions, communityId, member }),
       defaultSort: 'mostrecent',
       params: { allversions: allVersions ? 'true' : undefined },
     });

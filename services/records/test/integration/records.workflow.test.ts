@@ -255,7 +255,16 @@ describe('records workflow (create → files → publish → edit → new versio
     }
     expect(env.files.bucket(id).locked).toBe(true);
     const events = await env.db('outbox').where({ aggregate_id: id, subject: 'rdm.records.record.published' });
-    expect(events[0].payload.data).toEqual({ id, parent_id: parentId, index: 1, is_latest: true, access_status: 'open', bucket_id: id });
+    expect(events[0].payload.data).toEqual({
+      id,
+      parent_id: parentId,
+      index: 1,
+      is_latest: true,
+      access_status: 'open',
+      bucket_id: id,
+      files_count: r.files.count,
+      files_bytes: r.files.total_bytes,
+    });
     expect((await env.request.get(`/api/records/${id}/draft`).set(as(OWNER))).status).toBe(404);
   });
 

@@ -563,10 +563,14 @@ describe('record search (GET /api/records, /api/user/records, /api/communities/<
       expect(res.status).toBe(200);
       expect(res.body.hits).toEqual({ hits: [], total: 0 });
       expect(res.body.links.self).toBe(`${API}/communities/my-community/records?page=1&size=25&sort=mostrecent`);
-      await env.db.raw(`UPDATE search_docs SET doc = jsonb_set(doc, '{parent,communities}', ?::jsonb) WHERE parent_id = ?`, [
-        JSON.stringify({ ids: ['c0ffee00-0000-4000-8000-000000000001'], default: 'c0ffee00-0000-4000-8000-000000000001' }),
-        parents.temples,
-      ]);
+      await env.db.raw(
+        `UPDATE search_docs SET doc = jsonb_set(doc, '{parent,communities}', ?::jsonb), community_ids = ?::text[] WHERE parent_id = ?`,
+        [
+          JSON.stringify({ ids: ['c0ffee00-0000-4000-8000-000000000001'], default: 'c0ffee00-0000-4000-8000-000000000001' }),
+          ['c0ffee00-0000-4000-8000-000000000001'],
+          parents.temples,
+        ],
+      );
       const hit = await env.request.get('/api/communities/c0ffee00-0000-4000-8000-000000000001/records?q=greek');
       expect(idsOf(hit)).toEqual([ids.temples]);
       expect(hit.body.aggregations.access_status.buckets).toEqual([{ key: 'open', doc_count: 1, label: 'Open', is_selected: false }]);

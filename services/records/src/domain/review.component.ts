@@ -1,0 +1,283 @@
+/**
+ * The review of a draft (reference §1.4, invenio-records §4.9): a `community-submission` request
+ * that lives in the requests service, linked to the draft's parent by a snapshot
+ * `parent.review = {id, type, receiver, status}`.
+ *
+ * When to use: the `/draft/review` and `/draft/actions/submit-review` routes, `POST /api/records`
+ * with `parent.review`, and the hooks that refuse publishing or deleting a draft under review.
+ * The snapshot is written from RPC replies here and from `rdm.requests.request.*` events
+ * (`applyStatus`, called by the request-status consumer); statuses only move forward
+ * (created → submitted → closed), so a late reply never undoes a newer event. Cancelled and
+ * deleted requests are unlinked. The publication on acceptance is review-saga.component.ts.
+ */
+import { Errors, type FieldError, type Identity, type Knex, type MsgLogger, withTransaction } from '@rdm/platform';
+import * as repo from '../repo/records.repo.js';
+import * as reviewRepo from '../repo/review.repo.js';
+import type { ParentRow, ReviewSnapshot, ReviewStatus } from './model.js';
+import type { CommunitiesPort, CommunitySummary, RequestsPort, RequestView, RpcIdentity } from './ports.js';
+import { ctxOf, type ItemView, type RecordsHooks, type RecordsService } from './records.service.js';
+import { draftStatus, parentDoc } from './serializers.js';
+
+/** The only review type (RDM_RECORDS_REVIEWS). */
+export const REVIEW_TYPE = 'community-submission';
+
+/** Messages of the reference. */
+export const REVIEW_MESSAGES = {
+  notFound: 'Review for draft not found',
+  publishOpen: 'You cannot publish a draft with an open review request. Please cancel the review request first.',
+  deleteOpen: 'You cannot delete a draft with an open review. Please cancel the review first.',
+  deleteOpenReview: 'An open review cannot be deleted.',
+  published: 'You cannot create a review for an already published record.',
+  newVersion: 'You cannot create a review for a new version of a published record.',
+  exists: 'A review already exists for this record',
+  membersOnly: 'Submission to this community is only allowed to community members.',
+  invalidType: 'Invalid review type.',
+  communityNotFound: 'Community not found.',
+} as const;
+
+const RANK: Record<ReviewStatus, number> = { created: 0, submitted: 1, accepted: 2, declined: 2, cancelled: 2, expired: 2 };
+const OPEN: ReviewStatus[] = ['submitted'];
+
+/** Dependencies of the component. */
+export interface ReviewDeps {
+  db: Knex;
+  records: RecordsService;
+  requests: RequestsPort;
+  communities: CommunitiesPort;
+  logger: MsgLogger;
+  baseUrl: string;
+}
+
+const rpcIdentity = (i: Identity): RpcIdentity => ({ sub: i.sub, roles: i.roles });
+const isObj = (v: unknown): v is Record<string, any> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Review endpoints, snapshot maintenance and the lifecycle hooks. */
+export class ReviewComponent {
+  constructor(private readonly d: ReviewDeps) {}
+
+  /** Hooks for RecordsService: no direct publish or deletion while the review is open. */
+  hooks(): RecordsHooks {
+    return {
+      beforePublish: (parent) => {
+        if (parent.review && (parent.review.status === 'created' || OPEN.includes(parent.review.status))) {
+          throw Errors.badRequest(REVIEW_MESSAGES.publishOpen);
+        }
+      },
+      beforeDeleteDraft: (parent) => {
+        if (parent.review && OPEN.includes(parent.review.status)) throw Errors.badRequest(REVIEW_MESSAGES.deleteOpen);
+      },
+      afterDeleteDraft: async (parent) => {
+        // A `created` review goes with its draft (the system deletes it; the draft is gone).
+        if (parent.review?.status === 'created') await this.deleteRequestQuietly(parent.review.id);
+      },
+    };
+  }
+
+  private async deleteRequestQuietly(id: string): Promise<void> {
+    try {
+      await this.d.requests.delete(id, { sub: 'system', roles: ['system'] });
+    } catch (err) {
+      this.d.logger.warn({ err, request: id }, 'could not delete the review request');
+    }
+  }
+
+  /** The first-version draft `id` with its parent (404 otherwise), `hasRecord` for edit drafts. */
+  private async load(id: string): Promise<{ parent: ParentRow; hasRecord: boolean; draft: NonNullable<Awaited<ReturnType<typeof repo.getDraft>>> }> {
+    const found = await repo.getDraftWithParent(this.d.db, id);
+    if (!found?.parent) {
+      const record = await repo.getRecord(this.d.db, id);
+      if (record && record.deletion_status !== 'P') throw Errors.gone();
+      throw Errors.pidDoesNotExist();
+    }
+    return { draft: found.draft, parent: found.parent, hasRecord: found.hasRecord };
+  }
+
+  /** Resolve a community id or slug to a live community (400 on the `field` otherwise). */
+  async resolveCommunity(idOrSlug: unknown, field = 'receiver.community'): Promise<CommunitySummary> {
+    if (typeof idOrSlug !== 'string' || idOrSlug === '') throw Errors.validation([{ field, messages: [REVIEW_MESSAGES.communityNotFound] }]);
+    const [c] = await this.d.communities.get([idOrSlug]);
+    if (!c || c.is_deleted) throw Errors.validation([{ field, messages: [REVIEW_MESSAGES.communityNotFound] }]);
+    return c;
+  }
+
+  /** Validate a review body `{type, receiver:{community}}`; returns the community. */
+  async validateBody(body: unknown): Promise<CommunitySummary> {
+    const b = isObj(body) ? body : {};
+    const errors: FieldError[] = [];
+    if (b.type !== REVIEW_TYPE) errors.push({ field: 'type', messages: [REVIEW_MESSAGES.invalidType] });
+    if (!isObj(b.receiver) || typeof b.receiver.community !== 'string') {
+      errors.push({ field: 'receiver', messages: ['Invalid receiver: expected {"community": <id>}.'] });
+    }
+    if (errors.length) throw Errors.validation(errors);
+    return this.resolveCommunity((b.receiver as Record<string, string>).community);
+  }
+
+  /** GET /api/records/{id}/draft/review: the request as the caller sees it. */
+  async get(identity: Identity, id: string): Promise<RequestView> {
+    const { draft, parent } = await this.load(id);
+    await this.d.records.requireWith('read_draft', identity, ctxOf(draft, parent), parent);
+    if (!parent.review) throw Errors.notFound(REVIEW_MESSAGES.notFound, 'review_not_found');
+    return this.d.requests.get(parent.review.id, rpcIdentity(identity));
+  }
+
+  /** PUT /api/records/{id}/draft/review: create the review request, replacing a `created` one. */
+  async put(identity: Identity, id: string, body: unknown): Promise<RequestView> {
+    const { draft, parent, hasRecord } = await this.load(id);
+    await this.d.records.requireWith('manage', identity, ctxOf(draft, parent), parent);
+    if (hasRecord) throw Errors.badRequest(REVIEW_MESSAGES.published);
+    if (parent.latest_id) throw Errors.badRequest(REVIEW_MESSAGES.newVersion);
+    if (parent.review && OPEN.includes(parent.review.status)) throw Errors.badRequest(REVIEW_MESSAGES.exists);
+    const community = await this.validateBody(body);
+    const request = await this.createRequest(identity, id, draft.metadata?.title, community.id);
+    const previous = parent.review;
+    await this.link(parent.id, request, community.id, previous?.id ?? null);
+    if (previous && previous.id !== request.id && previous.status === 'created') {
+      await this.d.requests.delete(previous.id, rpcIdentity(identity)).catch((err) => {
+        this.d.logger.warn({ err, request: previous.id }, 'replaced review request not deleted');
+      });
+    }
+    return request;
+  }
+
+  private async createRequest(identity: Identity, draftId: string, title: unknown, communityId: string): Promise<RequestView> {
+    const input = {
+      identity: rpcIdentity(identity),
+      type: REVIEW_TYPE,
+      created_by: { user: String(identity.sub) },
+      receiver: { community: communityId },
+      topic: { record: draftId },
+      title: typeof title === 'string' ? title : '',
+    };
+    const request = await this.d.requests.create({ ...input, key: `${draftId}:${communityId}` });
+    // Why: a key reused after its request was deleted (review moved away and back) names a dead request.
+    if (request.status === 'deleted') return this.d.requests.create(input);
+    return request;
+  }
+
+  /** Link `request` as the review of `parentId` unless the review changed meanwhile (`expected`). */
+  private async link(parentId: string, request: RequestView, communityId: string, expected: string | null): Promise<void> {
+    await withTransaction(this.d.db, async (trx) => {
+      const locked = await repo.getParent(trx, parentId, true);
+      if (!locked) throw Errors.pidDoesNotExist();
+      if ((locked.review?.id ?? null) !== expected && locked.review?.id !== request.id) {
+        throw Errors.conflict('The review of this draft changed meanwhile; please retry.');
+      }
+      const review: ReviewSnapshot = { id: request.id, type: REVIEW_TYPE, receiver: { community: communityId }, status: 'created' };
+      await this.writeSnapshot(trx, locked, review);
+    });
+  }
+
+  /** Write a snapshot (or unlink with null) and refresh the drafts' search documents. */
+  private async writeSnapshot(trx: Knex.Transaction, parent: ParentRow, review: ReviewSnapshot | null): Promise<void> {
+    await repo.updateParent(trx, parent.id, { review });
+    const next: ParentRow = { ...parent, review };
+    await repo.refreshParentInDocs(trx, parent.id, parentDoc(next));
+    await reviewRepo.setDraftDocsStatus(trx, parent.id, draftStatus(false, next));
+  }
+
+  /** DELETE /api/records/{id}/draft/review: 204; an open review cannot be deleted. */
+  async delete(identity: Identity, id: string): Promise<void> {
+    const { draft, parent, hasRecord } = await this.load(id);
+    await this.d.records.requireWith('manage', identity, ctxOf(draft, parent), parent);
+    if (hasRecord) throw Errors.badRequest(REVIEW_MESSAGES.published);
+    const review = parent.review;
+    if (!review) throw Errors.notFound(REVIEW_MESSAGES.notFound, 'review_not_found');
+    if (OPEN.includes(review.status)) throw Errors.badRequest(REVIEW_MESSAGES.deleteOpenReview);
+    if (review.status === 'created') await this.d.requests.delete(review.id, rpcIdentity(identity));
+    await withTransaction(this.d.db, async (trx) => {
+      const locked = await repo.getParent(trx, parent.id, true);
+      if (locked?.review?.id === review.id) await this.writeSnapshot(trx, locked, null);
+    });
+  }
+
+  /**
+   * POST /api/records/{id}/draft/actions/submit-review: validate the draft as publish would, check
+   * the community's submission policy, then `submit` through the requests service, which decides
+   * auto-accept and waits (bounded) for the publication. The request with `links.next_html`.
+   */
+  async submit(identity: Identity, id: string, body: unknown): Promise<RequestView> {
+    const { draft, parent, hasRecord } = await this.load(id);
+    await this.d.records.requireWith('manage', identity, ctxOf(draft, parent), parent);
+    const b = isObj(body) ? body : {};
+    if (b.require_review !== undefined && typeof b.require_review !== 'boolean') {
+      throw Errors.validation([{ field: 'require_review', messages: ['Must be a boolean, true or false'] }]);
+    }
+    let payload: { content: string; format: string } | undefined;
+    if (b.payload !== undefined && b.payload !== null) {
+      if (!isObj(b.payload) || typeof b.payload.content !== 'string') {
+        throw Errors.validation([{ field: 'payload.content', messages: ['Missing data for required field.'] }]);
+      }
+      payload = { content: b.payload.content, format: typeof b.payload.format === 'string' ? b.payload.format : 'html' };
+    }
+    const review = parent.review;
+    if (!review) throw Errors.notFound(REVIEW_MESSAGES.notFound, 'review_not_found');
+    const record = hasRecord ? await repo.getRecord(this.d.db, id) : undefined;
+    await this.d.records.checkPublishable(draft, record, { lock: false });
+    await this.requireSubmissionAllowed(identity, review.receiver.community);
+    const request = await this.d.requests.action({
+      id: review.id,
+      action: 'submit',
+      identity: rpcIdentity(identity),
+      ...(payload ? { payload } : {}),
+      data: { require_review: b.require_review === true },
+    });
+    await this.applyStatus(this.d.db, review.id, request.status as ReviewStatus);
+    const nextHtml = request.is_open
+      ? (request.links?.self_html ?? `${this.d.baseUrl}/me/requests/${request.id}`)
+      : `${this.d.baseUrl}/records/${encodeURIComponent(id)}`;
+    return { ...request, links: { ...(request.links ?? {}), next_html: nextHtml } };
+  }
+
+  /** `record_submission_policy: closed` or a restricted community → members only (403). */
+  private async requireSubmissionAllowed(identity: Identity, communityId: string): Promise<void> {
+    if (identity.roles.includes('admin') || identity.roles.includes('system')) return;
+    const [c] = await this.d.communities.get([communityId]);
+    if (!c || c.is_deleted) throw Errors.validation([{ field: 'receiver.community', messages: [REVIEW_MESSAGES.communityNotFound] }]);
+    if (c.record_submission_policy !== 'closed' && c.visibility !== 'restricted') return;
+    if (identity.sub === null) throw Errors.permissionDenied();
+    const roles = await this.d.communities.roles(identity.sub, [c.id]);
+    if (!roles[c.id]) throw Errors.permissionDenied(REVIEW_MESSAGES.membersOnly);
+  }
+
+  /**
+   * Move the snapshot of request `requestId` to `status` (forward only); `cancelled` and
+   * `deleted` unlink it. Unknown requests and older statuses are ignored. Runs in `db` (a
+   * consumer's transaction, or a new one).
+   */
+  async applyStatus(db: Knex | Knex.Transaction, requestId: string, status: ReviewStatus | 'deleted'): Promise<void> {
+    const run = async (trx: Knex.Transaction) => {
+      const parent = await reviewRepo.parentByReview(trx, requestId, true);
+      const current = parent?.review;
+      if (!parent || !current || current.id !== requestId) return;
+      if (status === 'cancelled' || status === 'deleted') return this.writeSnapshot(trx, parent, null);
+      if (!(status in RANK) || RANK[status] <= RANK[current.status]) return;
+      // Accepted: the publication (saga) unlinks the review; nothing to record before it.
+      if (status === 'accepted') return;
+      await this.writeSnapshot(trx, parent, { ...current, status });
+    };
+    if ((db as Knex.Transaction).isTransaction) return run(db as Knex.Transaction);
+    return withTransaction(db as Knex, run);
+  }
+
+  /**
+   * POST /api/records with `parent.review`: the review is validated first (400, nothing created),
+   * the draft created, then the request; if that fails the draft is removed again.
+   */
+  async createDraft(identity: Identity, body: unknown): Promise<ItemView> {
+    const reviewBody = isObj(body) && isObj(body.parent) ? body.parent.review : undefined;
+    if (reviewBody === undefined || reviewBody === null) return this.d.records.createDraft(identity, body);
+    if (identity.sub === null) throw Errors.permissionDenied();
+    const community = await this.validateBody(reviewBody);
+    const view = await this.d.records.createDraft(identity, body);
+    const id = view.doc.id;
+    try {
+      const request = await this.createRequest(identity, id, view.doc.metadata?.title, community.id);
+      await this.link(view.doc.parent.id, request, community.id, null);
+    } catch (err) {
+      await this.d.records.deleteDraft(identity, id).catch((e) => this.d.logger.warn({ err: e, id }, 'compensating draft delete failed'));
+      throw err;
+    }
+    const read = await this.d.records.readDraft(identity, id);
+    return { ...read, errors: view.errors };
+  }
+}

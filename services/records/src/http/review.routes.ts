@@ -1,0 +1,73 @@
+/**
+ * HTTP routes of reviews and record communities: `/api/records/<id>/draft/review`,
+ * `…/draft/actions/submit-review`, `/api/records/<id>/communities` and
+ * `…/communities-suggestions`. Each parses its input and makes ONE component call.
+ */
+import { type AppContext, type AppState, jsonBody, type Router } from '@rdm/platform';
+import type { CommunitiesComponent } from '../domain/communities.component.js';
+import type { CommunitySummary } from '../domain/ports.js';
+import type { ReviewComponent } from '../domain/review.component.js';
+
+/** What the routes need. */
+export interface ReviewRoutesDeps {
+  review: ReviewComponent;
+  communities: CommunitiesComponent;
+  baseUrl: string;
+}
+
+const BODY_LIMIT = '1mb';
+
+/** A list of community summaries in the list envelope (no paging: a record has few communities). */
+function communityList(items: CommunitySummary[], baseUrl: string, path: string) {
+  const hits = items.map((c) => ({
+    ...c,
+    links: { self: `${baseUrl}/api/communities/${encodeURIComponent(c.id)}`, self_html: `${baseUrl}/communities/${encodeURIComponent(c.slug)}` },
+  }));
+  return { hits: { hits, total: hits.length }, links: { self: `${baseUrl}${path}` } };
+}
+
+/** Register the routes on `router` (before the records routes). */
+export function registerReviewRoutes(router: Router<AppState>, deps: ReviewRoutesDeps): void {
+  const { review, communities, baseUrl } = deps;
+  const id = (ctx: AppContext) => String(ctx.params.id);
+  const body = (ctx: AppContext) => jsonBody(ctx, { limit: BODY_LIMIT });
+
+  router.get('/api/records/:id/draft/review', async (ctx: AppContext) => {
+    ctx.body = await review.get(ctx.state.identity, id(ctx));
+  });
+
+  router.put('/api/records/:id/draft/review', async (ctx: AppContext) => {
+    ctx.body = await review.put(ctx.state.identity, id(ctx), await body(ctx));
+  });
+
+  router.delete('/api/records/:id/draft/review', async (ctx: AppContext) => {
+    await review.delete(ctx.state.identity, id(ctx));
+    ctx.status = 204;
+    ctx.body = null;
+  });
+
+  router.post('/api/records/:id/draft/actions/submit-review', async (ctx: AppContext) => {
+    const request = await review.submit(ctx.state.identity, id(ctx), await body(ctx));
+    ctx.status = 202;
+    ctx.body = request;
+  });
+
+  router.get('/api/records/:id/communities', async (ctx: AppContext) => {
+    const items = await communities.list(ctx.state.identity, id(ctx));
+    ctx.body = communityList(items, baseUrl, `/api/records/${encodeURIComponent(id(ctx))}/communities`);
+  });
+
+  router.post('/api/records/:id/communities', async (ctx: AppContext) => {
+    ctx.body = await communities.add(ctx.state.identity, id(ctx), await body(ctx));
+  });
+
+  router.delete('/api/records/:id/communities', async (ctx: AppContext) => {
+    // InvenioRDM answers 200 with `{}`, or `{errors: [{community_id, message}]}` for the ones refused.
+    ctx.body = await communities.remove(ctx.state.identity, id(ctx), await body(ctx));
+  });
+
+  router.get('/api/records/:id/communities-suggestions', async (ctx: AppContext) => {
+    const items = await communities.suggestions(ctx.state.identity, id(ctx));
+    ctx.body = communityList(items, baseUrl, `/api/records/${encodeURIComponent(id(ctx))}/communities-suggestions`);
+  });
+}

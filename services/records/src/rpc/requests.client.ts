@@ -1,0 +1,49 @@
+/**
+ * Client of the requests service's RPCs (proto/README.md): create, get, action, delete.
+ * `RpcRequestsClient` implements the domain's `RequestsPort` over NATS; an error reply comes
+ * back as the same AppError (status, message, field errors), no answer as 503.
+ */
+import { callRpc, injectTraceHeaders, type NatsHandle } from '@rdm/platform';
+import type { CreateRequestInput, RequestActionInput, RequestsPort, RequestView, RpcIdentity } from '../domain/ports.js';
+
+/** RPC subjects of the requests service. */
+export const REQUESTS_SUBJECTS = {
+  create: 'rdm.requests.rpc.create',
+  get: 'rdm.requests.rpc.get',
+  action: 'rdm.requests.rpc.action',
+  delete: 'rdm.requests.rpc.delete',
+} as const;
+
+/** RequestsPort over NATS request-reply. */
+export class RpcRequestsClient implements RequestsPort {
+  /**
+   * @param timeoutMs timeout of create/get/delete.
+   * @param actionTimeoutMs timeout of `action`, which may wait (bounded) for the publication: keep
+   *   it above the requests service's `REQUEST_EFFECT_WAIT_MS`.
+   */
+  constructor(
+    private readonly nc: NatsHandle['nc'],
+    private readonly timeoutMs: number,
+    private readonly actionTimeoutMs: number,
+  ) {}
+
+  private call<T>(subject: string, payload: unknown, timeoutMs = this.timeoutMs): Promise<T> {
+    return callRpc<T>(this.nc, subject, payload, { timeoutMs, headers: injectTraceHeaders() });
+  }
+
+  async create(input: CreateRequestInput): Promise<RequestView> {
+    return (await this.call<{ request: RequestView }>(REQUESTS_SUBJECTS.create, input)).request;
+  }
+
+  async get(id: string, identity: RpcIdentity): Promise<RequestView> {
+    return (await this.call<{ request: RequestView }>(REQUESTS_SUBJECTS.get, { id, identity })).request;
+  }
+
+  async action(input: RequestActionInput): Promise<RequestView> {
+    return (await this.call<{ request: RequestView }>(REQUESTS_SUBJECTS.action, input, this.actionTimeoutMs)).request;
+  }
+
+  async delete(id: string, identity: RpcIdentity): Promise<void> {
+    await this.call(REQUESTS_SUBJECTS.delete, { id, identity });
+  }
+}
