@@ -10,6 +10,7 @@ import type Koa from 'koa';
 import { type NatsConnection, type Principal, TokenCache, type TokenVerifier, extractToken } from './auth.js';
 import type { GatewayConfig } from './config.js';
 import { corsMiddleware, parseOrigins } from './cors.js';
+import { answerEarly, type DrainLimits } from './early-answer.js';
 import { OPENAPI_PATH, OpenApiAssembler, buildBaseDocument } from './openapi.js';
 import { UpstreamProxy, type Upstream, parseUpstream } from './proxy.js';
 import { RateLimiter, rateLimitHeaders } from './rate-limit.js';
@@ -75,6 +76,7 @@ export function createApp(deps: GatewayDeps): Gateway {
     max: config.TOKEN_CACHE_MAX,
   });
   const limiter = new RateLimiter({ windowMs: config.RATE_LIMIT_WINDOW_SECONDS * 1000, maxKeys: config.RATE_LIMIT_MAX_KEYS });
+  const drain: DrainLimits = { maxBytes: config.EARLY_ANSWER_DRAIN_BYTES, timeoutMs: config.EARLY_ANSWER_DRAIN_MS };
   const proxy = new UpstreamProxy({
     identitySecret: config.IDENTITY_SECRET,
     connectTimeoutMs: config.UPSTREAM_CONNECT_TIMEOUT_MS,
@@ -82,6 +84,7 @@ export function createApp(deps: GatewayDeps): Gateway {
     maxSockets: config.UPSTREAM_MAX_SOCKETS,
     maxFreeSockets: config.UPSTREAM_MAX_FREE_SOCKETS,
     trustProxy: config.TRUST_PROXY,
+    drain,
   });
   const openapi = new OpenApiAssembler({
     base: buildBaseDocument(routes, { serverUrl: config.PUBLIC_BASE_URL }),
@@ -161,7 +164,8 @@ export function createApp(deps: GatewayDeps): Gateway {
     if (!route.upload) {
       const len = ctx.req.headers['content-length'];
       if (len !== undefined && Number(len) > bodyLimit) {
-        ctx.set('Connection', 'close');
+        // The body is refused unread: discard it within bounds (or close) so the client gets the 413.
+        answerEarly(ctx.req, ctx.res, drain);
         throw Errors.payloadTooLarge();
       }
     }

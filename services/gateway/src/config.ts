@@ -39,6 +39,19 @@ export const configProperties = {
     minimum: 0,
     description: 'Request body limit in bytes on non-upload routes (413 above).',
   },
+  EARLY_ANSWER_DRAIN_BYTES: {
+    type: 'integer',
+    default: 64 * 1024 * 1024,
+    minimum: 0,
+    description:
+      'After an answer sent before the request body was read (a refused upload, a 413), bytes of the rest read and discarded so a keep-alive client gets the answer; a larger declared body gets `Connection: close`.',
+  },
+  EARLY_ANSWER_DRAIN_MS: {
+    type: 'integer',
+    default: 15000,
+    minimum: 1,
+    description: 'Longest time spent discarding an unread request body after an early answer; then the connection is closed.',
+  },
   CORS_ORIGINS: {
     type: 'string',
     default: '*',

@@ -8,12 +8,16 @@
  * `x-forwarded-for/proto/host`, W3C `traceparent` and, for authenticated callers, the signed
  * identity. Failures before the service answers are bounded: connection refused → 503 at once,
  * connect timeout (2 s) → 503, no response headers within the route's timeout → 503. A request
- * without a body that hits a stale keep-alive socket is retried once.
+ * without a body that hits a stale keep-alive socket is retried once. A service answering before
+ * it read the whole body (an upload refused at once, its own 413) is relayed at once; the rest of
+ * the client's body is discarded within bounds or the connection closed (early-answer.ts), and
+ * the half-sent upstream request is dropped.
  */
 import http, { type ClientRequest, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { AppError, Errors, IDENTITY_HEADER, type Identity, injectTraceHeaders, signIdentity } from '@rdm/platform';
 import type { Context } from 'koa';
+import { DEFAULT_DRAIN_LIMITS, type DrainLimits, answerEarly } from './early-answer.js';
 
 /** One service the gateway forwards to. */
 export interface Upstream {
@@ -41,6 +45,8 @@ export interface ProxyOptions {
   maxFreeSockets: number;
   /** Trust X-Forwarded-* of the previous hop (append to them) instead of replacing them. */
   trustProxy: boolean;
+  /** Bounds on discarding a client body after an early answer (default DEFAULT_DRAIN_LIMITS). */
+  drain?: DrainLimits;
 }
 
 /** Per-request forwarding options. */
@@ -164,6 +170,8 @@ const clientClosed = () => new AppError('client_closed_request', 499, 'Client cl
 
 interface Attempt {
   res?: IncomingMessage;
+  /** The request that got `res`. */
+  upReq?: ClientRequest;
   error?: AppError;
   /** A stale keep-alive socket failed before any byte of answer: safe to retry a bodiless request. */
   retryable?: boolean;
@@ -195,6 +203,7 @@ class Call {
     readonly headersTimeoutMs: number,
     readonly connectTimeoutMs: number,
     readonly limit: number | undefined,
+    readonly drain: DrainLimits,
     readonly resolve: (a: Attempt) => void,
   ) {}
 
@@ -224,7 +233,7 @@ function onConnectTimeout(call: Call): void {
   call.fail(unavailable(`${call.upstream.name}: connect timeout`));
 }
 function onUpResponse(this: WithCall<ClientRequest>, res: IncomingMessage): void {
-  this[CALL].finish({ res });
+  this[CALL].finish({ res, upReq: this });
 }
 function onUpError(this: WithCall<ClientRequest>, err: NodeJS.ErrnoException): void {
   const call = this[CALL];
@@ -259,8 +268,10 @@ function onClientData(this: WithCall<IncomingMessage>, chunk: Buffer): void {
   call.received += chunk.length;
   if (call.received <= (call.limit as number)) return;
   this.unpipe(call.upReq);
+  this.removeListener('data', onClientData);
   if (!call.settled) {
-    call.ctx.set('Connection', 'close');
+    // Over the limit: the rest is not wanted, by the service or here.
+    answerEarly(this, call.ctx.res, call.drain, { close: true });
     call.fail(Errors.payloadTooLarge());
   } else {
     // The service already answered; stop both sides.
@@ -377,13 +388,27 @@ export class UpstreamProxy {
     if (attempt.retryable && !withBody) attempt = await this.send(ctx, upstream, headers, withBody, fo);
     if (attempt.error) throw attempt.error;
     const upRes = attempt.res as IncomingMessage;
+    const upReq = attempt.upReq as ClientRequest;
+    const res = ctx.res;
+
+    // The service answered before it had the whole body (an upload refused at once, its own
+    // 413): relay the answer now; stop forwarding the body, and let the client finish sending
+    // into a bounded drain (or close its connection), never leave it half-read.
+    const early = withBody && !req.complete;
+    if (early) {
+      req.unpipe(upReq);
+      req.removeListener('data', onClientData);
+      answerEarly(req, res, this.opts.drain ?? DEFAULT_DRAIN_LIMITS);
+    }
 
     ctx.status = upRes.statusCode ?? 502;
-    const res = ctx.res;
     copyResponseHeaders(upRes.headers, res);
     // From here on the gateway writes the response itself; koa must not touch it.
     ctx.respond = false;
     await relay(upRes, res);
+    // A half-sent request leaves its upstream socket unusable (the agent would wait for the
+    // rest of the body for ever): drop it.
+    if (early) upReq.destroy();
   }
 
   private send(
@@ -394,7 +419,15 @@ export class UpstreamProxy {
     fo: ForwardOptions,
   ): Promise<Attempt> {
     return new Promise<Attempt>((resolve) => {
-      const call = new Call(ctx, upstream, fo.upload ? 0 : this.opts.headersTimeoutMs, this.opts.connectTimeoutMs, fo.bodyLimit, resolve);
+      const call = new Call(
+        ctx,
+        upstream,
+        fo.upload ? 0 : this.opts.headersTimeoutMs,
+        this.opts.connectTimeoutMs,
+        fo.bodyLimit,
+        this.opts.drain ?? DEFAULT_DRAIN_LIMITS,
+        resolve,
+      );
       const req = ctx.req as WithCall<IncomingMessage>;
       const upReq = http.request({
         agent: this.agent,

@@ -92,6 +92,25 @@ function handler(stub: StubUpstream) {
       pump();
       return;
     }
+    // Early refusals, before the body is read (files: unknown key 404, not the owner 403, bad
+    // type 415). `/early-<status>/`: answer at once and leave the body to node (it discards it);
+    // `/early-stall-<status>/`: read 1 MB, stop reading (as raw-body does over its limit), answer.
+    const early = /\/early-(stall-)?(\d{3})\//.exec(path);
+    if (early && (req.method === 'PUT' || req.method === 'POST')) {
+      const status = Number(early[2]);
+      const answer = () => json(res, status, { status, message: `Refused early with ${status}.` });
+      if (!early[1]) return answer();
+      let size = 0;
+      const onData = (c: Buffer) => {
+        size += c.length;
+        if (size < 1024 * 1024) return;
+        req.off('data', onData);
+        req.pause();
+        answer();
+      };
+      req.on('data', onData);
+      return;
+    }
     if (req.method === 'PUT' || req.method === 'POST') {
       // Stream the body through md5 without keeping it.
       const md5 = createHash('md5');
