@@ -49,7 +49,8 @@ export interface RequestActionInput {
   action: string;
   identity: RpcIdentity;
   payload?: { content: string; format: string };
-  data?: { require_review?: boolean };
+  /** `title`: the request's new title (a submission takes the draft's title). */
+  data?: { require_review?: boolean; title?: string };
 }
 
 /** What records needs from the requests service. */

@@ -219,7 +219,7 @@ export class ReviewComponent {
       action: 'submit',
       identity: rpcIdentity(identity),
       ...(payload ? { payload } : {}),
-      data: { require_review: b.require_review === true },
+      data: { require_review: b.require_review === true, title: typeof draft.metadata?.title === 'string' ? draft.metadata.title : '' },
     });
     await this.applyStatus(this.d.db, review.id, request.status as ReviewStatus);
     const nextHtml = request.is_open

@@ -11,7 +11,10 @@ import { type AppDeps, createApp } from '../../src/app.js';
 import type { Manifest, ManifestEntry } from '../../src/domain/model.js';
 import { serveAuthorizeFilesRpc } from '../../src/rpc/authorize-files.rpc.js';
 import { RpcFilesClient } from '../../src/rpc/files.client.js';
+import { RpcCommunitiesClient } from '../../src/rpc/communities.client.js';
+import { RpcRequestsClient } from '../../src/rpc/requests.client.js';
 import { RpcVocabulariesClient, type VocabEntry } from '../../src/rpc/vocabularies.client.js';
+import { FakeCommunities, FakeRequests } from './review-support.js';
 
 /** Identity secret of the tests. */
 export const SECRET = 'test-identity-secret-0123456789';
@@ -128,6 +131,11 @@ export interface Env {
   db: Awaited<ReturnType<typeof testDb>>['db'];
   nats: NatsHandle;
   deps: AppDeps;
+  /** The app's parts (service, review/communities components, saga). */
+  parts: ReturnType<typeof createApp>;
+  /** Stand-ins of the requests and communities services. */
+  fakeRequests: FakeRequests;
+  fakeCommunities: FakeCommunities;
   /** Call an RPC on the private NATS. */
   rpc<T>(subject: string, payload: unknown): Promise<T>;
   close(): Promise<void>;
@@ -208,6 +216,9 @@ export async function startEnv(opts: { extraRoutes?: ((r: Router<AppState>, d: a
       { queue: 'vocabularies', logger },
     ),
   ];
+  const fakeRequests = new FakeRequests();
+  const fakeCommunities = new FakeCommunities();
+  servers.push(...fakeRequests.serve(nats.nc, logger, BASE), ...fakeCommunities.serve(nats.nc, logger));
   const deps: AppDeps = {
     config: {
       PUBLIC_BASE_URL: BASE,
@@ -221,10 +232,14 @@ export async function startEnv(opts: { extraRoutes?: ((r: Router<AppState>, d: a
     db: tdb.db,
     files: new RpcFilesClient(nats.nc, 2000),
     vocabularies: new RpcVocabulariesClient(nats.nc, 2000),
+    requests: new RpcRequestsClient(nats.nc, 2000, 5000),
+    // Roles never cached in tests: every change is seen at once.
+    communities: new RpcCommunitiesClient(nats.nc, 2000, 0),
     nc: nats.nc,
     extraRoutes: opts.extraRoutes,
   };
-  const { app, service } = createApp(deps);
+  const parts = createApp(deps);
+  const { app, service } = parts;
   const authz = serveAuthorizeFilesRpc(nats.nc, service, logger);
   return {
     request: supertest(app.callback()),
@@ -233,6 +248,9 @@ export async function startEnv(opts: { extraRoutes?: ((r: Router<AppState>, d: a
     db: tdb.db,
     nats,
     deps,
+    parts,
+    fakeRequests,
+    fakeCommunities,
     rpc: <T>(subject: string, payload: unknown) => callRpc<T>(nats.nc, subject, payload, { timeoutMs: 2000 }),
     async close() {
       await authz.stop();
