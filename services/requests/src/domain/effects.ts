@@ -57,13 +57,14 @@ export async function applyEffect(
 ): Promise<EffectResult> {
   const requestId = envelope.data?.request_id;
   if (typeof requestId !== 'string' || !/^[0-9a-f-]{36}$/i.test(requestId)) return 'ignored';
-  const req = await findRequest(trx, requestId.toLowerCase(), { forUpdate: true });
-  const type = req ? requestType(req.type) : undefined;
-  if (!req || !type || type.effect.mode !== 'saga' || req.status !== 'accepting') return 'ignored';
-  const confirms = type.effect.confirm.includes(subject);
-  const fails = type.effect.fail.includes(subject);
-  if (!confirms && !fails) return 'ignored';
+  const relevant = (r: Awaited<ReturnType<typeof findRequest>>) => {
+    const t = r ? requestType(r.type) : undefined;
+    return !!r && !!t && t.effect.mode === 'saga' && r.status === 'accepting' && [...t.effect.confirm, ...t.effect.fail].includes(subject);
+  };
   if (opts.recordInbox) {
+    // Why the unlocked look first and the inbox row before the row lock: the durable consumer
+    // takes them in this order (inbox, then request); the other order deadlocks with it.
+    if (!relevant(await findRequest(trx, requestId.toLowerCase()))) return 'ignored';
     const ins = await prepared(
       trx,
       'INSERT INTO inbox (message_id, consumer, subject) VALUES (?, ?, ?) ON CONFLICT (message_id, consumer) DO NOTHING RETURNING message_id',
@@ -71,6 +72,10 @@ export async function applyEffect(
     );
     if (ins.rows.length === 0) return 'ignored';
   }
+  const req = await findRequest(trx, requestId.toLowerCase(), { forUpdate: true });
+  const type = req ? requestType(req.type) : undefined;
+  if (!req || !type || !relevant(req)) return 'ignored';
+  const confirms = type.effect.confirm.includes(subject);
   const actor = req.accept_actor ?? SYSTEM_REF;
   const comment = req.accept_comment;
   const updated = await updateRequest(
