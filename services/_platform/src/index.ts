@@ -16,3 +16,4 @@ export * from './events.js';
 export * from './outbox.js';
 export * from './consumer.js';
 export * from './search/index.js';
+export * from './storage/index.js';

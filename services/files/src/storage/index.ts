@@ -1,22 +1,24 @@
 /**
- * Storage factory: picks the engine named by `FILES_STORAGE` (`local` default, `s3`).
- * Everything outside `src/storage/` depends on the `ObjectStorage` port only.
+ * Storage of the files service: the engine named by `FILES_STORAGE` (`local` default, `s3`),
+ * built by the platform's storage port (`@rdm/platform`). Everything in files depends on the
+ * `ObjectStorage` port only.
  */
+import { createObjectStorage, type ObjectStorage, s3PartSize } from '@rdm/platform';
 import { type FilesConfig, maxFileBytes } from '../config.js';
-import { LocalStorage } from './local.js';
-import type { ObjectStorage } from './port.js';
 
-export * from './hashing.js';
-export * from './port.js';
-export { LocalStorage } from './local.js';
-// Why: S3Storage is not re-exported: it pulls in the minio client (~20 MB of RSS) that the local engine never needs.
-
-/** Part size for S3 multipart uploads: the configured size, raised so that the largest allowed file fits in 10 000 parts. */
-export function s3PartSize(configured: number, maxFileBytes: number): number {
-  const MiB = 1024 * 1024;
-  const needed = Math.ceil(maxFileBytes / 10_000 / MiB) * MiB;
-  return Math.max(configured, needed);
-}
+export {
+  type ByteRange,
+  HashingLimiter,
+  LocalStorage,
+  ObjectNotFoundError,
+  type ObjectStat,
+  type ObjectStorage,
+  type PutOptions,
+  type PutResult,
+  SizeLimitExceededError,
+  assertStorageKey,
+  s3PartSize,
+} from '@rdm/platform';
 
 /** Build the configured engine (not yet initialised: call `init()`). */
 export async function createStorage(
@@ -34,16 +36,16 @@ export async function createStorage(
     | 'FILES_MAX_RECORD_BYTES'
   >,
 ): Promise<ObjectStorage> {
-  if (config.FILES_STORAGE === 's3') {
-    const { S3Storage } = await import('./s3.js');
-    return new S3Storage({
+  return createObjectStorage({
+    engine: config.FILES_STORAGE === 's3' ? 's3' : 'local',
+    path: config.FILES_STORAGE_PATH,
+    s3: {
       endpoint: config.S3_ENDPOINT,
       accessKey: config.S3_ACCESS_KEY,
       secretKey: config.S3_SECRET_KEY,
       bucket: config.S3_BUCKET,
       region: config.S3_REGION,
       partSize: s3PartSize(config.S3_PART_SIZE, maxFileBytes(config)),
-    });
-  }
-  return new LocalStorage(config.FILES_STORAGE_PATH);
+    },
+  });
 }

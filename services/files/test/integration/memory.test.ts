@@ -164,7 +164,7 @@ describe.each(ENGINES)('1 GiB upload memory (%s storage)', (kind) => {
     }
     if (dir) rmSync(dir, { recursive: true, force: true });
     if (kind === 's3' && S3_UP) {
-      const { S3Storage } = await import('../../src/storage/s3.js');
+      const { S3Storage } = await import('@rdm/platform/storage/s3');
       const s3 = new S3Storage({ ...S3_SETTINGS, bucket: bucketName, partSize: 16 * 1024 * 1024 });
       const keys: string[] = [];
       for await (const k of s3.list('')) keys.push(k);

@@ -14,7 +14,7 @@ import { createApp, type FilesApp } from '../../src/app.js';
 import type { AuthorizeFilesRequest, BucketGrant } from '../../src/domain/authorizer.js';
 import { RpcFilesAuthorizer } from '../../src/rpc/records.client.js';
 import { LocalStorage, type ObjectStorage } from '../../src/storage/index.js';
-import { S3Storage } from '../../src/storage/s3.js';
+import { S3Storage } from '@rdm/platform/storage/s3';
 
 /** True under CI: a missing S3 server must fail, not skip. */
 export const CI = !!process.env.CI && process.env.CI !== 'false' && process.env.CI !== '0';

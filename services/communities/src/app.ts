@@ -1,0 +1,79 @@
+/**
+ * The communities koa app (no listen, so tests drive it with supertest): platform base app plus
+ * the community, member and schema-extension routes. Health: database, storage and (when given)
+ * the NATS connection.
+ */
+import { createHttpApp, type Knex, type Logger, mountRouter, type ObjectStorage } from '@rdm/platform';
+import type { CommunitiesConfig } from './config.js';
+import { CommunitiesService } from './domain/communities.service.js';
+import { ExtensionsService } from './domain/extensions.service.js';
+import { CommunityLinks } from './domain/links.js';
+import { LogoService } from './domain/logo.service.js';
+import { MembersService } from './domain/members.service.js';
+import type { RequestsPort, UsersPort, VocabulariesPort } from './domain/ports.js';
+import { communitiesRouter } from './http/communities.routes.js';
+import { extensionsRouter } from './http/extensions.routes.js';
+import { membersRouter } from './http/members.routes.js';
+import { openapiRouter } from './http/openapi.js';
+
+/** Dependencies of createApp. */
+export interface AppDeps {
+  config: Pick<
+    CommunitiesConfig,
+    'IDENTITY_SECRET' | 'PUBLIC_BASE_URL' | 'COMMUNITY_CREATORS' | 'COMMUNITIES_LOGO_MAX_BYTES' | 'COMMUNITIES_ALLOW_MEMBERSHIP_REQUESTS'
+  >;
+  logger: Logger;
+  db: Knex;
+  storage: ObjectStorage;
+  users: UsersPort;
+  vocabularies: VocabulariesPort;
+  requests: RequestsPort;
+  /** NATS connection, for readiness. */
+  nc?: { isClosed(): boolean };
+}
+
+/** The composed app and the domain services main.ts wires to RPC and consumers. */
+export interface CommunitiesApp {
+  app: ReturnType<typeof createHttpApp>['app'];
+  health: ReturnType<typeof createHttpApp>['health'];
+  communities: CommunitiesService;
+  members: MembersService;
+  extensions: ExtensionsService;
+}
+
+/** Build the app and the domain services. */
+export function createApp(deps: AppDeps): CommunitiesApp {
+  const { config, logger, db, storage } = deps;
+  const { app, health } = createHttpApp({ name: 'communities', logger, identitySecret: config.IDENTITY_SECRET });
+  const links = new CommunityLinks(config.PUBLIC_BASE_URL);
+  const communities = new CommunitiesService({
+    db,
+    users: deps.users,
+    vocabularies: deps.vocabularies,
+    requests: deps.requests,
+    creators: config.COMMUNITY_CREATORS === 'users' ? 'users' : 'admins',
+    logger,
+  });
+  const members = new MembersService({
+    db,
+    communities,
+    users: deps.users,
+    requests: deps.requests,
+    allowMembershipRequests: config.COMMUNITIES_ALLOW_MEMBERSHIP_REQUESTS,
+  });
+  const logos = new LogoService({ db, storage, communities, maxBytes: config.COMMUNITIES_LOGO_MAX_BYTES, logger });
+  const extensions = new ExtensionsService(db, communities);
+  health.add('db', () => db.raw('select 1'));
+  health.add('storage', () => storage.check());
+  if (deps.nc) {
+    const nc = deps.nc;
+    health.add('nats', () => {
+      if (nc.isClosed()) throw new Error('nats connection closed');
+    });
+  }
+  mountRouter(app, openapiRouter());
+  mountRouter(app, extensionsRouter({ extensions, links }));
+  mountRouter(app, membersRouter({ members, links }));
+  mountRouter(app, communitiesRouter({ communities, logos, links }));
+  return { app, health, communities, members, extensions };
+}

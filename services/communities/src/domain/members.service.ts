@@ -1,0 +1,321 @@
+/**
+ * Members, invitations and membership requests (reference §1.5, §3). Invitations and
+ * membership requests are requests of the requests service: a pending (inactive) member row is
+ * inserted and the request created over RPC in the SAME transaction before it commits (the
+ * request key is the row id, derived from community, user and round, so a retry gets the same
+ * request). Their outcome arrives as `rdm.requests.request.*` events, applied by
+ * `applyRequestEvent` inside the consumer's inbox transaction.
+ */
+import { createHash } from 'node:crypto';
+import { Errors, type Identity, isAdmin, type Knex, type ListArgs, withTransaction, writeOutbox } from '@rdm/platform';
+import * as repo from '../repo/members.repo.js';
+import type { MemberRow } from '../repo/members.repo.js';
+import type { CommunitiesService, LoadedCommunity } from './communities.service.js';
+import { compileQ } from './communities.service.js';
+import { isUuid } from './community-input.js';
+import { CommunityErrors } from './errors.js';
+import { parseMembersBody } from './member-input.js';
+import type { RequestInfo, RequestsPort, UsersPort } from './ports.js';
+import { type Actor, canManageRole, checkMemberRemoval, checkMemberUpdate, ROLE_TITLES, type Role } from './roles.js';
+
+/** Request types whose effect is a membership. */
+export const INVITATION = 'community-invitation';
+/** Membership request type. */
+export const MEMBERSHIP_REQUEST = 'community-membership-request';
+
+/** Sorts of member lists. */
+export const MEMBER_SORTS = ['bestmatch', 'name', 'newest', 'oldest'] as const;
+
+const ALREADY = 'One of the submitted entity is already a member or pending a decision. The entire action was cancelled.';
+
+/** A deterministic UUID from a string (the idempotency key of an invitation round). */
+export function uuidFrom(s: string): string {
+  const h = createHash('sha1').update(s).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${((Number.parseInt(h[16], 16) & 3) | 8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+/** Dependencies of the service. */
+export interface MembersServiceDeps {
+  db: Knex;
+  communities: CommunitiesService;
+  users: UsersPort;
+  requests: RequestsPort;
+  allowMembershipRequests: boolean;
+}
+
+/** The members service. */
+export class MembersService {
+  private readonly db: Knex;
+  constructor(private readonly deps: MembersServiceDeps) {
+    this.db = deps.db;
+  }
+
+  /** The caller as the member rules see it. */
+  actor(identity: Identity, role: Role | null): Actor {
+    return { userId: identity.sub, role, admin: isAdmin(identity) };
+  }
+
+  /** Members endpoints need the community UUID: a slug is a 400 (reference §7). */
+  private async community(identity: Identity, id: string, action: Parameters<CommunitiesService['authorize']>[2]): Promise<LoadedCommunity> {
+    if (!isUuid(id)) throw Errors.validation([{ field: 'pid_value', messages: ['Not a valid UUID.'] }]);
+    return this.deps.communities.authorize(identity, id, action);
+  }
+
+  /** `GET …/members` (members only) or `GET …/members/public` (visible members). */
+  async search(identity: Identity, id: string, args: ListArgs, filters: Record<string, string[]>, publicOnly: boolean) {
+    const c = await this.community(identity, id, publicOnly ? 'read_public_members' : 'search_members');
+    const { where, rank } = compileQ(args.q, repo.MEMBER_FIELDS);
+    const res = await repo.searchMembers(this.db, {
+      communityId: c.row.id,
+      q: where,
+      rank,
+      sort: args.sort,
+      from: args.from,
+      size: args.size,
+      filters: publicOnly ? {} : filters,
+      publicOnly,
+      facets: !publicOnly,
+    });
+    return { ...res, actor: this.actor(identity, c.role), community: c.row };
+  }
+
+  /** `PUT …/members`: change role and/or visibility. */
+  async update(identity: Identity, id: string, body: unknown): Promise<void> {
+    const c = await this.community(identity, id, 'search_members');
+    const input = parseMembersBody(body, { need: ['visible_or_role'] });
+    const actor = this.actor(identity, c.role);
+    await withTransaction(this.db, async (trx) => {
+      const rows = await this.activeRows(trx, c.row.id, input.members);
+      for (const m of rows) {
+        const refusal = checkMemberUpdate(actor, m, { role: input.role, visible: input.visible });
+        if (refusal?.kind === 'denied') throw Errors.permissionDenied();
+        if (refusal?.kind === 'bad') throw CommunityErrors.schema(refusal.message);
+      }
+      for (const m of rows) {
+        const patch: Partial<MemberRow> = {};
+        if (input.role !== undefined) patch.role = input.role;
+        if (input.visible !== undefined) patch.visible = input.visible;
+        const row = await repo.updateMember(trx, m.id, patch);
+        await this.memberEvent(trx, 'updated', row);
+      }
+      if ((await repo.countOwners(trx, c.row.id)) === 0) throw CommunityErrors.lastOwner();
+    });
+  }
+
+  /** `DELETE …/members`: leave (yourself) or remove others. */
+  async remove(identity: Identity, id: string, body: unknown): Promise<void> {
+    const c = await this.community(identity, id, 'search_members');
+    const input = parseMembersBody(body);
+    const actor = this.actor(identity, c.role);
+    await withTransaction(this.db, async (trx) => {
+      const rows = await this.activeRows(trx, c.row.id, input.members);
+      for (const m of rows) if (checkMemberRemoval(actor, m)) throw Errors.permissionDenied();
+      for (const m of rows) {
+        await repo.deleteMember(trx, m.id);
+        await this.memberEvent(trx, 'removed', m);
+      }
+      if ((await repo.countOwners(trx, c.row.id)) === 0) throw CommunityErrors.lastOwner();
+    });
+  }
+
+  /** Active rows of the given members, locked; any unknown one → 400. */
+  private async activeRows(trx: Knex.Transaction, communityId: string, members: { type: string; id: string }[]): Promise<MemberRow[]> {
+    const rows = (await repo.findMembersFor(trx, communityId, members, { lock: true })).filter((r) => r.active);
+    const unique = new Set(members.map((m) => `${m.type}:${m.id}`));
+    if (rows.length !== unique.size) throw CommunityErrors.members('Invalid member specified.');
+    return rows;
+  }
+
+  /** `POST …/invitations`: a pending row and a community-invitation request per user. */
+  async invite(identity: Identity, id: string, body: unknown): Promise<void> {
+    const c = await this.community(identity, id, 'manage_members');
+    const input = parseMembersBody(body, { need: ['role'], allowMessage: true });
+    const role = input.role as Role;
+    if (!canManageRole(this.actor(identity, c.role), role)) throw Errors.permissionDenied();
+    const ids = [...new Set(input.members.map((m) => m.id))];
+    const users = await this.deps.users.getUsers(ids);
+    const byId = new Map(users.map((u) => [u.id, u]));
+    if (ids.some((uid) => !byId.get(uid)?.active)) throw CommunityErrors.members('Invalid member specified.');
+    if ((await repo.findMembersFor(this.db, c.row.id, input.members)).length > 0) throw CommunityErrors.members(ALREADY);
+    await this.withUniqueGuard(() =>
+      withTransaction(this.db, async (trx) => {
+        for (const uid of ids) {
+          const u = byId.get(uid)!;
+          const round = await repo.countArchived(trx, c.row.id, uid, INVITATION);
+          const row = await repo.insertMember(trx, {
+            id: uuidFrom(`${c.row.id}:user:${uid}:${INVITATION}:${round}`),
+            community_id: c.row.id,
+            member_type: 'user',
+            member_id: uid,
+            role,
+            visible: false,
+            active: false,
+            name: u.full_name || u.username || '',
+            username: u.username,
+            email: u.email,
+            affiliations: u.affiliations ?? '',
+            request_id: null,
+            request_type: INVITATION,
+            request_status: null,
+            request_expires_at: null,
+          });
+          const request = await this.deps.requests.create({
+            identity: { sub: identity.sub, roles: identity.roles },
+            type: INVITATION,
+            created_by: { community: c.row.id },
+            receiver: { user: uid },
+            topic: { community: c.row.id },
+            title: `Invitation to join "${c.row.title}"`,
+            description: `You will join as "${ROLE_TITLES[role]}".`,
+            payload: { role },
+            ...(input.message ? { comment: { content: input.message, format: 'html' } } : {}),
+            key: row.id,
+          });
+          await this.recordRequest(trx, row.id, request);
+        }
+      }),
+    );
+  }
+
+  /** `PUT …/invitations`: change the role of pending invitations. */
+  async updateInvitations(identity: Identity, id: string, body: unknown): Promise<void> {
+    const c = await this.community(identity, id, 'manage_members');
+    const input = parseMembersBody(body, { need: ['role'] });
+    const actor = this.actor(identity, c.role);
+    await withTransaction(this.db, async (trx) => {
+      const rows = (await repo.findMembersFor(trx, c.row.id, input.members, { lock: true })).filter(
+        (r) => !r.active && r.request_type === INVITATION,
+      );
+      if (rows.length !== new Set(input.members.map((m) => m.id)).size) throw CommunityErrors.members('Invalid member specified.');
+      for (const r of rows) {
+        if (!canManageRole(actor, r.role) || !canManageRole(actor, input.role as Role)) throw Errors.permissionDenied();
+        await repo.updateMember(trx, r.id, { role: input.role });
+      }
+    });
+  }
+
+  /** `GET …/invitations` or `GET …/membership-requests` (owners, managers). */
+  async searchRequests(identity: Identity, id: string, args: ListArgs, filters: Record<string, string[]>, type: string) {
+    const c = await this.community(identity, id, 'manage_members');
+    if (type === MEMBERSHIP_REQUEST && !this.deps.allowMembershipRequests) throw Errors.permissionDenied();
+    const { where, rank } = compileQ(args.q, repo.MEMBER_FIELDS);
+    const res = await repo.searchRequests(this.db, {
+      communityId: c.row.id,
+      q: where,
+      rank,
+      sort: args.sort,
+      from: args.from,
+      size: args.size,
+      filters,
+      requestType: type,
+    });
+    return { ...res, actor: this.actor(identity, c.role), community: c.row };
+  }
+
+  /** `POST …/membership-requests`: the caller asks to join an open community. */
+  async requestMembership(identity: Identity, id: string, body: unknown): Promise<RequestInfo> {
+    const c = await this.community(identity, id, 'read');
+    if (!identity.sub || !this.deps.allowMembershipRequests || c.row.access.member_policy !== 'open') throw Errors.permissionDenied();
+    const b = (typeof body === 'object' && body !== null ? body : {}) as { message?: unknown };
+    if (b.message !== undefined && b.message !== null && typeof b.message !== 'string') {
+      throw Errors.validation([{ field: 'message', messages: ['Not a valid string.'] }]);
+    }
+    const uid = identity.sub;
+    if ((await repo.findMembersFor(this.db, c.row.id, [{ type: 'user', id: uid }])).length > 0) throw CommunityErrors.members(ALREADY);
+    const u = await this.deps.communities.userInfo(uid);
+    return this.withUniqueGuard(() =>
+      withTransaction(this.db, async (trx) => {
+        const round = await repo.countArchived(trx, c.row.id, uid, MEMBERSHIP_REQUEST);
+        const row = await repo.insertMember(trx, {
+          id: uuidFrom(`${c.row.id}:user:${uid}:${MEMBERSHIP_REQUEST}:${round}`),
+          community_id: c.row.id,
+          member_type: 'user',
+          member_id: uid,
+          role: 'reader',
+          visible: false,
+          active: false,
+          name: u.name,
+          username: u.username,
+          email: u.email,
+          affiliations: u.affiliations,
+          request_id: null,
+          request_type: MEMBERSHIP_REQUEST,
+          request_status: null,
+          request_expires_at: null,
+        });
+        const request = await this.deps.requests.create({
+          identity: { sub: identity.sub, roles: identity.roles },
+          type: MEMBERSHIP_REQUEST,
+          created_by: { user: uid },
+          receiver: { community: c.row.id },
+          topic: { community: c.row.id },
+          title: `Request to join "${c.row.title}"`,
+          ...(typeof b.message === 'string' && b.message ? { comment: { content: b.message, format: 'html' } } : {}),
+          key: row.id,
+        });
+        await this.recordRequest(trx, row.id, request);
+        return request;
+      }),
+    );
+  }
+
+  private async recordRequest(trx: Knex.Transaction, rowId: string, request: RequestInfo): Promise<void> {
+    await repo.updateMember(trx, rowId, {
+      request_id: request.id,
+      request_status: request.status,
+      request_expires_at: request.expires_at ? new Date(request.expires_at) : null,
+    });
+  }
+
+  /** A concurrent duplicate insert (same community and user) is the "already pending" 400. */
+  private async withUniqueGuard<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (e) {
+      if ((e as { code?: string })?.code === '23505') throw CommunityErrors.members(ALREADY);
+      throw e;
+    }
+  }
+
+  /**
+   * Apply a closed invitation / membership request inside the consumer's transaction: accepted →
+   * active member (invited role; hidden) + `member.added` with `request_id`; declined, cancelled,
+   * expired → the pending row goes. Either way the request is archived with its final status.
+   * A redelivery finds the request archived and does nothing.
+   */
+  async applyRequestEvent(trx: Knex.Transaction, verb: string, data: { id: string; type: string }): Promise<'applied' | 'ignored'> {
+    if (data.type !== INVITATION && data.type !== MEMBERSHIP_REQUEST) return 'ignored';
+    const row = await repo.findPendingByRequest(trx, data.id);
+    if (!row) {
+      if (await repo.isArchived(trx, data.id)) return 'ignored';
+      // Why retry: the inviting transaction may not have committed yet; a persistent miss ends in the DLQ.
+      throw new Error(`no pending membership for request ${data.id}`);
+    }
+    const status = verb === 'accepted' ? 'accepted' : verb;
+    await repo.archiveRequest(trx, { ...row, request_status: status }, status, uuidFrom(`archive:${data.id}`));
+    if (verb === 'accepted') {
+      const m = await repo.updateMember(trx, row.id, { active: true, visible: false, request_status: 'accepted' });
+      await writeOutbox(trx, {
+        subject: 'rdm.communities.member.added',
+        aggregate: { type: 'community', id: m.community_id, revision: m.revision_id },
+        data: { community_id: m.community_id, member_type: 'user', member_id: m.member_id, role: m.role, visible: false, request_id: data.id },
+      });
+    } else {
+      await repo.deleteMember(trx, row.id);
+    }
+    return 'applied';
+  }
+
+  /** Active roles of a user (`rdm.communities.rpc.roles`). */
+  roles(userId: string, communityIds?: string[]) {
+    return repo.rolesOf(this.db, userId, communityIds);
+  }
+
+  private async memberEvent(trx: Knex.Transaction, verb: 'updated' | 'removed', m: MemberRow): Promise<void> {
+    await writeOutbox(trx, {
+      subject: `rdm.communities.member.${verb}`,
+      aggregate: { type: 'community', id: m.community_id, revision: m.revision_id },
+      data: { community_id: m.community_id, member_type: 'user', member_id: m.member_id, role: m.role, visible: m.visible },
+    });
+  }
+}

@@ -1,0 +1,19 @@
+import { withGatewayComponents } from '@rdm/platform/testing';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { describe, expect, it } from 'vitest';
+import { openapiFragment } from './openapi.js';
+
+describe(openapiFragment.name, () => {
+  it('should be a valid OpenAPI 3.1 document whose references resolve (with the gateway components)', async () => {
+    const validator = new Validator();
+    const result = await validator.validate(withGatewayComponents(openapiFragment()));
+    expect(result.errors ?? [], JSON.stringify(result.errors, null, 1)?.slice(0, 2000)).toEqual([]);
+    expect(result.valid).toBe(true);
+  });
+  it('should document every communities path', () => {
+    const paths = Object.keys((openapiFragment() as { paths: Record<string, unknown> }).paths);
+    expect(paths).toContain('/api/communities/{id}/invitations');
+    expect(paths).toContain('/api/community-schema-extension/schema/{schemaId}/jsonschema');
+    expect(paths).toHaveLength(16);
+  });
+});

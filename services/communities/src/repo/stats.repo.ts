@@ -1,0 +1,31 @@
+/**
+ * SQL of the community statistics kept from records' events: the latest files summary per record
+ * parent, and which parents each community holds (a parent counts once per community).
+ */
+import type { Knex } from '@rdm/platform';
+
+/** Record the latest version's files of a parent (only moves forward to the latest). */
+export async function upsertParent(trx: Knex.Transaction, p: { parent_id: string; record_id: string; files: number; file_size: number }): Promise<void> {
+  await trx('record_parents')
+    .insert(p)
+    .onConflict('parent_id')
+    .merge({ record_id: p.record_id, files: p.files, file_size: p.file_size, updated: trx.fn.now() });
+}
+
+/** Make the parent's communities exactly `communityIds`. */
+export async function setParentCommunities(trx: Knex.Transaction, parentId: string, communityIds: string[]): Promise<void> {
+  const q = trx('community_records').where({ parent_id: parentId });
+  if (communityIds.length) q.whereNotIn('community_id', communityIds);
+  await q.delete();
+  for (const cid of communityIds) await addParent(trx, cid, parentId);
+}
+
+/** Add a parent to a community (idempotent). */
+export async function addParent(trx: Knex.Transaction, communityId: string, parentId: string): Promise<void> {
+  await trx('community_records').insert({ community_id: communityId, parent_id: parentId }).onConflict(['community_id', 'parent_id']).ignore();
+}
+
+/** Remove a parent from a community. */
+export async function removeParent(trx: Knex.Transaction, communityId: string, parentId: string): Promise<void> {
+  await trx('community_records').where({ community_id: communityId, parent_id: parentId }).delete();
+}

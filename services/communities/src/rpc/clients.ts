@@ -1,0 +1,58 @@
+/**
+ * NATS clients of the ports the communities domain uses (proto/README.md):
+ * `rdm.users.rpc.get-users`, `rdm.vocabularies.rpc.resolve`, `rdm.requests.rpc.create|count-open`.
+ */
+import { callRpc, injectTraceHeaders, type NatsHandle } from '@rdm/platform';
+import type { ResolvedEntry } from '../domain/community-input.js';
+import type { CreateRequestInput, Ref, RequestInfo, RequestsPort, UserInfo, UsersPort, VocabulariesPort } from '../domain/ports.js';
+
+type Nc = NatsHandle['nc'];
+
+/** UsersPort over NATS. */
+export class RpcUsersClient implements UsersPort {
+  constructor(
+    private readonly nc: Nc,
+    private readonly timeoutMs: number,
+  ) {}
+  async getUsers(ids: string[]): Promise<UserInfo[]> {
+    if (ids.length === 0) return [];
+    const r = await callRpc<{ users: UserInfo[] }>(this.nc, 'rdm.users.rpc.get-users', { ids }, { timeoutMs: this.timeoutMs, headers: injectTraceHeaders() });
+    return r?.users ?? [];
+  }
+}
+
+/** VocabulariesPort over NATS. */
+export class RpcVocabulariesClient implements VocabulariesPort {
+  constructor(
+    private readonly nc: Nc,
+    private readonly timeoutMs: number,
+  ) {}
+  async resolve(items: { type: string; id: string }[]) {
+    const r = await callRpc<{ items: { type: string; id: string; found: boolean; entry?: ResolvedEntry }[] }>(
+      this.nc,
+      'rdm.vocabularies.rpc.resolve',
+      { items },
+      { timeoutMs: this.timeoutMs, headers: injectTraceHeaders() },
+    );
+    return r?.items ?? [];
+  }
+}
+
+/** RequestsPort over NATS. */
+export class RpcRequestsClient implements RequestsPort {
+  constructor(
+    private readonly nc: Nc,
+    private readonly timeoutMs: number,
+  ) {}
+  async create(input: CreateRequestInput): Promise<RequestInfo> {
+    const r = await callRpc<{ request: RequestInfo }>(this.nc, 'rdm.requests.rpc.create', input, {
+      timeoutMs: this.timeoutMs,
+      headers: injectTraceHeaders(),
+    });
+    return r.request;
+  }
+  async countOpen(receiver: Ref): Promise<number> {
+    const r = await callRpc<{ count: number }>(this.nc, 'rdm.requests.rpc.count-open', { receiver }, { timeoutMs: this.timeoutMs, headers: injectTraceHeaders() });
+    return Number(r?.count ?? 0);
+  }
+}
