@@ -14,7 +14,8 @@ export const configProperties = {
     default: 10_000,
     minimum: 0,
     maximum: 120_000,
-    description: 'How long an accept (or auto-accepting submit) waits for the effect event of another service before answering the pending state.',
+    description:
+      'How long an accept (or auto-accepting submit) waits for the effect event of another service before answering the pending state.',
   },
   REQUESTS_EXPIRY_INTERVAL_MS: {
     type: 'integer',

@@ -3,7 +3,17 @@
  * consumes effect events and runs the expiry job; `tsx src/main.ts migrate` creates the schema,
  * migrates and exits.
  */
-import { connectNats, createDb, createLogger, ensureStream, loadConfig, OutboxRelay, runService, startTelemetry, type Worker } from '@rdm/platform';
+import {
+  connectNats,
+  createDb,
+  createLogger,
+  ensureStream,
+  loadConfig,
+  OutboxRelay,
+  runService,
+  startTelemetry,
+  type Worker,
+} from '@rdm/platform';
 import { createApp } from './app.js';
 import { configProperties } from './config.js';
 import { migrateRequestsOnce } from './db/migrate.js';
@@ -28,7 +38,11 @@ const db = createDb({ url: config.DATABASE_URL, service: SERVICE, pool: { max: c
 const nats = await connectNats({ url: config.NATS_URL, name: SERVICE, logger, waitOnFirstConnect: true });
 await ensureStream(nats.jsm, { name: REQUESTS_STREAM, subjects: REQUESTS_STREAM_SUBJECTS });
 
-const communities = new NatsCommunitiesClient(nats.nc, { ttlMs: config.COMMUNITIES_CACHE_TTL_MS, timeoutMs: config.RPC_TIMEOUT_MS, logger });
+const communities = new NatsCommunitiesClient(nats.nc, {
+  ttlMs: config.COMMUNITIES_CACHE_TTL_MS,
+  timeoutMs: config.RPC_TIMEOUT_MS,
+  logger,
+});
 await communities.start();
 const { app, health, requests, actions, waiter } = createApp({ config, logger, db, communities, nc: nats.nc });
 await waiter.start();

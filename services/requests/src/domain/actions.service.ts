@@ -123,10 +123,24 @@ export class ActionsService {
     } else {
       updated = (await updateRequest(trx, row, { status: def.to, ...(typeof title === 'string' ? { title } : {}) })) as RequestRow;
       if (def.log) {
-        await insertEvent(trx, { id: randomUUID(), request_id: row.id, type: 'L', created_by: actor, payload: { event: def.log, format: 'html' }, parent_id: null });
+        await insertEvent(trx, {
+          id: randomUUID(),
+          request_id: row.id,
+          type: 'L',
+          created_by: actor,
+          payload: { event: def.log, format: 'html' },
+          parent_id: null,
+        });
       }
       if (comment) {
-        await insertEvent(trx, { id: randomUUID(), request_id: row.id, type: 'C', created_by: actor, payload: { ...comment }, parent_id: null });
+        await insertEvent(trx, {
+          id: randomUUID(),
+          request_id: row.id,
+          type: 'C',
+          created_by: actor,
+          payload: { ...comment },
+          parent_id: null,
+        });
         await touchActivity(trx, row.id);
       }
     }

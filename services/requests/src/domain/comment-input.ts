@@ -25,14 +25,17 @@ export function parseCommentBody(body: unknown, o: { required: boolean; maxLengt
     if (o.required) throw Errors.validation([{ field: 'payload', messages: [MISSING] }]);
     return undefined;
   }
-  if (typeof payload !== 'object' || Array.isArray(payload)) throw Errors.validation([{ field: 'payload', messages: ['Invalid input type.'] }]);
+  if (typeof payload !== 'object' || Array.isArray(payload))
+    throw Errors.validation([{ field: 'payload', messages: ['Invalid input type.'] }]);
   const p = payload as Record<string, unknown>;
   const errors: FieldError[] = [];
-  for (const k of Object.keys(p)) if (!['content', 'format', 'files'].includes(k)) errors.push({ field: `payload.${k}`, messages: ['Unknown field.'] });
+  for (const k of Object.keys(p))
+    if (!['content', 'format', 'files'].includes(k)) errors.push({ field: `payload.${k}`, messages: ['Unknown field.'] });
   if (p.content === undefined || p.content === null) errors.push({ field: 'payload.content', messages: [MISSING] });
   else if (typeof p.content !== 'string') errors.push({ field: 'payload.content', messages: ['Not a valid string.'] });
   else if (p.content.length < 1) errors.push({ field: 'payload.content', messages: ['Shorter than minimum length 1.'] });
-  else if (p.content.length > o.maxLength) errors.push({ field: 'payload.content', messages: [`Longer than maximum length ${o.maxLength}.`] });
+  else if (p.content.length > o.maxLength)
+    errors.push({ field: 'payload.content', messages: [`Longer than maximum length ${o.maxLength}.`] });
   if (p.format !== undefined && p.format !== 'html') errors.push({ field: 'payload.format', messages: ['Must be one of: html.'] });
   if (p.files !== undefined && !Array.isArray(p.files)) errors.push({ field: 'payload.files', messages: ['Not a valid list.'] });
   if (errors.length) throw Errors.validation(errors);

@@ -143,11 +143,27 @@ export class CommentsService {
       args.page = page;
       args.from = (page - 1) * args.size;
     }
-    const res = await listEvents(this.deps.db, { requestId: req.id, parentId: parent?.id ?? null, limit: args.size, offset: args.from, newestFirst });
-    const children = parent ? new Map() : await childrenOf(this.deps.db, res.hits.map((e) => e.id));
+    const res = await listEvents(this.deps.db, {
+      requestId: req.id,
+      parentId: parent?.id ?? null,
+      limit: args.size,
+      offset: args.from,
+      newestFirst,
+    });
+    const children = parent
+      ? new Map()
+      : await childrenOf(
+          this.deps.db,
+          res.hits.map((e) => e.id),
+        );
     const permissionsFor = { identity, canComment };
     const hits = res.hits.map((e) =>
-      serializeEvent(e, { links: this.deps.links, requestSelfHtml: selfHtml, permissionsFor, children: parent ? undefined : children.get(e.id) }),
+      serializeEvent(e, {
+        links: this.deps.links,
+        requestSelfHtml: selfHtml,
+        permissionsFor,
+        children: parent ? undefined : children.get(e.id),
+      }),
     );
     const path = parent ? `/api/requests/${req.id}/comments/${parent.id}/replies` : `/api/requests/${req.id}/timeline`;
     const body = listEnvelope({ hits, total: res.total, args: { ...args, q: '' }, baseUrl: this.deps.links.base, path });

@@ -10,7 +10,8 @@ export const RequestErrors = {
   /** 400 for an action the type lacks. */
   noSuchAction: (action: string) => new AppError('no_such_action', 400, `Error for action '${action}': No such action available`),
   /** 400 for an action in the wrong state. */
-  cannotExecute: (action: string) => new AppError('cannot_execute_action', 400, `Error for action '${action}': Could not execute the action`),
+  cannotExecute: (action: string) =>
+    new AppError('cannot_execute_action', 400, `Error for action '${action}': Could not execute the action`),
   /** 403 for a non-author updating a comment. */
   commentUpdateDenied: () => new AppError('permission_denied', 403, 'You do not have permission to update this comment.'),
   /** 403 for updating or deleting a log event. */

@@ -21,5 +21,9 @@ export async function writeRequestEvent(trx: Knex.Transaction, verb: RequestVerb
     actor: refJson(actor),
   };
   if (row.payload) data.payload = row.payload;
-  await writeOutbox(trx, { subject: `rdm.requests.request.${verb}`, aggregate: { type: 'request', id: row.id, revision: row.revision_id }, data });
+  await writeOutbox(trx, {
+    subject: `rdm.requests.request.${verb}`,
+    aggregate: { type: 'request', id: row.id, revision: row.revision_id },
+    data,
+  });
 }

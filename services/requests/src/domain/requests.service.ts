@@ -180,9 +180,13 @@ export class RequestsService {
       errors.push({ field: 'key', messages: ['Not a valid string.'] });
     let comment: ReturnType<typeof parseCommentBody>;
     try {
-      comment = input.comment ? parseCommentBody({ payload: input.comment }, { required: false, maxLength: this.deps.config.commentMaxLength }) : undefined;
+      comment = input.comment
+        ? parseCommentBody({ payload: input.comment }, { required: false, maxLength: this.deps.config.commentMaxLength })
+        : undefined;
     } catch (e) {
-      errors.push(...((e as { fieldErrors?: FieldError[] }).fieldErrors ?? []).map((f) => ({ ...f, field: f.field.replace(/^payload/, 'comment') })));
+      errors.push(
+        ...((e as { fieldErrors?: FieldError[] }).fieldErrors ?? []).map((f) => ({ ...f, field: f.field.replace(/^payload/, 'comment') })),
+      );
     }
     if (errors.length || !createdBy || !receiver) throw Errors.validation(errors);
     const key = typeof input.key === 'string' ? input.key : null;
@@ -216,7 +220,14 @@ export class RequestsService {
       await writeRequestEvent(trx, 'created', row, callerRef(identity));
       if (comment) {
         const author = createdBy.type === 'user' ? createdBy : callerRef(identity);
-        await insertEvent(trx, { id: randomUUID(), request_id: row.id, type: 'C', created_by: author, payload: { ...comment }, parent_id: null });
+        await insertEvent(trx, {
+          id: randomUUID(),
+          request_id: row.id,
+          type: 'C',
+          created_by: author,
+          payload: { ...comment },
+          parent_id: null,
+        });
       }
       return row;
     });
@@ -230,7 +241,8 @@ export class RequestsService {
   async update(identity: Identity, id: string, body: unknown, ifMatch?: number): Promise<Record<string, unknown>> {
     const req = await this.load(id);
     const type = requestType(req.type);
-    if (!body || typeof body !== 'object' || Array.isArray(body)) throw Errors.validation([{ field: '_schema', messages: ['Invalid input type.'] }]);
+    if (!body || typeof body !== 'object' || Array.isArray(body))
+      throw Errors.validation([{ field: '_schema', messages: ['Invalid input type.'] }]);
     const b = body as Record<string, unknown>;
     const unknown = Object.keys(b).filter((k) => !(UPDATABLE as readonly string[]).includes(k));
     if (unknown.length) throw Errors.validation(unknown.map((k) => ({ field: k, messages: ['Unknown field.'] })));
@@ -243,7 +255,8 @@ export class RequestsService {
       else change.title = b.title;
     }
     if (b.description !== undefined) {
-      if (b.description !== null && typeof b.description !== 'string') errors.push({ field: 'description', messages: ['Not a valid string.'] });
+      if (b.description !== null && typeof b.description !== 'string')
+        errors.push({ field: 'description', messages: ['Not a valid string.'] });
       else change.description = b.description as string | null;
     }
     // Only a created request changes payload, receiver or topic; later these keys are ignored.
@@ -288,7 +301,14 @@ export class RequestsService {
       if (locked.status !== 'created') throw RequestErrors.cannotExecute('delete');
       const row = (await updateRequest(trx, locked, { status: 'deleted' })) as RequestRow;
       const actor = callerRef(identity);
-      await insertEvent(trx, { id: randomUUID(), request_id: row.id, type: 'L', created_by: actor, payload: { event: 'deleted', format: 'html' }, parent_id: null });
+      await insertEvent(trx, {
+        id: randomUUID(),
+        request_id: row.id,
+        type: 'L',
+        created_by: actor,
+        payload: { event: 'deleted', format: 'html' },
+        parent_id: null,
+      });
       await writeRequestEvent(trx, 'deleted', row, actor);
     });
   }
@@ -299,7 +319,10 @@ export class RequestsService {
     if (!this.deps.config.lockingEnabled) throw Errors.permissionDenied();
     const type = requestType(req.type);
     const ctx = await loadCallerContext(this.deps.communities, identity, [req]);
-    const allowed = isAdmin(identity) || isSystem(identity) || (type && canRead(identity, req, type, ctx.roles) && canUpdate(identity, req, type, ctx.roles));
+    const allowed =
+      isAdmin(identity) ||
+      isSystem(identity) ||
+      (type && canRead(identity, req, type, ctx.roles) && canUpdate(identity, req, type, ctx.roles));
     if (!allowed || isClosedStatus(req.status)) throw Errors.permissionDenied();
     await this.deps.db.transaction(async (trx) => {
       const row = await this.load(req.id, trx, { forUpdate: true });
@@ -383,7 +406,16 @@ export class RequestsService {
       if (refs.length) filters[name] = refs;
     }
     const facets = { type: all(query.type), status: all(query.status) };
-    const res = await searchRequests(this.deps.db, { scope, where, rank, filters, facets, sort: args.sort, limit: args.size, offset: args.from });
+    const res = await searchRequests(this.deps.db, {
+      scope,
+      where,
+      rank,
+      filters,
+      facets,
+      sort: args.sort,
+      limit: args.size,
+      offset: args.from,
+    });
     const hits = await this.render(identity, res.hits);
     const bucketsOf = (counts: Map<string, number>, selected: string[], label: (k: string) => string) =>
       [...counts]

@@ -17,7 +17,12 @@ export function sagaEffectSubjects(): string[] {
 }
 
 /** Start one durable consumer per saga effect subject. */
-export function startEffectConsumers(o: { db: Knex; nats: Pick<NatsHandle, 'js' | 'jsm'>; logger: MsgLogger; ackWaitMs?: number }): ConsumerHandle[] {
+export function startEffectConsumers(o: {
+  db: Knex;
+  nats: Pick<NatsHandle, 'js' | 'jsm'>;
+  logger: MsgLogger;
+  ackWaitMs?: number;
+}): ConsumerHandle[] {
   return sagaEffectSubjects().map((subject) =>
     runConsumer<Record<string, unknown>>({
       db: o.db,

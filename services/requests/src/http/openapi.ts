@@ -57,7 +57,11 @@ export function openapiFragment(): Json {
     type: 'object',
     required: ['hits', 'links'],
     properties: {
-      hits: { type: 'object', required: ['hits', 'total'], properties: { hits: { type: 'array', items: ref('schemas', item) }, total: { type: 'integer' } } },
+      hits: {
+        type: 'object',
+        required: ['hits', 'total'],
+        properties: { hits: { type: 'array', items: ref('schemas', item) }, total: { type: 'integer' } },
+      },
       aggregations: { type: 'object' },
       sortBy: { type: 'string' },
       page: { type: 'integer' },
@@ -103,7 +107,12 @@ export function openapiFragment(): Json {
       },
       '/api/requests/{id}': {
         parameters: [id],
-        get: { operationId: 'readRequest', summary: 'Read a request', tags: TAGS, responses: { '200': ok('The request.', ref('schemas', 'Request')), ...errors } },
+        get: {
+          operationId: 'readRequest',
+          summary: 'Read a request',
+          tags: TAGS,
+          responses: { '200': ok('The request.', ref('schemas', 'Request')), ...errors },
+        },
         put: {
           operationId: 'updateRequest',
           summary: 'Update title/description (and while created: payload, receiver, topic)',
@@ -112,7 +121,13 @@ export function openapiFragment(): Json {
           requestBody: { required: true, content: json({ type: 'object' }) },
           responses: { '200': ok('The request.', ref('schemas', 'Request')), '412': ref('responses', 'BadRequest'), ...errors },
         },
-        delete: { operationId: 'deleteRequest', summary: 'Delete a created request', tags: TAGS, security, responses: { '204': noContent, ...errors } },
+        delete: {
+          operationId: 'deleteRequest',
+          summary: 'Delete a created request',
+          tags: TAGS,
+          security,
+          responses: { '204': noContent, ...errors },
+        },
       },
       '/api/requests/{id}/actions/{action}': {
         parameters: [id, pathParam('action', '`submit`, `accept`, `decline`, `cancel` (as the type allows).')],
@@ -129,11 +144,23 @@ export function openapiFragment(): Json {
       },
       '/api/requests/{id}/lock': {
         parameters: [id],
-        get: { operationId: 'lockRequest', summary: 'Lock (403 while locking is disabled)', tags: TAGS, security, responses: { '204': noContent, ...errors } },
+        get: {
+          operationId: 'lockRequest',
+          summary: 'Lock (403 while locking is disabled)',
+          tags: TAGS,
+          security,
+          responses: { '204': noContent, ...errors },
+        },
       },
       '/api/requests/{id}/unlock': {
         parameters: [id],
-        get: { operationId: 'unlockRequest', summary: 'Unlock (403 while locking is disabled)', tags: TAGS, security, responses: { '204': noContent, ...errors } },
+        get: {
+          operationId: 'unlockRequest',
+          summary: 'Unlock (403 while locking is disabled)',
+          tags: TAGS,
+          security,
+          responses: { '204': noContent, ...errors },
+        },
       },
       '/api/requests/{id}/comments': {
         parameters: [id],
@@ -148,7 +175,12 @@ export function openapiFragment(): Json {
       },
       '/api/requests/{id}/comments/{comment_id}': {
         parameters: [id, eid],
-        get: { operationId: 'readComment', summary: 'Read a comment', tags: TAGS, responses: { '200': ok('The event.', ref('schemas', 'RequestEvent')), ...errors } },
+        get: {
+          operationId: 'readComment',
+          summary: 'Read a comment',
+          tags: TAGS,
+          responses: { '200': ok('The event.', ref('schemas', 'RequestEvent')), ...errors },
+        },
         put: {
           operationId: 'updateComment',
           summary: 'Edit a comment (author); If-Match optional',
@@ -157,7 +189,13 @@ export function openapiFragment(): Json {
           requestBody: commentBody,
           responses: { '200': ok('The comment.', ref('schemas', 'RequestEvent')), '412': ref('responses', 'BadRequest'), ...errors },
         },
-        delete: { operationId: 'deleteComment', summary: 'Delete a comment (becomes a `comment_deleted` log event)', tags: TAGS, security, responses: { '204': noContent, ...errors } },
+        delete: {
+          operationId: 'deleteComment',
+          summary: 'Delete a comment (becomes a `comment_deleted` log event)',
+          tags: TAGS,
+          security,
+          responses: { '204': noContent, ...errors },
+        },
       },
       '/api/requests/{id}/comments/{comment_id}/reply': {
         parameters: [id, eid],
@@ -172,7 +210,13 @@ export function openapiFragment(): Json {
       },
       '/api/requests/{id}/comments/{comment_id}/replies': {
         parameters: [id, eid],
-        get: { operationId: 'listReplies', summary: 'Replies (oldest first)', tags: TAGS, parameters: listParams(['oldest', 'newest'], 'oldest'), responses: { '200': ok('Replies.', ref('schemas', 'EventList')), ...errors } },
+        get: {
+          operationId: 'listReplies',
+          summary: 'Replies (oldest first)',
+          tags: TAGS,
+          parameters: listParams(['oldest', 'newest'], 'oldest'),
+          responses: { '200': ok('Replies.', ref('schemas', 'EventList')), ...errors },
+        },
       },
       '/api/requests/{id}/comments/{comment_id}/replies_focused': {
         parameters: [id, eid],
@@ -186,7 +230,13 @@ export function openapiFragment(): Json {
       },
       '/api/requests/{id}/timeline': {
         parameters: [id],
-        get: { operationId: 'readTimeline', summary: 'Timeline: top-level comments (C) and log events (L)', tags: TAGS, parameters: listParams(['oldest', 'newest'], 'oldest'), responses: { '200': ok('Events.', ref('schemas', 'EventList')), ...errors } },
+        get: {
+          operationId: 'readTimeline',
+          summary: 'Timeline: top-level comments (C) and log events (L)',
+          tags: TAGS,
+          parameters: listParams(['oldest', 'newest'], 'oldest'),
+          responses: { '200': ok('Events.', ref('schemas', 'EventList')), ...errors },
+        },
       },
       '/api/requests/{id}/timeline_focused': {
         parameters: [id],
@@ -214,7 +264,26 @@ export function openapiFragment(): Json {
         },
         Request: {
           type: 'object',
-          required: ['id', 'number', 'type', 'title', 'status', 'is_open', 'is_closed', 'is_expired', 'expires_at', 'created_by', 'receiver', 'topic', 'created', 'updated', 'revision_id', 'links', 'last_reply', 'last_activity_at'],
+          required: [
+            'id',
+            'number',
+            'type',
+            'title',
+            'status',
+            'is_open',
+            'is_closed',
+            'is_expired',
+            'expires_at',
+            'created_by',
+            'receiver',
+            'topic',
+            'created',
+            'updated',
+            'revision_id',
+            'links',
+            'last_reply',
+            'last_activity_at',
+          ],
           properties: {
             id: { type: 'string', format: 'uuid' },
             number: { type: 'string', description: 'Lowercase Crockford base32 of one global sequence.' },
@@ -267,7 +336,11 @@ export function openapiFragment(): Json {
             links: { type: 'object', additionalProperties: url },
             permissions: {
               type: 'object',
-              properties: { can_update_comment: { type: 'boolean' }, can_delete_comment: { type: 'boolean' }, can_reply_comment: { type: 'boolean' } },
+              properties: {
+                can_update_comment: { type: 'boolean' },
+                can_delete_comment: { type: 'boolean' },
+                can_reply_comment: { type: 'boolean' },
+              },
             },
             children: { type: 'array', items: { type: 'object' } },
             children_count: { type: 'integer' },

@@ -18,7 +18,10 @@ export function isoTs(d: Date): string {
 
 /** `2024-05-01 10:11:12.123000`: the spec's form of comment timestamps in comment responses. */
 export function commentTs(d: Date): string {
-  return d.toISOString().replace('T', ' ').replace(/\.(\d{3})Z$/, '.$1000');
+  return d
+    .toISOString()
+    .replace('T', ' ')
+    .replace(/\.(\d{3})Z$/, '.$1000');
 }
 
 /** Options of the request serializer. */

@@ -35,7 +35,12 @@ export async function insertEvent(trx: Knex, e: NewEvent): Promise<EventRow> {
 }
 
 /** An event of a request by id; `forUpdate` locks it. */
-export async function findEvent(db: Knex, requestId: string, id: string, opts: { forUpdate?: boolean } = {}): Promise<EventRow | undefined> {
+export async function findEvent(
+  db: Knex,
+  requestId: string,
+  id: string,
+  opts: { forUpdate?: boolean } = {},
+): Promise<EventRow | undefined> {
   const sql = `SELECT ${COLUMNS} FROM request_events WHERE id = ? AND request_id = ?${opts.forUpdate ? ' FOR UPDATE' : ''}`;
   const r = (await prepared(db, sql, [id, requestId])).rows[0] as Row | undefined;
   return r ? toEvent(r) : undefined;
@@ -70,7 +75,13 @@ export async function listEvents(
 }
 
 /** 0-based position of an event among its siblings (oldest first), or undefined. */
-export async function positionOf(db: Knex, requestId: string, id: string, parentId: string | null, newestFirst = false): Promise<number | undefined> {
+export async function positionOf(
+  db: Knex,
+  requestId: string,
+  id: string,
+  parentId: string | null,
+  newestFirst = false,
+): Promise<number | undefined> {
   const r = await db.raw(
     `SELECT (SELECT count(*)::int FROM request_events s WHERE s.request_id = e.request_id
        AND s.parent_id IS NOT DISTINCT FROM e.parent_id AND s.seq ${newestFirst ? '>' : '<'} e.seq) AS pos

@@ -303,10 +303,7 @@ export async function searchRequests(
     return q;
   };
   // Why no facet filter here: InvenioRDM applies facets as a post_filter, so counts ignore the selection.
-  const typeCounts = baseQuery(db, s)
-    .select('type')
-    .count<{ type: string; n: string }[]>({ n: '*' })
-    .groupBy('type');
+  const typeCounts = baseQuery(db, s).select('type').count<{ type: string; n: string }[]>({ n: '*' }).groupBy('type');
   const statusCounts = baseQuery(db, s)
     .select('shown_status')
     .count<{ shown_status: string; n: string }[]>({ n: '*' })

@@ -84,9 +84,14 @@ export class NatsCommunitiesClient implements CommunitiesPort {
     if (!communityIds) {
       const hit = this.allRoles.get(userId);
       if (this.fresh(hit)) return hit.value;
-      const r = await callRpc<{ roles: Record<string, CommunityRole> }>(this.nc, 'rdm.communities.rpc.roles', { user_id: userId }, {
-        timeoutMs: this.o.timeoutMs,
-      });
+      const r = await callRpc<{ roles: Record<string, CommunityRole> }>(
+        this.nc,
+        'rdm.communities.rpc.roles',
+        { user_id: userId },
+        {
+          timeoutMs: this.o.timeoutMs,
+        },
+      );
       this.allRoles.set(userId, { value: r.roles ?? {}, at: Date.now() });
       return r.roles ?? {};
     }
@@ -125,9 +130,14 @@ export class NatsCommunitiesClient implements CommunitiesPort {
       } else missing.push(id);
     }
     if (missing.length > 0) {
-      const r = await callRpc<{ communities: CommunitySummary[] }>(this.nc, 'rdm.communities.rpc.get', { ids: missing }, {
-        timeoutMs: this.o.timeoutMs,
-      });
+      const r = await callRpc<{ communities: CommunitySummary[] }>(
+        this.nc,
+        'rdm.communities.rpc.get',
+        { ids: missing },
+        {
+          timeoutMs: this.o.timeoutMs,
+        },
+      );
       const at = Date.now();
       const found = new Map((r.communities ?? []).map((c) => [c.id, c]));
       for (const id of missing) {

@@ -23,14 +23,20 @@ const withId = (extra: Record<string, unknown> = {}, required: string[] = []) =>
 const asIdentity = (i: { sub: string | null; roles: string[] }): Identity => ({ sub: i.sub, roles: i.roles });
 
 /** Serve the requests RPCs on `nc`. */
-export function serveRequestsRpc(nc: NatsHandle['nc'], deps: { requests: RequestsService; actions: ActionsService; logger: MsgLogger }): RpcServer[] {
+export function serveRequestsRpc(
+  nc: NatsHandle['nc'],
+  deps: { requests: RequestsService; actions: ActionsService; logger: MsgLogger },
+): RpcServer[] {
   const opts = { queue: 'requests', logger: deps.logger };
   return [
     serveRpc<CreateInput & { identity: Identity }, unknown>(
       nc,
       'rdm.requests.rpc.create',
       async (req) => ({ request: await deps.requests.create(asIdentity(req.identity), req) }),
-      { ...opts, validate: { type: 'object', required: ['identity', 'type', 'created_by', 'receiver'], properties: { identity: identitySchema } } },
+      {
+        ...opts,
+        validate: { type: 'object', required: ['identity', 'type', 'created_by', 'receiver'], properties: { identity: identitySchema } },
+      },
     ),
     serveRpc<{ id: string; identity: Identity }, unknown>(
       nc,
@@ -38,7 +44,10 @@ export function serveRequestsRpc(nc: NatsHandle['nc'], deps: { requests: Request
       async (req) => ({ request: await deps.requests.read(asIdentity(req.identity), req.id) }),
       { ...opts, validate: withId() },
     ),
-    serveRpc<{ id: string; identity: Identity; action: string; payload?: unknown; data?: { require_review?: boolean; title?: string } }, unknown>(
+    serveRpc<
+      { id: string; identity: Identity; action: string; payload?: unknown; data?: { require_review?: boolean; title?: string } },
+      unknown
+    >(
       nc,
       'rdm.requests.rpc.action',
       async (req) => ({

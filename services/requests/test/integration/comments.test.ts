@@ -13,9 +13,17 @@ let community: { id: string };
 
 /** An open (submitted) membership request of CREATOR, received by the community where RECEIVER manages. */
 const openRequest = () =>
-  createRequest(env, { type: 'community-membership-request', created_by: { user: CREATOR }, receiver: { community: community.id }, topic: { community: community.id } });
+  createRequest(env, {
+    type: 'community-membership-request',
+    created_by: { user: CREATOR },
+    receiver: { community: community.id },
+    topic: { community: community.id },
+  });
 const comment = (id: string, user: string, content: string) =>
-  env.http.post(`/api/requests/${id}/comments`).set(as(user)).send({ payload: { content, format: 'html' } });
+  env.http
+    .post(`/api/requests/${id}/comments`)
+    .set(as(user))
+    .send({ payload: { content, format: 'html' } });
 
 beforeAll(async () => {
   env = await startEnv({ effectWaitMs: 200 });
@@ -29,7 +37,11 @@ afterAll(async () => {
 describe('comments', () => {
   it('should create (201), sanitize, read, update with If-Match and delete into a comment_deleted log', async () => {
     const r = await openRequest();
-    const created = await comment(r.id, CREATOR, '<p onclick="x()">Hi <b>there</b></p><script>bad()</script><img src="javascript:x" alt="a">');
+    const created = await comment(
+      r.id,
+      CREATOR,
+      '<p onclick="x()">Hi <b>there</b></p><script>bad()</script><img src="javascript:x" alt="a">',
+    );
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({
       type: 'C',
@@ -48,20 +60,50 @@ describe('comments', () => {
       replies_focused: `${BASE}/api/requests/${r.id}/comments/${cid}/replies_focused`,
     });
     await env.http.get(`/api/requests/${r.id}/comments/${cid}`).set(as(RECEIVER)).expect(200);
-    expect((await env.http.put(`/api/requests/${r.id}/comments/${cid}`).set(as(RECEIVER)).send({ payload: { content: 'x' } })).body).toEqual({
+    expect(
+      (
+        await env.http
+          .put(`/api/requests/${r.id}/comments/${cid}`)
+          .set(as(RECEIVER))
+          .send({ payload: { content: 'x' } })
+      ).body,
+    ).toEqual({
       status: 403,
       message: 'You do not have permission to update this comment.',
     });
-    expect((await env.http.put(`/api/requests/${r.id}/comments/${cid}`).set(as(CREATOR)).set('If-Match', '7').send({ payload: { content: 'x' } })).status).toBe(412);
-    const upd = await env.http.put(`/api/requests/${r.id}/comments/${cid}`).set(as(CREATOR)).set('If-Match', '1').send({ payload: { content: 'Edited' } }).expect(200);
+    expect(
+      (
+        await env.http
+          .put(`/api/requests/${r.id}/comments/${cid}`)
+          .set(as(CREATOR))
+          .set('If-Match', '7')
+          .send({ payload: { content: 'x' } })
+      ).status,
+    ).toBe(412);
+    const upd = await env.http
+      .put(`/api/requests/${r.id}/comments/${cid}`)
+      .set(as(CREATOR))
+      .set('If-Match', '1')
+      .send({ payload: { content: 'Edited' } })
+      .expect(200);
     expect(upd.body).toMatchObject({ revision_id: 2, payload: { content: 'Edited', format: 'html' } });
-    expect((await env.http.delete(`/api/requests/${r.id}/comments/${cid}`).set(as(RECEIVER))).body).toEqual({ status: 403, message: 'Permission denied.' });
+    expect((await env.http.delete(`/api/requests/${r.id}/comments/${cid}`).set(as(RECEIVER))).body).toEqual({
+      status: 403,
+      message: 'Permission denied.',
+    });
     expect((await env.http.delete(`/api/requests/${r.id}/comments/${cid}`).set(as('1', ['admin']))).status).toBe(403);
     const del = await env.http.delete(`/api/requests/${r.id}/comments/${cid}`).set(as(CREATOR)).expect(204);
     expect(del.text).toBe('');
     const after = await env.http.get(`/api/requests/${r.id}/comments/${cid}`).set(as(CREATOR)).expect(200);
     expect(after.body).toMatchObject({ type: 'L', payload: { event: 'comment_deleted', content: 'comment was deleted', format: 'html' } });
-    expect((await env.http.put(`/api/requests/${r.id}/comments/${cid}`).set(as(CREATOR)).send({ payload: { content: 'x' } })).body).toEqual({
+    expect(
+      (
+        await env.http
+          .put(`/api/requests/${r.id}/comments/${cid}`)
+          .set(as(CREATOR))
+          .send({ payload: { content: 'x' } })
+      ).body,
+    ).toEqual({
       status: 403,
       message: 'You cannot update/delete this event.',
     });
@@ -72,16 +114,28 @@ describe('comments', () => {
   it('should validate bodies with the reference messages and the size limit', async () => {
     const r = await openRequest();
     const missing = await env.http.post(`/api/requests/${r.id}/comments`).set(as(CREATOR)).send({});
-    expect(missing.body).toEqual({ status: 400, message: 'A validation error occurred.', errors: [{ field: 'payload', messages: ['Missing data for required field.'] }] });
+    expect(missing.body).toEqual({
+      status: 400,
+      message: 'A validation error occurred.',
+      errors: [{ field: 'payload', messages: ['Missing data for required field.'] }],
+    });
     const empty = await comment(r.id, CREATOR, '');
     expect(empty.body.errors).toEqual([{ field: 'payload.content', messages: ['Shorter than minimum length 1.'] }]);
     const long = await comment(r.id, CREATOR, 'x'.repeat(1001));
     expect(long.body.errors).toEqual([{ field: 'payload.content', messages: ['Longer than maximum length 1000.'] }]);
-    const unknown = await env.http.post(`/api/requests/${r.id}/comments`).set(as(CREATOR)).send({ payload: { content: 'a', extra: 1 } });
+    const unknown = await env.http
+      .post(`/api/requests/${r.id}/comments`)
+      .set(as(CREATOR))
+      .send({ payload: { content: 'a', extra: 1 } });
     expect(unknown.body.errors).toEqual([{ field: 'payload.extra', messages: ['Unknown field.'] }]);
-    const fmt = await env.http.post(`/api/requests/${r.id}/comments`).set(as(CREATOR)).send({ payload: { content: 'a', format: 'md' } });
+    const fmt = await env.http
+      .post(`/api/requests/${r.id}/comments`)
+      .set(as(CREATOR))
+      .send({ payload: { content: 'a', format: 'md' } });
     expect(fmt.status).toBe(400);
-    expect((await env.http.post(`/api/requests/${r.id}/comments`).set(as(CREATOR)).set('Content-Type', 'application/json').send('{bad')).body).toEqual({
+    expect(
+      (await env.http.post(`/api/requests/${r.id}/comments`).set(as(CREATOR)).set('Content-Type', 'application/json').send('{bad')).body,
+    ).toEqual({
       status: 400,
       message: 'Unable to decode JSON data in request body.',
     });
@@ -95,7 +149,12 @@ describe('comments', () => {
     const r = await openRequest();
     await env.http.post(`/api/requests/${r.id}/actions/decline`).set(as(RECEIVER)).expect(200);
     expect((await comment(r.id, CREATOR, 'still here')).status).toBe(201);
-    const sub = await createRequest(env, { type: 'community-submission', created_by: { user: CREATOR }, receiver: { community: community.id }, topic: { record: 'r1' } });
+    const sub = await createRequest(env, {
+      type: 'community-submission',
+      created_by: { user: CREATOR },
+      receiver: { community: community.id },
+      topic: { record: 'r1' },
+    });
     expect((await comment(sub.id, CREATOR, 'draft note')).status).toBe(201);
     expect((await comment(sub.id, RECEIVER, 'no')).status).toBe(403);
   });
@@ -105,14 +164,20 @@ describe('comments', () => {
     const top = (await comment(r.id, CREATOR, 'top')).body;
     const replies = [];
     for (let i = 0; i < 7; i++) {
-      const rep = await env.http.post(`/api/requests/${r.id}/comments/${top.id}/reply`).set(as(RECEIVER)).send({ payload: { content: `r${i}` } });
+      const rep = await env.http
+        .post(`/api/requests/${r.id}/comments/${top.id}/reply`)
+        .set(as(RECEIVER))
+        .send({ payload: { content: `r${i}` } });
       expect(rep.status).toBe(201);
       replies.push(rep.body);
     }
     expect(replies[0]).toMatchObject({ parent_id: top.id });
     expect(replies[0].links.self_html).toMatch(new RegExp(`#commentevent-${top.id}_${replies[0].id}$`));
     expect(replies[0].links.reply).toBeUndefined();
-    const nested = await env.http.post(`/api/requests/${r.id}/comments/${replies[0].id}/reply`).set(as(CREATOR)).send({ payload: { content: 'deep' } });
+    const nested = await env.http
+      .post(`/api/requests/${r.id}/comments/${replies[0].id}/reply`)
+      .set(as(CREATOR))
+      .send({ payload: { content: 'deep' } });
     expect(nested.body).toEqual({
       status: 400,
       message:
@@ -143,7 +208,10 @@ describe('comments', () => {
     const f = await env.http.get(`/api/requests/${r.id}/timeline_focused?size=2&focus_event_id=${ids[4]}`).set(as(CREATOR)).expect(200);
     expect(f.body.page).toBe(3);
     expect(f.body.hits.hits.map((e: any) => e.id)).toEqual([ids[4]]);
-    const unknown = await env.http.get(`/api/requests/${r.id}/timeline_focused?size=2&focus_event_id=${randomUUID()}`).set(as(CREATOR)).expect(200);
+    const unknown = await env.http
+      .get(`/api/requests/${r.id}/timeline_focused?size=2&focus_event_id=${randomUUID()}`)
+      .set(as(CREATOR))
+      .expect(200);
     expect(unknown.body.page).toBe(1);
     const req = await env.http.get(`/api/requests/${r.id}`).set(as(CREATOR)).expect(200);
     expect(req.body.last_reply).toMatchObject({ id: ids[4], type: 'C' });
@@ -164,7 +232,11 @@ describe('requests RPC', () => {
       topic: { record: 'abc12-def34' },
       key: 'review:abc12-def34:1',
     });
-    expect(created.request).toMatchObject({ status: 'created', topic: { record: 'abc12-def34' }, links: { actions: { submit: expect.any(String) } } });
+    expect(created.request).toMatchObject({
+      status: 'created',
+      topic: { record: 'abc12-def34' },
+      links: { actions: { submit: expect.any(String) } },
+    });
     const again = await callRpc<any>(env.nats.nc, 'rdm.requests.rpc.create', {
       identity,
       type: 'community-submission',
@@ -176,8 +248,12 @@ describe('requests RPC', () => {
     expect(again.request.id).toBe(created.request.id);
     const got = await callRpc<any>(env.nats.nc, 'rdm.requests.rpc.get', { id: created.request.id, identity });
     expect(got.request.id).toBe(created.request.id);
-    await expect(callRpc(env.nats.nc, 'rdm.requests.rpc.get', { id: created.request.id, identity: { sub: OTHER, roles: [] } })).rejects.toMatchObject({ status: 403 });
-    await expect(callRpc(env.nats.nc, 'rdm.requests.rpc.action', { id: created.request.id, identity, action: 'nope' })).rejects.toMatchObject({
+    await expect(
+      callRpc(env.nats.nc, 'rdm.requests.rpc.get', { id: created.request.id, identity: { sub: OTHER, roles: [] } }),
+    ).rejects.toMatchObject({ status: 403 });
+    await expect(
+      callRpc(env.nats.nc, 'rdm.requests.rpc.action', { id: created.request.id, identity, action: 'nope' }),
+    ).rejects.toMatchObject({
       status: 400,
       message: "Error for action 'nope': No such action available",
     });
@@ -189,11 +265,17 @@ describe('requests RPC', () => {
       data: { require_review: true, title: 'Ocean data' },
     });
     expect(sub.request).toMatchObject({ status: 'submitted', title: 'Ocean data' });
-    expect(await callRpc(env.nats.nc, 'rdm.requests.rpc.count-open', { receiver: { community: community.id } })).toMatchObject({ count: expect.any(Number) });
+    expect(await callRpc(env.nats.nc, 'rdm.requests.rpc.count-open', { receiver: { community: community.id } })).toMatchObject({
+      count: expect.any(Number),
+    });
     const count = (await callRpc<any>(env.nats.nc, 'rdm.requests.rpc.count-open', { receiver: { community: community.id } })).count;
     expect(count).toBeGreaterThanOrEqual(1);
-    await expect(callRpc(env.nats.nc, 'rdm.requests.rpc.delete', { id: created.request.id, identity })).rejects.toMatchObject({ status: 403 });
-    await expect(callRpc(env.nats.nc, 'rdm.requests.rpc.delete', { id: created.request.id, identity: { sub: 'system', roles: ['system'] } })).rejects.toMatchObject({
+    await expect(callRpc(env.nats.nc, 'rdm.requests.rpc.delete', { id: created.request.id, identity })).rejects.toMatchObject({
+      status: 403,
+    });
+    await expect(
+      callRpc(env.nats.nc, 'rdm.requests.rpc.delete', { id: created.request.id, identity: { sub: 'system', roles: ['system'] } }),
+    ).rejects.toMatchObject({
       status: 400,
     });
     const draft = await callRpc<any>(env.nats.nc, 'rdm.requests.rpc.create', {
@@ -204,9 +286,17 @@ describe('requests RPC', () => {
       topic: { record: 'zzz' },
     });
     expect(await callRpc(env.nats.nc, 'rdm.requests.rpc.delete', { id: draft.request.id, identity })).toEqual({ deleted: true });
-    await expect(callRpc(env.nats.nc, 'rdm.requests.rpc.create', { identity, type: 'nope', created_by: { user: '1' }, receiver: { user: '2' } })).rejects.toMatchObject({ status: 400 });
     await expect(
-      callRpc(env.nats.nc, 'rdm.requests.rpc.create', { identity, type: 'community-invitation', created_by: { user: '1' }, receiver: { user: '2' }, topic: { community: community.id } }),
+      callRpc(env.nats.nc, 'rdm.requests.rpc.create', { identity, type: 'nope', created_by: { user: '1' }, receiver: { user: '2' } }),
+    ).rejects.toMatchObject({ status: 400 });
+    await expect(
+      callRpc(env.nats.nc, 'rdm.requests.rpc.create', {
+        identity,
+        type: 'community-invitation',
+        created_by: { user: '1' },
+        receiver: { user: '2' },
+        topic: { community: community.id },
+      }),
     ).rejects.toMatchObject({ status: 400, fieldErrors: [{ field: 'created_by', messages: ['Invalid reference.'] }] });
   });
 });

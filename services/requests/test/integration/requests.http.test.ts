@@ -80,7 +80,11 @@ describe('community-invitation over HTTP', () => {
     expect(ob.map((x) => x.subject)).toEqual(['rdm.requests.request.created']);
     const tl = await env.http.get(`/api/requests/${r.id}/timeline`).set(as(INVITEE)).expect(200);
     expect(tl.body.hits.total).toBe(1);
-    expect(tl.body.hits.hits[0]).toMatchObject({ type: 'C', created_by: { user: OWNER }, payload: { content: '<p>Join us</p>', format: 'html' } });
+    expect(tl.body.hits.hits[0]).toMatchObject({
+      type: 'C',
+      created_by: { user: OWNER },
+      payload: { content: '<p>Join us</p>', format: 'html' },
+    });
     expect(tl.body.links.self).toBe(`${BASE}/api/requests/${r.id}/timeline?page=1&size=25&sort=oldest`);
   });
 
@@ -140,12 +144,20 @@ describe('community-invitation over HTTP', () => {
     expect(tl.body.hits.hits[1].created_by).toEqual({ user: INVITEE });
     const ob = await env.tdb.db('outbox').where({ aggregate_id: r.id }).orderBy('seq');
     expect(ob.map((x) => x.subject)).toEqual(['rdm.requests.request.created', 'rdm.requests.request.accepted']);
-    expect(ob[1].payload.data).toMatchObject({ id: r.id, type: 'community-invitation', actor: { user: INVITEE }, payload: { role: 'curator' } });
+    expect(ob[1].payload.data).toMatchObject({
+      id: r.id,
+      type: 'community-invitation',
+      actor: { user: INVITEE },
+      payload: { role: 'curator' },
+    });
   });
 
   it('should roll back the whole action when the comment is empty', async () => {
     const r = await invite();
-    const res = await env.http.post(`/api/requests/${r.id}/actions/accept`).set(as(INVITEE)).send({ payload: { content: '' } });
+    const res = await env.http
+      .post(`/api/requests/${r.id}/actions/accept`)
+      .set(as(INVITEE))
+      .send({ payload: { content: '' } });
     expect(res.status).toBe(400);
     expect(res.body.errors).toEqual([{ field: 'payload.content', messages: ['Shorter than minimum length 1.'] }]);
     const after = await env.http.get(`/api/requests/${r.id}`).set(as(INVITEE)).expect(200);
@@ -206,7 +218,11 @@ describe('PUT /api/requests/<id>', () => {
     const r = await invite();
     await env.http.post(`/api/requests/${r.id}/actions/decline`).set(as(INVITEE)).expect(200);
     expect((await env.http.put(`/api/requests/${r.id}`).set(as(INVITEE)).send({ title: 'x' })).status).toBe(403);
-    await env.http.put(`/api/requests/${r.id}`).set(as('99', ['admin'])).send({ title: 'x' }).expect(200);
+    await env.http
+      .put(`/api/requests/${r.id}`)
+      .set(as('99', ['admin']))
+      .send({ title: 'x' })
+      .expect(200);
   });
 });
 
@@ -237,13 +253,19 @@ describe('request lists', () => {
     ]);
     const filtered = await env.http.get('/api/requests?status=declined').set(as(INVITEE)).expect(200);
     expect(filtered.body.hits.hits.every((h: any) => h.status === 'declined')).toBe(true);
-    expect(filtered.body.aggregations.status.buckets.find((b: any) => b.key === 'declined')).toMatchObject({ is_selected: true, label: 'Declined' });
+    expect(filtered.body.aggregations.status.buckets.find((b: any) => b.key === 'declined')).toMatchObject({
+      is_selected: true,
+      label: 'Declined',
+    });
     expect(filtered.body.aggregations.status.buckets.map((b: any) => b.key)).toContain('submitted');
     const open = await env.http.get('/api/requests?is_open=true').set(as(INVITEE)).expect(200);
     expect(open.body.hits.hits.every((h: any) => h.is_open)).toBe(true);
     const byOwner = await env.http.get('/api/requests').set(as(OWNER)).expect(200);
     expect(byOwner.body.hits.hits.map((h: any) => h.id)).toContain(mine.id);
-    const q = await env.http.get(`/api/requests?q=${encodeURIComponent(`"${mine.number}"`)}`).set(as(INVITEE)).expect(200);
+    const q = await env.http
+      .get(`/api/requests?q=${encodeURIComponent(`"${mine.number}"`)}`)
+      .set(as(INVITEE))
+      .expect(200);
     expect(q.body.hits.hits.map((h: any) => h.id)).toEqual([mine.id]);
     expect((await env.http.get('/api/requests?q=(').set(as(INVITEE))).status).toBe(400);
     expect((await env.http.get('/api/requests?sort=nope').set(as(INVITEE))).status).toBe(400);
@@ -255,7 +277,7 @@ describe('request lists', () => {
     expect(rec.body.hits.hits.every((h: any) => h.receiver.user === INVITEE)).toBe(true);
   });
 
-  it('should list the user\'s requests at /api/user/requests', async () => {
+  it("should list the user's requests at /api/user/requests", async () => {
     const r = await invite();
     const res = await env.http.get('/api/user/requests').set(as(INVITEE)).expect(200);
     expect(res.body.hits.hits.map((h: any) => h.id)).toContain(r.id);

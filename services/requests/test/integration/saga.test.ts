@@ -41,7 +41,11 @@ function simulateRecords(): void {
 
 let recordSeq = 0;
 const submission = (receiver: string, record = `rec${++recordSeq}`) =>
-  createRequest(env, { type: 'community-submission', created_by: { user: DEPOSITOR }, receiver: { community: receiver }, topic: { record } }, { sub: DEPOSITOR, roles: [] });
+  createRequest(
+    env,
+    { type: 'community-submission', created_by: { user: DEPOSITOR }, receiver: { community: receiver }, topic: { record } },
+    { sub: DEPOSITOR, roles: [] },
+  );
 
 beforeAll(async () => {
   env = await startEnv({ effectWaitMs: 1500 });
@@ -166,7 +170,10 @@ describe('community-submission saga', () => {
     const r = await submission(closedSubmission.id);
     const res = await env.http.post(`/api/requests/${r.id}/actions/submit`).set(as(DEPOSITOR));
     expect(res.body).toEqual({ status: 403, message: 'Submission to this community is only allowed to community members.' });
-    expect((await env.http.post(`/api/requests/${r.id}/actions/submit`).set(as(OUTSIDER))).body).toEqual({ status: 403, message: 'Permission denied.' });
+    expect((await env.http.post(`/api/requests/${r.id}/actions/submit`).set(as(OUTSIDER))).body).toEqual({
+      status: 403,
+      message: 'Permission denied.',
+    });
   });
 
   it('should delete only while created (creator), then 404', async () => {

@@ -6,15 +6,7 @@
  * durable effect consumers.
  */
 import { createServer } from 'node:net';
-import {
-  type ConsumerHandle,
-  ensureStream,
-  type EventEnvelope,
-  OutboxRelay,
-  type RpcServer,
-  serveRpc,
-  signIdentity,
-} from '@rdm/platform';
+import { type ConsumerHandle, ensureStream, type EventEnvelope, OutboxRelay, type RpcServer, serveRpc, signIdentity } from '@rdm/platform';
 import { type NatsServerProcess, spawnNatsServer, type TestDb, testDb, testLogger, testNats } from '@rdm/platform/testing';
 import { randomUUID } from 'node:crypto';
 import supertest from 'supertest';

@@ -38,7 +38,9 @@ export async function up(knex: Knex): Promise<void> {
       revision_id integer NOT NULL DEFAULT 1,
       search_vector tsvector NOT NULL DEFAULT ''::tsvector
     )`);
-  await knex.raw('CREATE UNIQUE INDEX IF NOT EXISTS requests_idempotency_key ON requests (idempotency_key) WHERE idempotency_key IS NOT NULL');
+  await knex.raw(
+    'CREATE UNIQUE INDEX IF NOT EXISTS requests_idempotency_key ON requests (idempotency_key) WHERE idempotency_key IS NOT NULL',
+  );
   await knex.raw('CREATE INDEX IF NOT EXISTS requests_created_by_idx ON requests (created_by_type, created_by_id)');
   await knex.raw('CREATE INDEX IF NOT EXISTS requests_receiver_idx ON requests (receiver_type, receiver_id, shown_status)');
   await knex.raw('CREATE INDEX IF NOT EXISTS requests_topic_idx ON requests (topic_type, topic_id)');

@@ -88,8 +88,7 @@ export const COMMUNITY_TYPES: RequestType[] = [
     expiresInDays: 30,
     deletable: false,
     defaultTitle: (ctx) => `Invitation to join "${ctx.community?.title ?? ''}"`,
-    defaultDescription: (payload) =>
-      typeof payload?.role === 'string' ? `You will join as "${capitalize(payload.role)}".` : undefined,
+    defaultDescription: (payload) => (typeof payload?.role === 'string' ? `You will join as "${capitalize(payload.role)}".` : undefined),
     selfHtml: (req, ctx) => `/communities/${ctx.community?.slug ?? 'unknown'}/requests/${req.id}`,
     contextCommunity: 'topic',
   },
