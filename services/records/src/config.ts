@@ -35,9 +35,15 @@ export const configProperties = {
     type: 'integer',
     default: 15000,
     minimum: 50,
-    description: 'Timeout of rdm.requests.rpc.action (submit-review waits for an auto-accepted publication): keep it above REQUEST_EFFECT_WAIT_MS of requests.',
+    description:
+      'Timeout of rdm.requests.rpc.action (submit-review waits for an auto-accepted publication): keep it above REQUEST_EFFECT_WAIT_MS of requests.',
   },
-  COMMUNITIES_ROLES_TTL_MS: { type: 'integer', default: 5000, minimum: 0, description: 'How long community roles are cached (dropped on membership events).' },
+  COMMUNITIES_ROLES_TTL_MS: {
+    type: 'integer',
+    default: 5000,
+    minimum: 0,
+    description: 'How long community roles are cached (dropped on membership events).',
+  },
   FILES_RPC_TIMEOUT_MS: { type: 'integer', default: 5000, minimum: 50, description: 'Timeout of rdm.files.rpc.* calls.' },
 } as const satisfies Record<string, EnvProperty>;
 

@@ -87,7 +87,9 @@ export class CommunitiesComponent {
       throw Errors.validation([{ field: 'communities', messages: ['Missing data for required field.'] }]);
     }
     if (list.length > MAX_COMMUNITIES_PER_CALL) {
-      throw Errors.validation([{ field: 'communities', messages: [`Too many communities passed, ${list.length} > ${MAX_COMMUNITIES_PER_CALL}.`] }]);
+      throw Errors.validation([
+        { field: 'communities', messages: [`Too many communities passed, ${list.length} > ${MAX_COMMUNITIES_PER_CALL}.`] },
+      ]);
     }
     return list.map((c, i) => {
       if (!isObj(c) || typeof c.id !== 'string' || c.id === '') {
@@ -179,7 +181,8 @@ export class CommunitiesComponent {
       const c = { ...((locked.communities ?? {}) as ParentCommunities) };
       const removed: string[] = [];
       for (const cid of wanted) {
-        if (!isManager && !CURATOR_ROLES.includes(roles[cid] as never)) errors.push({ community_id: cid, message: INCLUSION_MESSAGES.denied });
+        if (!isManager && !CURATOR_ROLES.includes(roles[cid] as never))
+          errors.push({ community_id: cid, message: INCLUSION_MESSAGES.denied });
         else if (!(c.ids ?? []).includes(cid)) errors.push({ community_id: cid, message: INCLUSION_MESSAGES.notIncluded });
         else {
           c.ids = (c.ids ?? []).filter((x) => x !== cid);

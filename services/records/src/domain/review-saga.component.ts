@@ -65,7 +65,11 @@ class Refusal extends Error {
 }
 
 /** `parent.communities` with `community` added (default for a first version or when none). */
-export function withCommunity(current: Record<string, unknown> | undefined, community: CommunitySummary, isFirst: boolean): ParentCommunities {
+export function withCommunity(
+  current: Record<string, unknown> | undefined,
+  community: CommunitySummary,
+  isFirst: boolean,
+): ParentCommunities {
   const c = (current ?? {}) as ParentCommunities;
   const ids = [...(c.ids ?? [])];
   const entries = [...(c.entries ?? [])].filter((e) => (e as { id?: string }).id !== community.id);
@@ -88,7 +92,12 @@ export class ReviewSagaComponent {
       this.d.logger.warn({ request: r.id, type: r.type }, 'accepted request without record topic or community receiver; ignored');
       return;
     }
-    const claim = await reviewRepo.claimEffect(trx, { request_id: r.id, request_type: r.type, record_id: topic, community_id: communityId });
+    const claim = await reviewRepo.claimEffect(trx, {
+      request_id: r.id,
+      request_type: r.type,
+      record_id: topic,
+      community_id: communityId,
+    });
     if (claim.outcome === 'published' || claim.outcome === 'included') {
       this.d.logger.debug({ request: r.id }, 'effect already applied; nothing re-emitted');
       return;
@@ -140,7 +149,10 @@ export class ReviewSagaComponent {
           isEdit: hasRecord,
           frozen,
           requestId,
-          parentPatch: (p: ParentRow) => ({ communities: withCommunity(p.communities, community, isFirst) as Record<string, unknown>, review: null }),
+          parentPatch: (p: ParentRow) => ({
+            communities: withCommunity(p.communities, community, isFirst) as Record<string, unknown>,
+            review: null,
+          }),
         }),
       )
       .catch(ReviewSagaComponent.asRefusal);

@@ -82,7 +82,9 @@ export class ReviewComponent {
   }
 
   /** The first-version draft `id` with its parent (404 otherwise), `hasRecord` for edit drafts. */
-  private async load(id: string): Promise<{ parent: ParentRow; hasRecord: boolean; draft: NonNullable<Awaited<ReturnType<typeof repo.getDraft>>> }> {
+  private async load(
+    id: string,
+  ): Promise<{ parent: ParentRow; hasRecord: boolean; draft: NonNullable<Awaited<ReturnType<typeof repo.getDraft>>> }> {
     const found = await repo.getDraftWithParent(this.d.db, id);
     if (!found?.parent) {
       const record = await repo.getRecord(this.d.db, id);
@@ -94,7 +96,8 @@ export class ReviewComponent {
 
   /** Resolve a community id or slug to a live community (400 on the `field` otherwise). */
   async resolveCommunity(idOrSlug: unknown, field = 'receiver.community'): Promise<CommunitySummary> {
-    if (typeof idOrSlug !== 'string' || idOrSlug === '') throw Errors.validation([{ field, messages: [REVIEW_MESSAGES.communityNotFound] }]);
+    if (typeof idOrSlug !== 'string' || idOrSlug === '')
+      throw Errors.validation([{ field, messages: [REVIEW_MESSAGES.communityNotFound] }]);
     const [c] = await this.d.communities.get([idOrSlug]);
     if (!c || c.is_deleted) throw Errors.validation([{ field, messages: [REVIEW_MESSAGES.communityNotFound] }]);
     return c;

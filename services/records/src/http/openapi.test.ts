@@ -22,7 +22,6 @@ const BASE = 'http://127.0.0.1:5000';
 const logger = createLogger('records', 'silent');
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv2020) => void;
 
-
 /** An ajv validator of one component schema (component `$ref`s mapped to `$defs`). */
 function componentValidator(schemas: Record<string, unknown>, name: string) {
   const defs = JSON.parse(JSON.stringify(schemas).replaceAll('"#/components/schemas/', '"#/$defs/'));

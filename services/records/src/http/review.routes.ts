@@ -21,7 +21,10 @@ const BODY_LIMIT = '1mb';
 function communityList(items: CommunitySummary[], baseUrl: string, path: string) {
   const hits = items.map((c) => ({
     ...c,
-    links: { self: `${baseUrl}/api/communities/${encodeURIComponent(c.id)}`, self_html: `${baseUrl}/communities/${encodeURIComponent(c.slug)}` },
+    links: {
+      self: `${baseUrl}/api/communities/${encodeURIComponent(c.id)}`,
+      self_html: `${baseUrl}/communities/${encodeURIComponent(c.slug)}`,
+    },
   }));
   return { hits: { hits, total: hits.length }, links: { self: `${baseUrl}${path}` } };
 }

@@ -216,20 +216,25 @@ describe('records errors and edge cases', () => {
     it('should refuse public → restricted after the grace period', async () => {
       const d = await create();
       const body = { metadata: fullMetadata(), access: { record: 'restricted', files: 'restricted' } };
-      await env.db('drafts').where({ id: d.id }).update({ created: new Date(Date.now() - 31 * 86_400_000) });
+      await env
+        .db('drafts')
+        .where({ id: d.id })
+        .update({ created: new Date(Date.now() - 31 * 86_400_000) });
       const res = await env.request.put(`/api/records/${d.id}/draft`).set(as(OWNER)).send(body);
       expect(res.status).toBe(400);
       expect(res.body.errors).toEqual([
         {
           field: '_schema',
-          messages: ['Record visibility can not be changed to restricted anymore. Please contact support if you still need to make these changes.'],
+          messages: [
+            'Record visibility can not be changed to restricted anymore. Please contact support if you still need to make these changes.',
+          ],
         },
       ]);
       const fresh = await create();
       expect((await env.request.put(`/api/records/${fresh.id}/draft`).set(as(OWNER)).send(body)).status).toBe(200);
     });
 
-    it('should answer the spec\'s GET …/draft/pids/doi with 204 (404 for unknown ids)', async () => {
+    it("should answer the spec's GET …/draft/pids/doi with 204 (404 for unknown ids)", async () => {
       const d = await create();
       expect((await env.request.get(`/api/records/${d.id}/draft/pids/doi`)).status).toBe(204);
       expect((await env.request.get('/api/records/aaaaa-aaa00/draft/pids/doi')).body).toEqual(NO_PID);

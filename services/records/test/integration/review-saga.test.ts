@@ -44,12 +44,19 @@ describe('review saga (rdm.requests.request.* consumers)', () => {
   });
 
   /** A valid draft with a file and a submitted review to `c`; returns the draft and the request id. */
-  async function submitted(c: CommunitySummary, access?: Record<string, string>): Promise<{ id: string; parentId: string; requestId: string }> {
+  async function submitted(
+    c: CommunitySummary,
+    access?: Record<string, string>,
+  ): Promise<{ id: string; parentId: string; requestId: string }> {
     const d = (
       await env.request
         .post('/api/records')
         .set(as(OWNER))
-        .send({ metadata: fullMetadata(), ...(access ? { access } : {}), parent: { review: { type: 'community-submission', receiver: { community: c.id } } } })
+        .send({
+          metadata: fullMetadata(),
+          ...(access ? { access } : {}),
+          parent: { review: { type: 'community-submission', receiver: { community: c.id } } },
+        })
         .expect(201)
     ).body;
     env.files.addFile(d.id, 'data.csv', { size: 2048 });
@@ -142,7 +149,11 @@ describe('review saga (rdm.requests.request.* consumers)', () => {
     // As runConsumer runs a delivery: inbox row then the handler, in one transaction each.
     const deliveries = Array.from({ length: 20 }, () =>
       env.db.transaction(async (trx) => {
-        await prepared(trx, 'INSERT INTO inbox (message_id, consumer, subject) VALUES (?, ?, ?)', [randomUUID(), 'concurrency-test', e.type]);
+        await prepared(trx, 'INSERT INTO inbox (message_id, consumer, subject) VALUES (?, ?, ?)', [
+          randomUUID(),
+          'concurrency-test',
+          e.type,
+        ]);
         await env.parts.saga!.onAccepted(trx, { ...e, id: randomUUID() });
       }),
     );
@@ -155,7 +166,9 @@ describe('review saga (rdm.requests.request.* consumers)', () => {
   it('should follow the request status: declined, then unlinked on cancel', async () => {
     const s = await submitted(open);
     await send(envelope('declined', s.requestId, 'community-submission', s.id, open.id));
-    await waitFor(async () => ((await env.request.get(`/api/records/${s.id}/draft`).set(as(OWNER))).body.status === 'declined' ? true : undefined));
+    await waitFor(async () =>
+      (await env.request.get(`/api/records/${s.id}/draft`).set(as(OWNER))).body.status === 'declined' ? true : undefined,
+    );
     // A late `submitted` never moves a closed review back.
     await send(envelope('submitted', s.requestId, 'community-submission', s.id, open.id));
     const s2 = await submitted(open);
@@ -188,7 +201,11 @@ describe('review saga (rdm.requests.request.* consumers)', () => {
       { community_id: restricted.id, message: SAGA_MESSAGES.restricted },
     ]);
     const requestId = add.body.processed[0].request_id;
-    expect(env.fakeRequests.requests.get(requestId)).toMatchObject({ type: 'community-inclusion', status: 'submitted', topic: { record: d.id } });
+    expect(env.fakeRequests.requests.get(requestId)).toMatchObject({
+      type: 'community-inclusion',
+      status: 'submitted',
+      topic: { record: d.id },
+    });
     await send(envelope('accepted', requestId, 'community-inclusion', d.id, open.id));
     const added = await waitFor(async () => (await outbox('rdm.records.inclusion.added', 'request_id', requestId))[0]);
     expect(added.payload.data).toEqual({ parent_id: d.parent.id, record_id: d.id, community_id: open.id, request_id: requestId });
@@ -199,8 +216,19 @@ describe('review saga (rdm.requests.request.* consumers)', () => {
     const listed = await env.request.get(`/api/communities/${open.id}/records`).expect(200);
     expect(listed.body.hits.hits.map((h: any) => h.id)).toContain(d.id);
 
-    expect((await env.request.delete(`/api/records/${d.id}/communities`).set(as('999')).send({ communities: [{ id: open.id }] })).status).toBe(403);
-    const del = await env.request.delete(`/api/records/${d.id}/communities`).set(as(CURATOR)).send({ communities: [{ id: open.id }] }).expect(200);
+    expect(
+      (
+        await env.request
+          .delete(`/api/records/${d.id}/communities`)
+          .set(as('999'))
+          .send({ communities: [{ id: open.id }] })
+      ).status,
+    ).toBe(403);
+    const del = await env.request
+      .delete(`/api/records/${d.id}/communities`)
+      .set(as(CURATOR))
+      .send({ communities: [{ id: open.id }] })
+      .expect(200);
     expect(del.body).toEqual({});
     expect(await outbox('rdm.records.inclusion.removed', 'parent_id', d.parent.id)).toHaveLength(1);
     expect((await env.request.get(`/api/records/${d.id}`).expect(200)).body.parent.communities).toEqual({});

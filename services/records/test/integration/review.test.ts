@@ -30,12 +30,21 @@ describe('draft review (/draft/review, /draft/actions/submit-review)', () => {
   });
 
   async function draft(body: Record<string, unknown> = {}): Promise<any> {
-    const d = (await env.request.post('/api/records').set(as(OWNER)).send({ metadata: fullMetadata(), ...body }).expect(201)).body;
+    const d = (
+      await env.request
+        .post('/api/records')
+        .set(as(OWNER))
+        .send({ metadata: fullMetadata(), ...body })
+        .expect(201)
+    ).body;
     env.files.addFile(d.id, 'data.csv');
     return d;
   }
   const putReview = (id: string, c: string, user = OWNER) =>
-    env.request.put(`/api/records/${id}/draft/review`).set(as(user)).send({ type: 'community-submission', receiver: { community: c } });
+    env.request
+      .put(`/api/records/${id}/draft/review`)
+      .set(as(user))
+      .send({ type: 'community-submission', receiver: { community: c } });
 
   it('should create the review with the draft from parent.review (slug accepted)', async () => {
     const d = await draft({ parent: { review: { type: 'community-submission', receiver: { community: 'open-one' } } } });
@@ -95,7 +104,10 @@ describe('draft review (/draft/review, /draft/actions/submit-review)', () => {
 
   it('should refuse invalid review bodies and other users', async () => {
     const d = await draft();
-    const type = await env.request.put(`/api/records/${d.id}/draft/review`).set(as(OWNER)).send({ type: 'x', receiver: { community: open.id } });
+    const type = await env.request
+      .put(`/api/records/${d.id}/draft/review`)
+      .set(as(OWNER))
+      .send({ type: 'x', receiver: { community: open.id } });
     expect(type.status).toBe(400);
     expect(type.body.errors).toEqual([{ field: 'type', messages: [REVIEW_MESSAGES.invalidType] }]);
     expect((await putReview(d.id, 'nope')).status).toBe(400);
@@ -120,7 +132,13 @@ describe('draft review (/draft/review, /draft/actions/submit-review)', () => {
   });
 
   it('should validate the draft before submitting (400 as publish) and require a boolean require_review', async () => {
-    const d = (await env.request.post('/api/records').set(as(OWNER)).send({ metadata: { title: 'Only a title' } }).expect(201)).body;
+    const d = (
+      await env.request
+        .post('/api/records')
+        .set(as(OWNER))
+        .send({ metadata: { title: 'Only a title' } })
+        .expect(201)
+    ).body;
     await putReview(d.id, open.id).expect(200);
     const invalid = await env.request.post(`/api/records/${d.id}/draft/actions/submit-review`).set(as(OWNER)).send({});
     expect(invalid.status).toBe(400);
@@ -159,7 +177,9 @@ describe('draft review (/draft/review, /draft/actions/submit-review)', () => {
     const delDraft = await env.request.delete(`/api/records/${d.id}/draft`).set(as(OWNER));
     expect(delDraft.status).toBe(400);
     expect(delDraft.body.message).toBe(REVIEW_MESSAGES.deleteOpen);
-    expect((await env.request.post(`/api/records/${d.id}/draft/actions/publish`).set(as(OWNER))).body.message).toBe(REVIEW_MESSAGES.publishOpen);
+    expect((await env.request.post(`/api/records/${d.id}/draft/actions/publish`).set(as(OWNER))).body.message).toBe(
+      REVIEW_MESSAGES.publishOpen,
+    );
     expect((await putReview(d.id, other.id)).body.message).toBe(REVIEW_MESSAGES.exists);
   });
 

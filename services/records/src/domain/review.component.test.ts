@@ -1,0 +1,141 @@
+import { describe, expect, it } from 'vitest';
+import type { ParentRow } from './model.js';
+import type { CommunitiesPort, CommunitySummary, RequestsPort } from './ports.js';
+import { ctxOf } from './records.service.js';
+import { can } from './records.policy.js';
+import { REVIEW_MESSAGES, ReviewComponent } from './review.component.js';
+import { withCommunity } from './review-saga.component.js';
+import { draftStatus } from './serializers.js';
+import { CommunitiesComponent } from './communities.component.js';
+
+const C1: CommunitySummary = { id: 'c1', slug: 'one', title: 'One', visibility: 'public', is_deleted: false };
+const C2: CommunitySummary = { id: 'c2', slug: 'two', title: 'Two', visibility: 'restricted', is_deleted: false };
+const GONE: CommunitySummary = { id: 'c3', slug: 'gone', title: 'Gone', visibility: 'public', is_deleted: true };
+
+class FakeCommunities implements CommunitiesPort {
+  rolesCalls = 0;
+  constructor(private readonly roleMap: Record<string, Record<string, 'owner' | 'manager' | 'curator' | 'reader'>> = {}) {}
+  async get(ids: string[]) {
+    return [C1, C2, GONE].filter((c) => ids.includes(c.id) || ids.includes(c.slug));
+  }
+  async roles(user: string, ids?: string[]) {
+    this.rolesCalls++;
+    const all = this.roleMap[user] ?? {};
+    return Object.fromEntries(Object.entries(all).filter(([c]) => !ids || ids.includes(c)));
+  }
+}
+const noRequests = {} as RequestsPort;
+
+function parent(over: Partial<ParentRow> = {}): ParentRow {
+  return {
+    id: 'p',
+    owner_id: '1',
+    created: new Date(),
+    updated: new Date(),
+    revision_id: 1,
+    access: { owned_by: { user: '1' }, settings: {} as ParentRow['access']['settings'], grants: [], links: [] },
+    communities: {},
+    pids: {},
+    latest_id: null,
+    latest_index: 0,
+    next_draft_id: 'd',
+    review: null,
+    ...over,
+  };
+}
+const review = (status: NonNullable<ParentRow['review']>['status']) => ({
+  id: 'r',
+  type: 'community-submission',
+  receiver: { community: 'c1' },
+  status,
+});
+const row = { access: { record: 'public', files: 'public' } } as never;
+
+describe(ReviewComponent.name, () => {
+  const sut = new ReviewComponent({
+    db: {} as never,
+    records: {} as never,
+    requests: noRequests,
+    communities: new FakeCommunities(),
+    logger: console,
+    baseUrl: 'x',
+  });
+
+  it('should refuse a direct publish while the review is created or submitted, not once closed', () => {
+    const { beforePublish } = sut.hooks();
+    for (const s of ['created', 'submitted'] as const) {
+      expect(() => beforePublish!(parent({ review: review(s) }))).toThrow(REVIEW_MESSAGES.publishOpen);
+    }
+    for (const s of ['declined', 'expired'] as const) expect(() => beforePublish!(parent({ review: review(s) }))).not.toThrow();
+    expect(() => beforePublish!(parent())).not.toThrow();
+  });
+
+  it('should refuse deleting a draft only while its review is open', () => {
+    const { beforeDeleteDraft } = sut.hooks();
+    expect(() => beforeDeleteDraft!(parent({ review: review('submitted') }))).toThrow(REVIEW_MESSAGES.deleteOpen);
+    expect(() => beforeDeleteDraft!(parent({ review: review('created') }))).not.toThrow();
+  });
+
+  it('should validate the review body: type, receiver, unknown or deleted community', async () => {
+    await expect(sut.validateBody({ type: 'community-submission', receiver: { community: 'one' } })).resolves.toEqual(C1);
+    await expect(sut.validateBody({ type: 'x', receiver: { community: 'one' } })).rejects.toMatchObject({
+      status: 400,
+      fieldErrors: [{ field: 'type', messages: [REVIEW_MESSAGES.invalidType] }],
+    });
+    for (const c of ['nope', 'gone']) {
+      await expect(sut.validateBody({ type: 'community-submission', receiver: { community: c } })).rejects.toMatchObject({
+        status: 400,
+        fieldErrors: [{ field: 'receiver.community', messages: [REVIEW_MESSAGES.communityNotFound] }],
+      });
+    }
+  });
+
+  it('should derive the draft status from the review', () => {
+    expect(draftStatus(false, parent({ review: review('created') }))).toBe('draft_with_review');
+    expect(draftStatus(false, parent({ review: review('submitted') }))).toBe('in_review');
+    expect(draftStatus(false, parent({ review: review('declined') }))).toBe('declined');
+    expect(draftStatus(false, parent({ review: review('expired') }))).toBe('expired');
+    expect(draftStatus(false, parent())).toBe('draft');
+    expect(draftStatus(true, parent({ review: review('submitted') }))).toBe('published');
+  });
+});
+
+describe(CommunitiesComponent.name, () => {
+  it('should give curators of the open review community the review level, and nothing before submission', async () => {
+    const communities = new FakeCommunities({ '5': { c1: 'curator' }, '6': { c1: 'reader' } });
+    const sut = new CommunitiesComponent({ db: {} as never, records: {} as never, requests: noRequests, communities, logger: console });
+    const p = parent({ review: review('submitted') });
+    const curator = await sut.accessCtx({ sub: '5', roles: [] }, ctxOf(row, p), p);
+    expect(can('read_draft', { sub: '5', roles: [] }, curator)).toBe(true);
+    expect(can('update_draft', { sub: '5', roles: [] }, curator)).toBe(true);
+    expect(can('delete_draft', { sub: '5', roles: [] }, curator)).toBe(false);
+    const reader = await sut.accessCtx({ sub: '6', roles: [] }, ctxOf(row, p), p);
+    expect(can('read_draft', { sub: '6', roles: [] }, reader)).toBe(false);
+    const created = parent({ review: review('created') });
+    const before = await sut.accessCtx({ sub: '5', roles: [] }, ctxOf(row, created), created);
+    expect(can('read_draft', { sub: '5', roles: [] }, before)).toBe(false);
+    expect(communities.rolesCalls).toBe(2);
+  });
+
+  it("should give members view of the record's communities and curators manage", async () => {
+    const communities = new FakeCommunities({ '5': { c1: 'curator' }, '6': { c1: 'reader' } });
+    const sut = new CommunitiesComponent({ db: {} as never, records: {} as never, requests: noRequests, communities, logger: console });
+    const p = parent({ communities: { ids: ['c1'], default: 'c1' } });
+    const restricted = { access: { record: 'restricted', files: 'restricted' } } as never;
+    const reader = await sut.accessCtx({ sub: '6', roles: [] }, ctxOf(restricted, p), p);
+    expect(can('read', { sub: '6', roles: [] }, reader)).toBe(true);
+    expect(can('manage', { sub: '6', roles: [] }, reader)).toBe(false);
+    const curator = await sut.accessCtx({ sub: '5', roles: [] }, ctxOf(restricted, p), p);
+    expect(can('manage', { sub: '5', roles: [] }, curator)).toBe(true);
+    expect(can('read', { sub: '7', roles: [] }, ctxOf(restricted, p))).toBe(false);
+  });
+});
+
+describe('withCommunity', () => {
+  it('should add the community as default for a first version, keep the default otherwise, never twice', () => {
+    expect(withCommunity({}, C1, true)).toEqual({ ids: ['c1'], default: 'c1', entries: [C1] });
+    const both = withCommunity({ ids: ['c1'], default: 'c1', entries: [C1] }, C2, false);
+    expect(both).toEqual({ ids: ['c1', 'c2'], default: 'c1', entries: [C1, C2] });
+    expect(withCommunity(both as Record<string, unknown>, C2, false)).toEqual(both);
+  });
+});
