@@ -14,6 +14,7 @@ import type { FilesPort } from '../rpc/files.client.js';
 import type { VocabulariesPort } from '../rpc/vocabularies.client.js';
 import { openapiFragment, toComponentSchema, writeFormSchemas } from './openapi.js';
 import { registerRecordsRoutes } from './records.routes.js';
+import { registerReviewRoutes } from './review.routes.js';
 import { registerSearchRoutes } from './search.routes.js';
 
 type Doc = { paths: Record<string, Record<string, any>>; components: Record<string, Record<string, any>> };
@@ -92,7 +93,7 @@ describe(openapiFragment.name, () => {
     expect(() => validator.resolveRefs()).not.toThrow();
   });
 
-  it('should document search, records, drafts, publish, pids, versions and files import', () => {
+  it('should document search, records, drafts, publish, pids, versions, files import, reviews and record communities', () => {
     const ops = Object.entries(fragment.paths).flatMap(([p, item]) => METHODS.filter((m) => item[m]).map((m) => `${m.toUpperCase()} ${p}`));
     expect(ops.sort()).toEqual(
       [
@@ -112,6 +113,14 @@ describe(openapiFragment.name, () => {
         'GET /api/records/{id}/versions/latest',
         'GET /api/user/records',
         'GET /api/communities/{id}/records',
+        'GET /api/records/{id}/draft/review',
+        'PUT /api/records/{id}/draft/review',
+        'DELETE /api/records/{id}/draft/review',
+        'POST /api/records/{id}/draft/actions/submit-review',
+        'GET /api/records/{id}/communities',
+        'POST /api/records/{id}/communities',
+        'DELETE /api/records/{id}/communities',
+        'GET /api/records/{id}/communities-suggestions',
       ].sort(),
     );
     const search = fragment.paths['/api/records'].get;
@@ -155,6 +164,7 @@ describe(openapiFragment.name, () => {
     const deps = { config: { PUBLIC_BASE_URL: BASE, DOI_RESOLVER_URL: 'https://doi.org' }, db: {}, logger } as never;
     registerSearchRoutes(router, deps);
     registerRecordsRoutes(router, { service: {} as RecordsService, baseUrl: BASE, doiResolverUrl: 'https://doi.org' });
+    registerReviewRoutes(router, { review: {} as never, communities: {} as never, baseUrl: BASE });
     const ids = new Set<string>();
     for (const [path, item] of Object.entries(fragment.paths)) {
       for (const m of METHODS.filter((k) => item[k])) {

@@ -18,6 +18,7 @@
 import { readFileSync } from 'node:fs';
 import type { AppState, Router } from '@rdm/platform';
 import { RECORD_SORTS } from '../search/search.service.js';
+import { reviewPaths, reviewSchemas } from './openapi-review.js';
 
 type Json = Record<string, unknown>;
 
@@ -336,15 +337,16 @@ function paths(): Record<string, Json> {
       },
     },
     '/api/communities/{id}/records': {
-      parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' }, description: 'Community id.' }],
+      parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' }, description: 'Community id or slug.' }],
       get: {
         operationId: 'searchCommunityRecords',
         summary: "A community's records",
         description:
-          'As `GET /api/records`, limited to records whose parent belongs to the community (an unknown community lists nothing).',
+          'As `GET /api/records`, limited to records whose parent belongs to the community (404 for an unknown community, 410 for a ' +
+          "deleted one); the community's members also see its restricted records.",
         tags: TAGS,
         parameters: searchParams(false),
-        responses: { '200': recordList('A page of records with facets.'), ...errors('400') },
+        responses: { '200': recordList('A page of records with facets.'), ...errors('400', '404', '410') },
       },
     },
   };
@@ -602,9 +604,9 @@ export function openapiFragment(): Json {
   return {
     openapi: '3.1.0',
     info: { title: 'records', version: '1.0.0' },
-    paths: paths(),
+    paths: { ...paths(), ...reviewPaths() },
     components: {
-      schemas: { ...readSchemas(), ...writeFormSchemas() },
+      schemas: { ...readSchemas(), ...writeFormSchemas(), ...reviewSchemas() },
       responses: {
         InvalidToken: {
           description: 'The bearer token is invalid, expired or revoked (gateway, `AUTH_INVALID_TOKEN=reject`).',

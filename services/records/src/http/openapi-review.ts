@@ -1,0 +1,224 @@
+/**
+ * OpenAPI fragment of reviews and record communities (merged into the records fragment by
+ * `openapi.ts`): `/api/records/{id}/draft/review`, `…/draft/actions/submit-review`,
+ * `/api/records/{id}/communities`, `…/communities-suggestions`, and their schemas. Shared
+ * components (`Error`, responses, headers) are the gateway's and only referenced.
+ *
+ * When to edit: review.routes.ts, review.component.ts or communities.component.ts change.
+ */
+type Json = Record<string, unknown>;
+
+const ref = (section: string, name: string) => ({ $ref: `#/components/${section}/${name}` });
+const schemaRef = (name: string) => ref('schemas', name);
+const json = (schema: Json) => ({ 'application/json': { schema } });
+const TAGS = ['records'];
+const AUTHENTICATED = [{ bearerAuth: [] }, { accessToken: [] }];
+const rate: Json = {
+  'X-RateLimit-Limit': ref('headers', 'X-RateLimit-Limit'),
+  'X-RateLimit-Remaining': ref('headers', 'X-RateLimit-Remaining'),
+  'X-RateLimit-Reset': ref('headers', 'X-RateLimit-Reset'),
+};
+const E: Record<string, Json> = {
+  '400': ref('responses', 'BadRequest'),
+  '401': ref('responses', 'InvalidToken'),
+  '403': ref('responses', 'PermissionDenied'),
+  '404': ref('responses', 'NotFound'),
+  '410': { description: 'The record has been deleted.', content: json(schemaRef('Error')) },
+  '429': ref('responses', 'TooManyRequests'),
+  '503': ref('responses', 'ServiceUnavailable'),
+};
+const errors = (...codes: string[]): Json => Object.fromEntries(['401', '429', '503', ...codes].sort().map((c) => [c, E[c]]));
+const idParam = { name: 'id', in: 'path', required: true, schema: { type: 'string' }, description: 'Record id (`abcde-12345`).' };
+const ok = (description: string, schema: string) => ({ description, headers: rate, content: json(schemaRef(schema)) });
+const communitiesBody = { required: true, content: json(schemaRef('RecordCommunitiesWrite')) };
+
+/** The paths. */
+export function reviewPaths(): Record<string, Json> {
+  return {
+    '/api/records/{id}/draft/review': {
+      parameters: [idParam],
+      get: {
+        operationId: 'getDraftReview',
+        summary: "The draft's review request",
+        description: 'The community-submission request as the caller sees it; 404 `Review for draft not found` without one.',
+        tags: TAGS,
+        security: AUTHENTICATED,
+        responses: { '200': ok('The review request.', 'ReviewRequest'), ...errors('403', '404', '410') },
+      },
+      put: {
+        operationId: 'putDraftReview',
+        summary: 'Create or replace the review request',
+        description:
+          'Creates a `community-submission` request (status `created`) to the community (id or slug), replacing a `created` one. ' +
+          '400: invalid type (`type`), unknown or deleted community (`receiver.community`), a published record or a new version, an open review.',
+        tags: TAGS,
+        security: AUTHENTICATED,
+        requestBody: { required: true, content: json(schemaRef('ReviewWrite')) },
+        responses: { '200': ok('The new review request.', 'ReviewRequest'), ...errors('400', '403', '404', '410') },
+      },
+      delete: {
+        operationId: 'deleteDraftReview',
+        summary: 'Delete the review request',
+        description: '204; 404 without a review; 400 `An open review cannot be deleted.` once submitted.',
+        tags: TAGS,
+        security: AUTHENTICATED,
+        responses: { '204': { description: 'Deleted.', headers: rate }, ...errors('400', '403', '404', '410') },
+      },
+    },
+    '/api/records/{id}/draft/actions/submit-review': {
+      parameters: [idParam],
+      post: {
+        operationId: 'submitDraftReview',
+        summary: 'Submit the draft for review',
+        description:
+          'Validates the draft as publish would (400), checks the community submission policy (403 `Submission to this community is only allowed ' +
+          'to community members.`) and submits the request. When the community accepts the submitter directly (review policy, ' +
+          '`require_review` false) the request comes back `accepted` and the record is published.',
+        tags: TAGS,
+        security: AUTHENTICATED,
+        requestBody: { required: false, content: json(schemaRef('SubmitReview')) },
+        responses: { '202': ok('The request, with `links.next_html`.', 'ReviewRequest'), ...errors('400', '403', '404', '410') },
+      },
+    },
+    '/api/records/{id}/communities': {
+      parameters: [idParam],
+      get: {
+        operationId: 'listRecordCommunities',
+        summary: "The record's communities",
+        tags: TAGS,
+        responses: { '200': ok('Community summaries.', 'CommunitySummaryList'), ...errors('403', '404', '410') },
+      },
+      post: {
+        operationId: 'addRecordCommunities',
+        summary: 'Request inclusion of the record in communities',
+        description: 'One `community-inclusion` request per community, submitted (auto-accepted when the policy allows). At most 10.',
+        tags: TAGS,
+        security: AUTHENTICATED,
+        requestBody: communitiesBody,
+        responses: { '200': ok('Processed requests and per-community errors.', 'InclusionResult'), ...errors('400', '403', '404', '410') },
+      },
+      delete: {
+        operationId: 'removeRecordCommunities',
+        summary: 'Remove the record from communities',
+        description: 'Record owners, or curators (and up) of each community. `{}` or `{errors}` for the communities refused.',
+        tags: TAGS,
+        security: AUTHENTICATED,
+        requestBody: communitiesBody,
+        responses: { '200': ok('Errors of the communities refused, if any.', 'RemovalResult'), ...errors('400', '403', '404', '410') },
+      },
+    },
+    '/api/records/{id}/communities-suggestions': {
+      parameters: [idParam],
+      get: {
+        operationId: 'recordCommunitySuggestions',
+        summary: 'Communities of the caller the record is not in',
+        tags: TAGS,
+        security: AUTHENTICATED,
+        responses: { '200': ok('Community summaries.', 'CommunitySummaryList'), ...errors('403', '404', '410') },
+      },
+    },
+  };
+}
+
+const str = { type: 'string' };
+const bool = { type: 'boolean' };
+const ref1 = { type: 'object', additionalProperties: { type: 'string' }, minProperties: 1, maxProperties: 1 };
+const perCommunityErrors = {
+  type: 'array',
+  items: { type: 'object', properties: { community_id: str, message: str }, required: ['community_id', 'message'] },
+};
+
+/** The schemas. */
+export function reviewSchemas(): Record<string, Json> {
+  const summary = {
+    type: 'object',
+    properties: {
+      id: str,
+      slug: str,
+      title: str,
+      visibility: str,
+      members_visibility: str,
+      member_policy: str,
+      record_submission_policy: str,
+      review_policy: str,
+      is_deleted: bool,
+      links: { type: 'object', properties: { self: str, self_html: str } },
+    },
+    required: ['id', 'slug'],
+  };
+  return {
+    ReviewRequest: {
+      type: 'object',
+      description: 'A request in the requests service API shape.',
+      properties: {
+        id: str,
+        number: str,
+        type: str,
+        title: str,
+        status: str,
+        is_open: bool,
+        is_closed: bool,
+        created_by: ref1,
+        receiver: ref1,
+        topic: { oneOf: [ref1, { type: 'null' }] },
+        links: { type: 'object', properties: { self: str, self_html: str, next_html: str, actions: { type: 'object' } } },
+      },
+      required: ['id', 'type', 'status'],
+    },
+    ReviewWrite: {
+      type: 'object',
+      properties: {
+        type: { type: 'string', enum: ['community-submission'] },
+        receiver: {
+          type: 'object',
+          properties: { community: { type: 'string', description: 'Community id or slug.' } },
+          required: ['community'],
+        },
+      },
+      required: ['type', 'receiver'],
+    },
+    SubmitReview: {
+      type: 'object',
+      properties: {
+        payload: { type: 'object', properties: { content: str, format: { type: 'string', enum: ['html'] } }, required: ['content'] },
+        require_review: bool,
+      },
+    },
+    RecordCommunitiesWrite: {
+      type: 'object',
+      properties: {
+        communities: {
+          type: 'array',
+          minItems: 1,
+          maxItems: 10,
+          items: {
+            type: 'object',
+            properties: { id: { type: 'string', description: 'Community id or slug.' }, require_review: bool },
+            required: ['id'],
+          },
+        },
+      },
+      required: ['communities'],
+    },
+    InclusionResult: {
+      type: 'object',
+      properties: {
+        processed: {
+          type: 'array',
+          items: { type: 'object', properties: { community_id: str, request_id: str }, required: ['community_id', 'request_id'] },
+        },
+        errors: perCommunityErrors,
+      },
+      required: ['processed'],
+    },
+    RemovalResult: { type: 'object', properties: { errors: perCommunityErrors } },
+    CommunitySummary: summary,
+    CommunitySummaryList: {
+      type: 'object',
+      properties: {
+        hits: { type: 'object', properties: { hits: { type: 'array', items: schemaRef('CommunitySummary') }, total: { type: 'integer' } } },
+        links: { type: 'object', properties: { self: str } },
+      },
+    },
+  };
+}
