@@ -143,6 +143,21 @@ describe('review saga (rdm.requests.request.* consumers)', () => {
     expect(await env.db('records').where({ id: s.id })).toHaveLength(0);
   });
 
+  it("should list a community's restricted records to its members only", async () => {
+    const s = await submitted(open, { record: 'restricted', files: 'restricted' });
+    await send(envelope('accepted', s.requestId, 'community-submission', s.id, open.id));
+    await waitFor(async () => ((await env.db('records').where({ id: s.id })).length ? true : undefined));
+    const ids = async (user: string | null) =>
+      (await env.request.get(`/api/communities/${open.id}/records`).set(as(user)).expect(200)).body.hits.hits.map((h: any) => h.id);
+    expect(await ids(null)).not.toContain(s.id);
+    expect(await ids('999')).not.toContain(s.id);
+    expect(await ids(CURATOR)).toContain(s.id);
+    expect(await ids(OWNER)).toContain(s.id);
+    // Members read the restricted record itself too.
+    expect((await env.request.get(`/api/records/${s.id}`).set(as(CURATOR))).status).toBe(200);
+    expect((await env.request.get(`/api/records/${s.id}`).set(as('999'))).status).toBe(403);
+  });
+
   it('should publish once under 20 concurrent deliveries of the same request', async () => {
     const s = await submitted(open);
     const e = envelope('accepted', s.requestId, 'community-submission', s.id, open.id);

@@ -1,6 +1,7 @@
 import { foldText } from '@rdm/platform';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerSearchRoutes } from '../../src/http/search.routes.js';
+import { community } from './review-support.js';
 import { as, BASE, type Env, startEnv } from './support.js';
 
 const API = `${BASE}/api`;
@@ -559,6 +560,8 @@ describe('record search (GET /api/records, /api/user/records, /api/communities/<
 
   describe('GET /api/communities/<id>/records', () => {
     it('should list the records of a community (none until communities exist) with community links', async () => {
+      env.fakeCommunities.add(community('my-community', { id: 'c0ffee00-0000-4000-8000-000000000001' }));
+      expect((await env.request.get('/api/communities/unknown-community/records')).status).toBe(404);
       const res = await env.request.get('/api/communities/my-community/records');
       expect(res.status).toBe(200);
       expect(res.body.hits).toEqual({ hits: [], total: 0 });
