@@ -71,8 +71,9 @@ const { app, health, service, review, saga } = createApp({
   communities,
   extraRoutes,
 });
-// Why: the consumers need the REQUESTS stream; whoever starts first creates it (same config as requests').
-await ensureStream(jsm, { name: 'REQUESTS', subjects: eventSubjects('requests') });
+// Why: the consumers need the REQUESTS stream; whoever starts first creates it, with exactly the
+// requests service's subjects (services/requests/src/events/streams.ts) so neither rewrites it.
+await ensureStream(jsm, { name: 'REQUESTS', subjects: ['rdm.requests.request.>'] });
 let stopMemberWatch: (() => Promise<void>) | undefined;
 const memberWatch = {
   name: 'communities-member-watch',

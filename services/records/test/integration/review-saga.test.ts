@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ensureStream, eventSubjects, prepared } from '@rdm/platform';
+import { ensureStream, prepared } from '@rdm/platform';
 import { waitFor } from '@rdm/platform/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CommunitySummary } from '../../src/domain/ports.js';
@@ -21,7 +21,7 @@ describe('review saga (rdm.requests.request.* consumers)', () => {
 
   beforeAll(async () => {
     env = await startEnv({ extraRoutes: [registerSearchRoutes] });
-    await ensureStream(env.nats.jsm, { name: 'REQUESTS', subjects: eventSubjects('requests') });
+    await ensureStream(env.nats.jsm, { name: 'REQUESTS', subjects: ['rdm.requests.request.>'] });
     workers = requestConsumerWorkers({
       db: env.db,
       nats: env.nats,
