@@ -18,6 +18,26 @@ export class Health {
     this.checks[name] = check;
   }
 
+  /**
+   * Hold readiness until `done` settles: the check `name` (default `startup`) answers `starting`
+   * until then, and the rejection's message if it rejects. `runService` holds readiness until
+   * the workers started and the RPC subscriptions reached NATS.
+   */
+  holdUntil(done: Promise<unknown>, name = 'startup'): void {
+    let state: { ok: true } | { ok: false; reason: string } = { ok: false, reason: 'starting' };
+    done.then(
+      () => {
+        state = { ok: true };
+      },
+      (err: unknown) => {
+        state = { ok: false, reason: `failed: ${(err as Error)?.message ?? String(err)}` };
+      },
+    );
+    this.add(name, () => {
+      if (!state.ok) throw new Error(state.reason);
+    });
+  }
+
   /** Mark the process as draining: readiness fails from now on. */
   setShuttingDown(): void {
     this.shuttingDown = true;

@@ -39,7 +39,11 @@ describe(createHttpApp.name, () => {
     expect(id.body).toEqual({ status: 404, message: 'The persistent identifier does not exist.' });
     const q = await request(app()).get('/items/abc?q=x%00');
     expect(q.status).toBe(400);
-    expect(q.body).toEqual({ status: 400, message: 'Invalid querystring parameters.', errors: [{ field: 'q', messages: ['Must not contain NUL characters.'] }] });
+    expect(q.body).toEqual({
+      status: 400,
+      message: 'Invalid querystring parameters.',
+      errors: [{ field: 'q', messages: ['Must not contain NUL characters.'] }],
+    });
     expect((await request(app()).get('/items/%E0%A4%A')).status).toBe(400);
   });
 });

@@ -67,6 +67,8 @@ export async function connectNats(opts: ConnectNatsOptions): Promise<NatsHandle>
       }
     })().catch(() => undefined);
   }
+  // Track disconnections from the start, for natsHealthCheck.
+  connectionTracker(nc);
   const js = jetstream(nc);
   const jsm = await jetstreamManager(nc);
   return { nc, js, jsm };
@@ -112,6 +114,8 @@ export interface ServeRpcOptions<Req> {
 /** A running RPC endpoint. */
 export interface RpcServer {
   subject: string;
+  /** Resolves once the NATS server has the subscription (a flush round trip): from then on callers find a responder. */
+  ready: Promise<void>;
   /** Stop receiving requests and wait for in-flight handlers. */
   stop(): Promise<void>;
 }
@@ -209,12 +213,100 @@ export function serveRpc<Req = unknown, Res = unknown>(
     },
   });
 
+  // Why flush: the SUB is only buffered by the client; until the server has it, a request
+  // (from another connection) finds no responder and the caller gets a 503.
+  const ready = trackFlush(nc.flush());
+
   return {
     subject,
+    ready,
     async stop() {
       if (!sub.isClosed()) await sub.drain().catch(() => undefined);
       await Promise.allSettled([...inflight]);
     },
+  };
+}
+
+const pendingFlushes = new Set<Promise<void>>();
+
+function trackFlush(p: Promise<void>): Promise<void> {
+  const tracked = p.catch(() => undefined);
+  pendingFlushes.add(tracked);
+  void tracked.finally(() => pendingFlushes.delete(tracked));
+  return p;
+}
+
+/**
+ * Resolves once every RPC subscription made so far in this process reached its NATS server (or
+ * failed to). `runService` awaits it before `/readyz` turns ready, so a service is never ready
+ * before it is reachable over RPC.
+ */
+export async function rpcSubscriptionsFlushed(): Promise<void> {
+  await Promise.allSettled([...pendingFlushes]);
+}
+
+/** Options of natsHealthCheck. */
+export interface NatsHealthOptions {
+  /** How long a disconnection may last before readiness fails (default 2000 ms): a blip is not an outage. */
+  graceMs?: number;
+  /** Round trip to the server while connected (default true): catches a connection that is open but dead. */
+  ping?: boolean;
+}
+
+/** Longest wait for the server's answer to a readiness ping. */
+const PING_TIMEOUT_MS = 1000;
+
+const trackers = new WeakMap<NatsConnection, { disconnectedAt: number | undefined }>();
+
+/** The connection's disconnect/reconnect tracker (one per connection, started on first use). */
+function connectionTracker(nc: NatsConnection): { disconnectedAt: number | undefined } {
+  let t = trackers.get(nc);
+  if (t) return t;
+  const tracker: { disconnectedAt: number | undefined } = { disconnectedAt: undefined };
+  t = tracker;
+  trackers.set(nc, tracker);
+  void (async () => {
+    for await (const s of nc.status()) {
+      if (s.type === 'disconnect') tracker.disconnectedAt ??= Date.now();
+      else if (s.type === 'reconnect') tracker.disconnectedAt = undefined;
+    }
+  })().catch(() => undefined);
+  return tracker;
+}
+
+/**
+ * A readiness check (`health.add('nats', natsHealthCheck(nc))`) that fails while the connection
+ * is closed or has been disconnected for longer than `graceMs`. Why not `nc.isClosed()`: a
+ * connection that reconnects forever is never closed, only disconnected; services must say "not
+ * ready" during a NATS outage and "ready" again after it without a restart. Create it right after
+ * connecting: disconnections before its creation are not seen.
+ */
+export function natsHealthCheck(nc: NatsConnection, opts: NatsHealthOptions = {}): () => Promise<void> {
+  const graceMs = opts.graceMs ?? 2000;
+  const ping = opts.ping ?? true;
+  const tracker = connectionTracker(nc);
+  return async () => {
+    if (nc.isClosed()) throw new Error('nats connection closed');
+    const since = tracker.disconnectedAt;
+    if (since !== undefined) {
+      const ms = Date.now() - since;
+      if (ms > graceMs) throw new Error(`nats disconnected for ${Math.round(ms / 1000)} s`);
+      return;
+    }
+    if (!ping) return;
+    // Why bounded: a flush started just before the client notices a disconnection waits for the
+    // reconnect; then the grace period decides.
+    let timer: NodeJS.Timeout | undefined;
+    const answered = await Promise.race([
+      nc.flush().then(() => true),
+      new Promise<boolean>((resolve) => {
+        timer = setTimeout(resolve, PING_TIMEOUT_MS, false);
+      }),
+    ]).finally(() => clearTimeout(timer));
+    if (answered) return;
+    const after = tracker.disconnectedAt;
+    if (after !== undefined && Date.now() - after <= graceMs) return;
+    throw new Error('nats ping timeout');
   };
 }
 

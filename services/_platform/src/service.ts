@@ -1,5 +1,7 @@
 /**
- * Process lifecycle of a service: listen, run background workers, and on SIGTERM/SIGINT drain
+ * Process lifecycle of a service: listen, run background workers, turn ready (`/readyz`) only
+ * once the workers started, the RPC subscriptions reached NATS and `ready` resolved (a service is
+ * never ready before it is reachable), and on SIGTERM/SIGINT drain
  * in order — readiness fails, HTTP stops accepting and finishes in-flight requests, workers
  * (relays, consumers) stop, pools and connections close — within SHUTDOWN_TIMEOUT_MS.
  */
@@ -7,6 +9,7 @@ import type { Server } from 'node:http';
 import type Koa from 'koa';
 import type { Health } from './health.js';
 import type { Logger } from './logger.js';
+import { rpcSubscriptionsFlushed } from './nats.js';
 
 /** A background worker started after listen and stopped on shutdown. */
 export interface Worker {
@@ -27,10 +30,20 @@ export interface RunServiceOptions {
   /** Closed last (db pools, NATS connection, telemetry). */
   closers?: (() => Promise<unknown> | unknown)[];
   shutdownTimeoutMs?: number;
+  /** More things readiness waits for (e.g. consumers' `ready`); RPC subscriptions are awaited anyway. */
+  ready?: Promise<unknown>[];
 }
 
 /** Start the HTTP server and workers; resolves once listening. Returns a stop function. */
 export async function runService(o: RunServiceOptions): Promise<{ server: Server; stop: (reason?: string) => Promise<void> }> {
+  let started!: () => void;
+  let failed!: (err: unknown) => void;
+  o.health.holdUntil(
+    new Promise<void>((resolve, reject) => {
+      started = resolve;
+      failed = reject;
+    }),
+  );
   const server = o.app.listen(o.port, o.host);
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
@@ -40,7 +53,14 @@ export async function runService(o: RunServiceOptions): Promise<{ server: Server
     server.once('listening', resolve);
     server.once('error', reject);
   });
-  for (const w of o.workers ?? []) await w.start();
+  try {
+    for (const w of o.workers ?? []) await w.start();
+    await Promise.all([rpcSubscriptionsFlushed(), ...(o.ready ?? [])]);
+    started();
+  } catch (err) {
+    failed(err);
+    throw err;
+  }
   o.logger.info({ port: o.port, host: o.host }, `${o.name} listening`);
 
   let stopping: Promise<void> | undefined;

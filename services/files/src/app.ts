@@ -2,7 +2,16 @@
  * The files service's koa app (no listen, so tests drive it with supertest): platform base app
  * plus the files routes. Health: database, storage and (when given) the NATS connection.
  */
-import { AppError, createHttpApp, type Knex, type Logger, mountRouter, UNSTORABLE_MESSAGE } from '@rdm/platform';
+import {
+  AppError,
+  createHttpApp,
+  type Knex,
+  type Logger,
+  mountRouter,
+  type NatsHandle,
+  natsHealthCheck,
+  UNSTORABLE_MESSAGE,
+} from '@rdm/platform';
 import { type FilesConfig, maxFileBytes } from './config.js';
 import type { FilesAuthorizer } from './domain/authorizer.js';
 import { FilesService } from './domain/files.service.js';
@@ -29,7 +38,7 @@ export interface AppDeps {
   storage: ObjectStorage;
   authorizer: FilesAuthorizer;
   /** NATS connection, for readiness. */
-  nc?: { isClosed(): boolean };
+  nc?: NatsHandle['nc'];
 }
 
 /** The composed app and what main.ts needs besides it. */
@@ -48,7 +57,8 @@ export function createApp(deps: AppDeps): FilesApp {
     logger,
     identitySecret: config.IDENTITY_SECRET,
     // A NUL in a file key or record id is a malformed request here, like any other bad key.
-    unstorablePathError: () => new AppError('invalid_key', 400, 'Invalid file key.', { fieldErrors: [{ field: 'key', messages: [UNSTORABLE_MESSAGE] }] }),
+    unstorablePathError: () =>
+      new AppError('invalid_key', 400, 'Invalid file key.', { fieldErrors: [{ field: 'key', messages: [UNSTORABLE_MESSAGE] }] }),
   });
   const gc = new StorageGc({ db, storage, logger, intervalMs: config.FILES_JANITOR_INTERVAL_MS });
   const service = new FilesService({
@@ -68,9 +78,7 @@ export function createApp(deps: AppDeps): FilesApp {
   health.add('storage', () => storage.check());
   if (deps.nc) {
     const nc = deps.nc;
-    health.add('nats', () => {
-      if (nc.isClosed()) throw new Error('nats connection closed');
-    });
+    health.add('nats', natsHealthCheck(nc));
   }
   mountRouter(app, openapiRouter());
   mountRouter(app, filesRouter({ service, links: new FileLinks(config.PUBLIC_BASE_URL) }));

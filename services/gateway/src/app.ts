@@ -4,7 +4,7 @@
  * unless AUTH_INVALID_TOKEN=anonymous) → route (404/405) → body limit → proxy. No domain logic,
  * and no identity is ever read from clients.
  */
-import { AppError, Errors, type Health, type Identity, type Logger, createHttpApp } from '@rdm/platform';
+import { AppError, Errors, type Health, type Identity, type Logger, createHttpApp, natsHealthCheck } from '@rdm/platform';
 import type { Context } from 'koa';
 import type Koa from 'koa';
 import { type NatsConnection, type Principal, TokenCache, type TokenVerifier, extractToken } from './auth.js';
@@ -14,6 +14,7 @@ import { answerEarly, type DrainLimits } from './early-answer.js';
 import { OPENAPI_PATH, OpenApiAssembler, buildBaseDocument } from './openapi.js';
 import { UpstreamProxy, type Upstream, parseUpstream } from './proxy.js';
 import { RateLimiter, rateLimitHeaders } from './rate-limit.js';
+import { upstreamsCheck } from './readiness.js';
 import { RouteMatcher, allowedMethods } from './route-matcher.js';
 import { ROUTES, type RouteSpec, SERVICES, type ServiceName } from './routes.js';
 
@@ -93,21 +94,19 @@ export function createApp(deps: GatewayDeps): Gateway {
     logger,
   });
 
-  if (deps.nc) {
-    const nc = deps.nc;
-    health.add('nats', async () => {
-      if (nc.isClosed()) throw new Error('closed');
-      await nc.flush();
-    });
-  }
-  if (config.READY_CHECK_UPSTREAMS) {
-    for (const s of SERVICES) {
-      health.add(s, async () => {
-        const res = await fetch(`${upstreams[s].origin}/healthz`, { signal: AbortSignal.timeout(1000) });
-        await res.body?.cancel();
-        if (!res.ok) throw new Error(`status ${res.status}`);
-      });
-    }
+  // Readiness: NATS (token checks need it; a disconnection beyond a short grace fails it) and the
+  // services' own readiness (readiness.ts: by default, not ready only when none is).
+  if (deps.nc) health.add('nats', natsHealthCheck(deps.nc));
+  const readyUpstreams = parseServiceList(config.READY_UPSTREAMS).map((s) => upstreams[s]);
+  if (readyUpstreams.length > 0) {
+    health.add(
+      'upstreams',
+      upstreamsCheck({
+        upstreams: readyUpstreams,
+        mode: config.READY_UPSTREAMS_MODE === 'all' ? 'all' : 'any',
+        cacheMs: config.READY_UPSTREAMS_CACHE_MS,
+      }),
+    );
   }
 
   app.use(
@@ -179,6 +178,14 @@ export function createApp(deps: GatewayDeps): Gateway {
   });
 
   return { app, health, tokens, limiter, proxy, matcher, openapi, upstreams };
+}
+
+/** `users,records` → the known service names it lists (config validation has refused unknown ones). */
+function parseServiceList(value: string): ServiceName[] {
+  return value
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s): s is ServiceName => (SERVICES as readonly string[]).includes(s));
 }
 
 function serveOpenApi(ctx: Context, openapi: OpenApiAssembler): void {

@@ -97,7 +97,20 @@ export const configProperties = {
     minimum: 0,
     description: 'Tries per service to fetch its OpenAPI fragment at start-up.',
   },
-  READY_CHECK_UPSTREAMS: { type: 'boolean', default: false, description: 'Also require every service /healthz for /readyz.' },
+  READY_UPSTREAMS: {
+    type: 'string',
+    default: 'users,vocabularies,records,files',
+    pattern:
+      '^\\s*(none|(users|vocabularies|records|files|requests|communities)\\s*(,\\s*(users|vocabularies|records|files|requests|communities)\\s*)*)$',
+    description: 'Services whose /readyz the gateway /readyz consults (comma-separated), or `none`.',
+  },
+  READY_UPSTREAMS_MODE: {
+    type: 'string',
+    default: 'any',
+    enum: ['any', 'all'],
+    description: '`any`: not ready only when none of READY_UPSTREAMS is ready (a database or NATS outage); `all`: every one must be ready.',
+  },
+  READY_UPSTREAMS_CACHE_MS: { type: 'integer', default: 1000, minimum: 0, description: "How long a service's readiness answer is reused." },
 } as const satisfies Record<string, EnvProperty>;
 
 /** The gateway's frozen configuration. */

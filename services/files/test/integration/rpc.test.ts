@@ -46,6 +46,8 @@ describe('files RPC, consumers and outbox over NATS', () => {
     server = await testNats(h.nats.url, 'files-rpc');
     client = await testNats(h.nats.url, 'records-client');
     rpcs = serveFilesRpc(server.nc, h.service, testLogger('files-rpc'));
+    // Why: a request sent before the server has the subscriptions finds no responder (503).
+    await Promise.all(rpcs.map((r) => r.ready));
   });
 
   afterAll(async () => {

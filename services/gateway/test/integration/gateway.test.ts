@@ -380,9 +380,49 @@ describe('gateway streaming and failures', () => {
 });
 
 describe('gateway readiness', () => {
-  it('should be ready while NATS is connected', async () => {
-    const res = await fetch(`${gw.url}/readyz`);
-    expect(res.status).toBe(200);
-    expect(await res.json()).toMatchObject({ status: 'ready', checks: { nats: 'ok' } });
+  const readyz = async (url: string) => {
+    const res = await fetch(`${url}/readyz`);
+    return { status: res.status, body: (await res.json()) as { status: string; checks: Record<string, string> } };
+  };
+  const setNotReady = (names: ServiceName[]) => {
+    for (const s of Object.values(stubs)) s.notReady = names.includes(s.service);
+  };
+
+  it('should be ready while NATS is connected and the services are ready', async () => {
+    const r = await readyz(gw.url);
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ status: 'ready', checks: { nats: 'ok', upstreams: 'ok' } });
+  });
+
+  it('should stay ready with one service not ready, and be not ready when none is (a database outage)', async () => {
+    const g = await startGateway({ READY_UPSTREAMS_CACHE_MS: '0' });
+    try {
+      setNotReady(['records']);
+      expect((await readyz(g.url)).status).toBe(200);
+      setNotReady(['users', 'vocabularies', 'records', 'files']);
+      const down = await readyz(g.url);
+      expect(down.status).toBe(503);
+      expect(down.body.checks.upstreams).toBe('down: not ready: users 503, vocabularies 503, records 503, files 503');
+      setNotReady([]);
+      expect((await readyz(g.url)).status).toBe(200);
+    } finally {
+      setNotReady([]);
+    }
+  });
+
+  it('should require every listed service with READY_UPSTREAMS_MODE=all, and none with READY_UPSTREAMS=none', async () => {
+    const strict = await startGateway({ READY_UPSTREAMS_CACHE_MS: '0', READY_UPSTREAMS_MODE: 'all', READY_UPSTREAMS: 'records,files' });
+    const loose = await startGateway({ READY_UPSTREAMS: 'none' });
+    try {
+      setNotReady(['users', 'vocabularies', 'records', 'files']);
+      expect((await readyz(loose.url)).body.checks.upstreams).toBeUndefined();
+      expect((await readyz(loose.url)).status).toBe(200);
+      setNotReady(['files']);
+      const r = await readyz(strict.url);
+      expect(r.status).toBe(503);
+      expect(r.body.checks.upstreams).toBe('down: not ready: files 503');
+    } finally {
+      setNotReady([]);
+    }
   });
 });

@@ -23,6 +23,8 @@ export interface StubUpstream {
   seen: Seen[];
   /** Requests whose body was cut by the client (gateway) before it ended. */
   aborted: number;
+  /** `/readyz` answers 503 while set. */
+  notReady?: boolean;
   close(): Promise<void>;
 }
 
@@ -53,6 +55,9 @@ function handler(stub: StubUpstream) {
     const path = (req.url ?? '').split('?')[0];
     res.setHeader('x-stub-service', stub.service);
 
+    if (path === '/readyz') {
+      return json(res, stub.notReady ? 503 : 200, { status: stub.notReady ? 'unavailable' : 'ready', checks: {} });
+    }
     if (path === '/openapi.json') {
       if (stub.service !== 'vocabularies') return json(res, 404, { status: 404, message: 'Not found.' });
       return json(res, 200, {
