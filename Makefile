@@ -119,11 +119,12 @@ typecheck: deps ## tsc over every package
 
 USERS_CLI := pnpm --silent --filter @rdm/users exec tsx src/cli.ts
 
-user: node-deps infra ## make user EMAIL=<email> [ADMIN=1] [NAME="Full Name"]
-	@if [ -z "$${EMAIL:-}" ]; then echo 'usage: make user EMAIL=<email> [ADMIN=1] [NAME="Full Name"]' >&2; exit 2; fi
+user: node-deps infra ## make user EMAIL=<email> [ADMIN=1] [NAME="Full Name"] [VISIBILITY=public|restricted]
+	@if [ -z "$${EMAIL:-}" ]; then echo 'usage: make user EMAIL=<email> [ADMIN=1] [NAME="Full Name"] [VISIBILITY=public|restricted]' >&2; exit 2; fi
 	@set -- create-user --email "$$EMAIL"; \
 	case "$${ADMIN:-}" in 1|true|yes) set -- "$$@" --admin ;; esac; \
 	if [ -n "$${NAME:-}" ]; then set -- "$$@" --name "$$NAME"; fi; \
+	if [ -n "$${VISIBILITY:-}" ]; then set -- "$$@" --visibility "$$VISIBILITY"; fi; \
 	cd $(ROOT) && $(USERS_CLI) "$$@"
 
 revoke-token: node-deps infra ## make revoke-token TOKEN_ID=<id>

@@ -4,8 +4,8 @@
  * service's relay publishes their events later.
  *
  *   tsx src/cli.ts create-user --email E [--admin] [--name "Full Name"] [--username U]
- *                              [--affiliations A] [--private] [--email-public] [--unconfirmed]
- *                              [--inactive] [--token-name N]
+ *                              [--affiliations A] [--visibility public|restricted] [--private]
+ *                              [--email-public] [--unconfirmed] [--inactive] [--token-name N]
  *   tsx src/cli.ts revoke-token (--id <token id> | --token <token>)
  *   tsx src/cli.ts deactivate-user --email E
  *   tsx src/cli.ts list-tokens --email E
@@ -18,7 +18,8 @@
  * `{"id","email","token"}`); everything else (progress, errors) goes to stderr. Exit status 0 on
  * success, 1 on a domain error (unknown user, bad e-mail…), 64 on a usage error.
  *
- * `--private` (profile visibility restricted), `--unconfirmed` and `--inactive` exist for tests
+ * `--visibility restricted` (alias `--private`: a restricted profile, `make user VISIBILITY=restricted`),
+ * `--unconfirmed` and `--inactive` exist for tests
  * that need users the API must hide. A fresh user is active, confirmed, with a public profile
  * and a restricted e-mail (InvenioRDM's default e-mail visibility) unless `--email-public`.
  */
@@ -41,7 +42,8 @@ class UsageError extends Error {}
 
 const USAGE = `usage:
   cli.ts create-user --email E [--admin] [--name "Full Name"] [--username U] [--affiliations A]
-                     [--private] [--email-public] [--unconfirmed] [--inactive] [--token-name N]
+                     [--visibility public|restricted] [--private] [--email-public] [--unconfirmed]
+                     [--inactive] [--token-name N]
   cli.ts revoke-token (--id <token id> | --token <token>)
   cli.ts deactivate-user --email E
   cli.ts list-tokens --email E
@@ -56,6 +58,7 @@ const OPTIONS = {
   username: { type: 'string' },
   affiliations: { type: 'string' },
   private: { type: 'boolean' },
+  visibility: { type: 'string' },
   'email-public': { type: 'boolean' },
   unconfirmed: { type: 'boolean' },
   inactive: { type: 'boolean' },
@@ -96,13 +99,16 @@ async function run(argv: string[]): Promise<Record<string, unknown>> {
     const tokens = new TokensService(db);
     switch (command) {
       case 'create-user': {
+        const visibility = values.visibility ?? (values.private ? 'restricted' : 'public');
+        if (visibility !== 'public' && visibility !== 'restricted') throw new UsageError('--visibility must be public or restricted');
+        if (values.private && visibility !== 'restricted') throw new UsageError('--private contradicts --visibility public');
         const { user, created } = await users.ensureUser(SYSTEM, {
           email: required(values, 'email'),
           username: values.username,
           fullName: values.name,
           affiliations: values.affiliations,
           admin: values.admin ?? false,
-          visibility: values.private ? 'restricted' : 'public',
+          visibility,
           emailVisibility: values['email-public'] ? 'public' : undefined,
           confirmed: !values.unconfirmed,
           active: !values.inactive,

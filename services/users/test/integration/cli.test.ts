@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { createDb, type Knex } from '@rdm/platform';
@@ -97,6 +98,26 @@ describe('users CLI', { timeout: 240_000 }, () => {
     const user = await db('users').where({ id: out.id }).first();
     expect(user).toMatchObject({ active: false, confirmed_at: null });
     expect(user.preferences).toMatchObject({ visibility: 'restricted', email_visibility: 'public' });
+  });
+
+  it('should create a user with a restricted profile with --visibility restricted (make user VISIBILITY=restricted)', async () => {
+    const res = await cli(url, ['create-user', '--email', 'restricted@example.org', '--visibility', 'restricted']);
+    expect(res.code, res.stderr).toBe(0);
+    const out = JSON.parse(res.stdout);
+    const user = await db('users').where({ id: out.id }).first();
+    expect(user.preferences).toMatchObject({ visibility: 'restricted' });
+    const pub = JSON.parse((await cli(url, ['create-user', '--email', 'public@example.org', '--visibility=public'])).stdout);
+    expect((await db('users').where({ id: pub.id }).first()).preferences).toMatchObject({ visibility: 'public' });
+    const bad = await cli(url, ['create-user', '--email', 'bad-vis@example.org', '--visibility', 'secret']);
+    expect(bad.code).toBe(64);
+    expect(bad.stdout).toBe('');
+    expect(bad.stderr).toContain('--visibility must be public or restricted');
+    expect(await db('users').where({ email: 'bad-vis@example.org' }).first()).toBeUndefined();
+  });
+
+  it('should pass VISIBILITY from make user to the CLI', () => {
+    const makefile = readFileSync(join(repoRoot(), 'Makefile'), 'utf8');
+    expect(makefile).toMatch(/if \[ -n "\$\$\{VISIBILITY:-\}" \]; then set -- "\$\$@" --visibility "\$\$VISIBILITY"; fi/);
   });
 
   it('should revoke a token by clear value and by id, emitting token.revoked', async () => {
