@@ -67,6 +67,23 @@ describe(jsonBody.name, () => {
     expect(pair.status).toBe(200);
   });
 
+  it('should refuse invalid UTF-8 with 400 instead of replacing it, and accept valid UTF-8 with a BOM', async () => {
+    const invalid = Buffer.concat([Buffer.from('{"title":"caf'), Buffer.from([0xc3, 0x28]), Buffer.from('"}')]);
+    // `serialize`: superagent would JSON-encode a Buffer sent as application/json.
+    const raw = (body: Buffer) =>
+      request(app())
+        .post('/items')
+        .set('content-type', 'application/json')
+        .serialize((b) => b)
+        .send(body);
+    const res = await raw(invalid);
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ status: 400, message: 'Unable to decode JSON data in request body.' });
+    const ok = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"title":"café"}')]);
+    const good = await raw(ok);
+    expect(good.body).toEqual({ got: { title: 'café' } });
+  });
+
   it('should refuse a binary Content-Type with 415', async () => {
     const res = await request(app()).post('/items').set('content-type', 'application/octet-stream').send(Buffer.from('x'));
     expect(res.status).toBe(415);

@@ -168,8 +168,8 @@ export interface JsonBodyOptions {
 }
 
 /**
- * Read and parse a JSON body. An empty body gives `undefined`; bad JSON is 400 "Unable to decode
- * JSON data in request body."; too large is 413. A non-JSON Content-Type is accepted like
+ * Read and parse a JSON body. An empty body gives `undefined`; bad JSON or invalid UTF-8 is 400
+ * "Unable to decode JSON data in request body."; too large is 413. A non-JSON Content-Type is accepted like
  * InvenioRDM does for `application/json` defaults, except obvious binary uploads (415).
  */
 export async function jsonBody<T = unknown>(ctx: Context, opts: JsonBodyOptions = {}): Promise<T | undefined> {
@@ -177,13 +177,20 @@ export async function jsonBody<T = unknown>(ctx: Context, opts: JsonBodyOptions 
   if (type && !/json/i.test(type) && !/^text\/plain/i.test(type) && !/x-www-form-urlencoded/i.test(type)) {
     throw Errors.unsupportedMediaType(['application/json']);
   }
-  let raw: string;
+  let bytes: Buffer;
   try {
-    raw = await getRawBody(ctx.req, { limit: opts.limit ?? '1mb', encoding: 'utf8', length: ctx.get('content-length') || undefined });
+    bytes = await getRawBody(ctx.req, { limit: opts.limit ?? '1mb', length: ctx.get('content-length') || undefined });
   } catch (e) {
     const err = e as { type?: string; status?: number };
     if (err.type === 'entity.too.large' || err.status === 413) throw Errors.payloadTooLarge();
     throw Errors.badRequest('Unable to read request body.');
+  }
+  let raw: string;
+  try {
+    // Why fatal: a lenient decode silently turns invalid UTF-8 into U+FFFD and stores altered data.
+    raw = utf8.decode(bytes);
+  } catch {
+    throw Errors.invalidJson();
   }
   if (raw.trim() === '') {
     if (opts.required) throw Errors.invalidJson();
@@ -202,6 +209,8 @@ export async function jsonBody<T = unknown>(ctx: Context, opts: JsonBodyOptions 
   }
   return parsed as T;
 }
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** Field message for strings PostgreSQL cannot store. */
 export const UNSTORABLE_MESSAGE = 'Must not contain NUL characters or unpaired surrogates.';
