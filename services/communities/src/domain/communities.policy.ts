@@ -3,7 +3,17 @@
  * administrators-only creation made configurable). The service loads the community and the
  * caller's role; the policy decides. Administrators and the system pass everything.
  */
-import { anyUser, authenticatedUser, definePolicy, type Generator, type Identity, ifThen, isAdmin, isSystem, type Policy } from '@rdm/platform';
+import {
+  anyUser,
+  authenticatedUser,
+  definePolicy,
+  type Generator,
+  type Identity,
+  ifThen,
+  isAdmin,
+  isSystem,
+  type Policy,
+} from '@rdm/platform';
 import type { CommunityRow } from '../repo/communities.repo.js';
 import type { Role } from './roles.js';
 

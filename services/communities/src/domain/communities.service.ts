@@ -23,7 +23,15 @@ import {
 import * as repo from '../repo/communities.repo.js';
 import type { CommunityRow } from '../repo/communities.repo.js';
 import { insertMember, roleOf } from '../repo/members.repo.js';
-import { type CommunityAccess, expandMetadata, parseCommunityBody, parseSlug, type ResolvedEntry, SLUG_MESSAGES, type VocabRef } from './community-input.js';
+import {
+  type CommunityAccess,
+  expandMetadata,
+  parseCommunityBody,
+  parseSlug,
+  type ResolvedEntry,
+  SLUG_MESSAGES,
+  type VocabRef,
+} from './community-input.js';
 import { type CommunityAction, type CommunityCtx, communitiesPolicy } from './communities.policy.js';
 import { CommunityErrors } from './errors.js';
 import type { RequestsPort, UsersPort, VocabulariesPort } from './ports.js';
@@ -74,7 +82,11 @@ export class CommunitiesService {
   }
 
   /** A community by id or slug with the caller's role: 404 unknown, 410 deleted (unless `allowDeleted`). */
-  async load(identity: Identity, idOrSlug: string, opts: { allowDeleted?: boolean; db?: Knex | Knex.Transaction; lock?: boolean } = {}): Promise<LoadedCommunity> {
+  async load(
+    identity: Identity,
+    idOrSlug: string,
+    opts: { allowDeleted?: boolean; db?: Knex | Knex.Transaction; lock?: boolean } = {},
+  ): Promise<LoadedCommunity> {
     const db = opts.db ?? this.db;
     const row = await repo.findCommunity(db, idOrSlug, { lock: opts.lock });
     if (!row) throw CommunityErrors.notFound();
@@ -84,7 +96,12 @@ export class CommunitiesService {
   }
 
   /** Load and require `action` (read is always required first). */
-  async authorize(identity: Identity, idOrSlug: string, action: CommunityAction, opts: { allowDeleted?: boolean } = {}): Promise<LoadedCommunity> {
+  async authorize(
+    identity: Identity,
+    idOrSlug: string,
+    action: CommunityAction,
+    opts: { allowDeleted?: boolean } = {},
+  ): Promise<LoadedCommunity> {
     const c = await this.load(identity, idOrSlug, opts);
     const ctx = { community: c.row, role: c.role };
     if (c.row.deletion_status === 'P') this.policy.require('read', identity, ctx);
@@ -156,10 +173,19 @@ export class CommunitiesService {
   }
 
   /** Name, username, e-mail of a user for a member row (best effort: a users outage leaves the name empty). */
-  async userInfo(userId: string): Promise<{ id: string; name: string; username: string | null; email: string | null; affiliations: string }> {
+  async userInfo(
+    userId: string,
+  ): Promise<{ id: string; name: string; username: string | null; email: string | null; affiliations: string }> {
     try {
       const [u] = await this.deps.users.getUsers([userId]);
-      if (u) return { id: u.id, name: u.full_name || u.username || '', username: u.username, email: u.email, affiliations: u.affiliations ?? '' };
+      if (u)
+        return {
+          id: u.id,
+          name: u.full_name || u.username || '',
+          username: u.username,
+          email: u.email,
+          affiliations: u.affiliations ?? '',
+        };
     } catch (err) {
       this.deps.logger.warn({ err, userId }, 'users lookup failed; member name left empty');
     }
@@ -175,7 +201,8 @@ export class CommunitiesService {
   async update(identity: Identity, idOrSlug: string, body: unknown, revision?: number): Promise<CommunityRow> {
     const c = await this.authorize(identity, idOrSlug, 'update');
     const parsed = parseCommunityBody(body, { slug: c.row.slug, access: c.row.access });
-    if (parsed.access.visibility !== c.row.access.visibility) this.policy.require('manage_access', identity, { community: c.row, role: c.role });
+    if (parsed.access.visibility !== c.row.access.visibility)
+      this.policy.require('manage_access', identity, { community: c.row, role: c.role });
     const entries = await this.resolveRefs(parsed.refs, parsed.errors);
     if (parsed.errors.length) throw Errors.validation(parsed.errors);
     const metadata = expandMetadata(parsed.metadata, entries);
@@ -287,9 +314,12 @@ export class CommunitiesService {
       return undefined;
     }
     const raw = typeof body === 'object' && body !== null ? (body as { start_date?: unknown }).start_date : undefined;
-    const start = raw === undefined || raw === null ? (op === 'create' ? new Date() : undefined) : typeof raw === 'string' ? new Date(raw) : undefined;
+    const start =
+      raw === undefined || raw === null ? (op === 'create' ? new Date() : undefined) : typeof raw === 'string' ? new Date(raw) : undefined;
     if (!start || Number.isNaN(start.getTime())) {
-      throw Errors.validation([{ field: 'start_date', messages: [raw === undefined ? 'Missing data for required field.' : 'Not a valid datetime.'] }]);
+      throw Errors.validation([
+        { field: 'start_date', messages: [raw === undefined ? 'Missing data for required field.' : 'Not a valid datetime.'] },
+      ]);
     }
     if (op === 'create') return repo.insertFeatured(this.db, c.row.id, start);
     const row = await repo.updateFeatured(this.db, c.row.id, fid as string, start);

@@ -83,7 +83,7 @@ export function parseSlug(raw: unknown, errors: FieldError[], field = 'slug'): s
   const slug = raw.trim().toLowerCase();
   const messages: string[] = [];
   if (slug.length < 1 || slug.length > 100) messages.push(SLUG_MESSAGES.length);
-  else if (!/^[-\w]+$/.test(slug) || /[^\x00-\x7f]/.test(slug)) messages.push(SLUG_MESSAGES.chars);
+  else if (!/^[-\w]+$/.test(slug)) messages.push(SLUG_MESSAGES.chars);
   else if (isUuid(slug)) messages.push(SLUG_MESSAGES.uuid);
   if (messages.length) {
     errors.push({ field, messages });
@@ -114,7 +114,9 @@ function text(
   if ((!opts.html && value.trim().length < 1) || value.length > opts.max) {
     errors.push({
       field,
-      messages: [opts.html ? `Field cannot be longer than ${opts.max} characters.` : `Field cannot be blank or longer than ${opts.max} characters.`],
+      messages: [
+        opts.html ? `Field cannot be longer than ${opts.max} characters.` : `Field cannot be blank or longer than ${opts.max} characters.`,
+      ],
     });
     return undefined;
   }

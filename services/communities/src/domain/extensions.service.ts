@@ -14,7 +14,6 @@ import type { CommunitiesService } from './communities.service.js';
 import { isUuid } from './community-input.js';
 import { CommunityErrors } from './errors.js';
 
-
 type Ajv04Class = (typeof ajv04Module)['default'];
 // Why: ajv-draft-04 is CommonJS; under ESM its default import is `module.exports`, the class sits on `.default`.
 const Ajv04 = ((ajv04Module as unknown as { default?: Ajv04Class }).default ?? ajv04Module) as Ajv04Class;
@@ -137,8 +136,8 @@ export class ExtensionsService {
       this.cache.delete(schemaId);
     } else {
       const schema = { ...(row.json_schema as Record<string, unknown>) };
-      delete schema.$id;
-      delete schema.id;
+      schema.$id = undefined;
+      schema.id = undefined;
       fn = this.ajv.compile(schema) as ValidateFunction;
     }
     this.cache.set(schemaId, fn);

@@ -19,7 +19,8 @@ export function parseMembersBody(body: unknown, opts: { need?: ('role' | 'visibl
   const b = (typeof body === 'object' && body !== null && !Array.isArray(body) ? body : {}) as Record<string, unknown>;
   const out: MembersBody = { members: [] };
   if (!Array.isArray(b.members)) errors.push({ field: 'members', messages: ['Missing data for required field.'] });
-  else if (b.members.length < 1 || b.members.length > 100) errors.push({ field: 'members', messages: ['Length must be between 1 and 100.'] });
+  else if (b.members.length < 1 || b.members.length > 100)
+    errors.push({ field: 'members', messages: ['Length must be between 1 and 100.'] });
   else {
     for (const [i, m] of b.members.entries()) {
       const e = (typeof m === 'object' && m !== null ? m : {}) as Record<string, unknown>;

@@ -56,7 +56,11 @@ export class MembersService {
   }
 
   /** Members endpoints need the community UUID: a slug is a 400 (reference §7). */
-  private async community(identity: Identity, id: string, action: Parameters<CommunitiesService['authorize']>[2]): Promise<LoadedCommunity> {
+  private async community(
+    identity: Identity,
+    id: string,
+    action: Parameters<CommunitiesService['authorize']>[2],
+  ): Promise<LoadedCommunity> {
     if (!isUuid(id)) throw Errors.validation([{ field: 'pid_value', messages: ['Not a valid UUID.'] }]);
     return this.deps.communities.authorize(identity, id, action);
   }
@@ -298,7 +302,14 @@ export class MembersService {
       await writeOutbox(trx, {
         subject: 'rdm.communities.member.added',
         aggregate: { type: 'community', id: m.community_id, revision: m.revision_id },
-        data: { community_id: m.community_id, member_type: 'user', member_id: m.member_id, role: m.role, visible: false, request_id: data.id },
+        data: {
+          community_id: m.community_id,
+          member_type: 'user',
+          member_id: m.member_id,
+          role: m.role,
+          visible: false,
+          request_id: data.id,
+        },
       });
     } else {
       await repo.deleteMember(trx, row.id);

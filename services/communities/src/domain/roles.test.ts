@@ -2,12 +2,27 @@ import { describe, expect, it } from 'vitest';
 import { type Actor, canManageRole, checkMemberRemoval, checkMemberUpdate, type MemberFacts, memberPermissions } from './roles.js';
 
 const actor = (role: Actor['role'], userId = '1', admin = false): Actor => ({ userId, role, admin });
-const member = (role: MemberFacts['role'], id = '2', visible = false): MemberFacts => ({ member_type: 'user', member_id: id, role, visible });
+const member = (role: MemberFacts['role'], id = '2', visible = false): MemberFacts => ({
+  member_type: 'user',
+  member_id: id,
+  role,
+  visible,
+});
 
 describe(canManageRole.name, () => {
   it('should follow the "may manage roles" table', () => {
-    expect(['owner', 'manager', 'curator', 'reader'].map((r) => canManageRole(actor('owner'), r as never))).toEqual([true, true, true, true]);
-    expect(['owner', 'manager', 'curator', 'reader'].map((r) => canManageRole(actor('manager'), r as never))).toEqual([false, true, true, true]);
+    expect(['owner', 'manager', 'curator', 'reader'].map((r) => canManageRole(actor('owner'), r as never))).toEqual([
+      true,
+      true,
+      true,
+      true,
+    ]);
+    expect(['owner', 'manager', 'curator', 'reader'].map((r) => canManageRole(actor('manager'), r as never))).toEqual([
+      false,
+      true,
+      true,
+      true,
+    ]);
     expect(canManageRole(actor('curator'), 'reader')).toBe(false);
     expect(canManageRole(actor('reader'), 'reader')).toBe(false);
     expect(canManageRole(actor(null), 'reader')).toBe(false);

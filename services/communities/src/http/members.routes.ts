@@ -47,7 +47,7 @@ export function membersRouter(deps: MembersRoutesDeps): Router<AppState> {
       path: `/api/communities/${res.community.id}/members/public`,
     });
     // Public members have no aggregations (reference §3.2).
-    delete body.aggregations;
+    body.aggregations = undefined;
     ctx.body = body;
   });
   router.put('/api/communities/:id/members', async (ctx: Ctx) => {

@@ -47,7 +47,10 @@ export function serializeCommunity(row: CommunityRow, links: CommunityLinks, sta
 const VISIBILITY_LABELS: Record<string, string> = { public: 'Public', restricted: 'Restricted' };
 
 /** Aggregations of the community search. */
-export function communityAggregations(facets: { type: FacetCount[]; visibility: FacetCount[] }, selected: { type: string[]; visibility: string[] }): Record<string, Aggregation> {
+export function communityAggregations(
+  facets: { type: FacetCount[]; visibility: FacetCount[] },
+  selected: { type: string[]; visibility: string[] },
+): Record<string, Aggregation> {
   const buckets = (list: FacetCount[], sel: string[], label: (f: FacetCount) => string) =>
     list.map((f) => ({ key: f.key, doc_count: f.count, label: label(f), is_selected: sel.includes(f.key) }));
   return {
@@ -133,7 +136,11 @@ const STATUS_LABELS: Record<string, string> = {
 };
 
 /** Aggregations of member / request lists. */
-export function memberAggregations(facets: Record<string, MemberFacet[]>, selected: Record<string, string[]>, names: string[]): Record<string, Aggregation> {
+export function memberAggregations(
+  facets: Record<string, MemberFacet[]>,
+  selected: Record<string, string[]>,
+  names: string[],
+): Record<string, Aggregation> {
   const label = (name: string, key: string): string => {
     if (name === 'role') return ROLE_TITLES[key as Role] ?? key;
     if (name === 'visibility') return key === 'true' ? 'Public' : 'Hidden';
@@ -147,7 +154,12 @@ export function memberAggregations(facets: Record<string, MemberFacet[]>, select
       n,
       {
         label: titles[n] ?? n,
-        buckets: (facets[n] ?? []).map((f) => ({ key: f.key, doc_count: f.count, label: label(n, f.key), is_selected: (selected[n] ?? []).includes(f.key) })),
+        buckets: (facets[n] ?? []).map((f) => ({
+          key: f.key,
+          doc_count: f.count,
+          label: label(n, f.key),
+          is_selected: (selected[n] ?? []).includes(f.key),
+        })),
       },
     ]),
   );

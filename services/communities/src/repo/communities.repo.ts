@@ -126,7 +126,11 @@ export async function updateCommunity(
 }
 
 /** A community by uuid or slug (deleted ones included), optionally locked FOR UPDATE. */
-export async function findCommunity(db: Knex | Knex.Transaction, idOrSlug: string, opts: { lock?: boolean } = {}): Promise<CommunityRow | undefined> {
+export async function findCommunity(
+  db: Knex | Knex.Transaction,
+  idOrSlug: string,
+  opts: { lock?: boolean } = {},
+): Promise<CommunityRow | undefined> {
   const isId = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(idOrSlug);
   const q = db('communities')
     .select(COLUMNS)
@@ -182,8 +186,7 @@ export interface FacetCount {
 function scoped(db: Knex | Knex.Transaction, o: CommunitySearch): Knex.QueryBuilder {
   const q = db('communities as c').where('c.deletion_status', 'P');
   if (o.q) q.whereRaw(o.q.sql, o.q.bindings);
-  const memberSub = (uid: string) =>
-    db('members').select('community_id').where({ member_type: 'user', member_id: uid, active: true });
+  const memberSub = (uid: string) => db('members').select('community_id').where({ member_type: 'user', member_id: uid, active: true });
   if (!o.admin) {
     q.where((w) => {
       w.where('c.visibility', 'public');
@@ -208,10 +211,18 @@ export async function searchCommunities(
   };
   const hitsQ = filtered().select(COLUMNS.map((c) => `c.${c}`));
   if (o.sort === 'bestmatch' && o.rank) hitsQ.orderByRaw(`${o.rank.sql} DESC`, o.rank.bindings).orderBy('c.created', 'desc');
-  else if (o.sort === 'oldest') hitsQ.orderBy([{ column: 'c.created', order: 'asc' }, { column: 'c.seq', order: 'asc' }]);
+  else if (o.sort === 'oldest')
+    hitsQ.orderBy([
+      { column: 'c.created', order: 'asc' },
+      { column: 'c.seq', order: 'asc' },
+    ]);
   else if (o.sort === 'updated-desc') hitsQ.orderBy('c.updated', 'desc');
   else if (o.sort === 'updated-asc') hitsQ.orderBy('c.updated', 'asc');
-  else hitsQ.orderBy([{ column: 'c.created', order: 'desc' }, { column: 'c.seq', order: 'desc' }]);
+  else
+    hitsQ.orderBy([
+      { column: 'c.created', order: 'desc' },
+      { column: 'c.seq', order: 'desc' },
+    ]);
   hitsQ.offset(o.from).limit(o.size);
   const [rows, totalRow, types, vis] = await Promise.all([
     hitsQ,
@@ -257,8 +268,16 @@ export async function insertFeatured(trx: Knex | Knex.Transaction, communityId: 
 }
 
 /** Update a featured entry's start date (undefined when absent). */
-export async function updateFeatured(trx: Knex | Knex.Transaction, communityId: string, id: string, startDate: Date): Promise<FeaturedRow | undefined> {
-  const [row] = await trx('featured').where({ id, community_id: communityId }).update({ start_date: startDate, updated: trx.fn.now() }).returning('*');
+export async function updateFeatured(
+  trx: Knex | Knex.Transaction,
+  communityId: string,
+  id: string,
+  startDate: Date,
+): Promise<FeaturedRow | undefined> {
+  const [row] = await trx('featured')
+    .where({ id, community_id: communityId })
+    .update({ start_date: startDate, updated: trx.fn.now() })
+    .returning('*');
   return row;
 }
 
@@ -279,7 +298,11 @@ export interface LogoRow {
 }
 
 /** The logo row of a community. */
-export async function findLogo(db: Knex | Knex.Transaction, communityId: string, opts: { lock?: boolean } = {}): Promise<LogoRow | undefined> {
+export async function findLogo(
+  db: Knex | Knex.Transaction,
+  communityId: string,
+  opts: { lock?: boolean } = {},
+): Promise<LogoRow | undefined> {
   const q = db('logos').where({ community_id: communityId }).first();
   if (opts.lock) q.forUpdate();
   return q;
@@ -311,7 +334,11 @@ export async function communityStatistics(
   const row = await db('community_records as cr')
     .leftJoin('record_parents as p', 'p.parent_id', 'cr.parent_id')
     .where('cr.community_id', communityId)
-    .first(db.raw('count(*)::int as records'), db.raw('coalesce(sum(p.files), 0)::bigint as files'), db.raw('coalesce(sum(p.file_size), 0)::bigint as file_size'));
+    .first(
+      db.raw('count(*)::int as records'),
+      db.raw('coalesce(sum(p.files), 0)::bigint as files'),
+      db.raw('coalesce(sum(p.file_size), 0)::bigint as file_size'),
+    );
   return {
     records: Number(row?.records ?? 0),
     files: Number(row?.files ?? 0),

@@ -59,7 +59,10 @@ export const MEMBER_FIELDS: FieldMap = {
 };
 
 /** Search vector of a member (name, username, email, affiliations). */
-export function memberVector(db: Knex | Knex.Transaction, m: { name: string; username: string | null; email: string | null; affiliations: string }) {
+export function memberVector(
+  db: Knex | Knex.Transaction,
+  m: { name: string; username: string | null; email: string | null; affiliations: string },
+) {
   const v = searchVectorSql([m.name, m.username, m.email, m.email?.split('@')[0], m.affiliations]);
   return db.raw(v.sql, v.bindings);
 }
@@ -139,7 +142,12 @@ export async function isArchived(trx: Knex | Knex.Transaction, requestId: string
 }
 
 /** How many closed requests of this type this member already had in the community (makes invitation keys unique per round). */
-export async function countArchived(trx: Knex | Knex.Transaction, communityId: string, memberId: string, requestType: string): Promise<number> {
+export async function countArchived(
+  trx: Knex | Knex.Transaction,
+  communityId: string,
+  memberId: string,
+  requestType: string,
+): Promise<number> {
   const r = await trx('archived_requests')
     .where({ community_id: communityId, member_type: 'user', member_id: memberId, request_type: requestType })
     .count({ n: '*' })
@@ -198,7 +206,10 @@ function order(q: Knex.QueryBuilder, o: MemberSearch): void {
 }
 
 async function facetCounts(base: () => Knex.QueryBuilder, column: string): Promise<MemberFacet[]> {
-  const rows = (await base().select(`${column} as key`).count({ count: '*' }).groupBy(column).orderBy('key')) as { key: unknown; count: string }[];
+  const rows = (await base().select(`${column} as key`).count({ count: '*' }).groupBy(column).orderBy('key')) as {
+    key: unknown;
+    count: string;
+  }[];
   return rows.map((r) => ({ key: String(r.key), count: Number(r.count) }));
 }
 
@@ -216,7 +227,11 @@ export async function searchMembers(
   const filtered = () => {
     const q = base();
     if (o.filters.role?.length) q.whereIn('role', o.filters.role);
-    if (o.filters.visibility?.length) q.whereIn('visible', o.filters.visibility.map((v) => v === 'true' || v === 'public'));
+    if (o.filters.visibility?.length)
+      q.whereIn(
+        'visible',
+        o.filters.visibility.map((v) => v === 'true' || v === 'public'),
+      );
     return q;
   };
   const hits = filtered().select(COLUMNS);
@@ -275,7 +290,11 @@ export async function searchRequests(
     facetCounts(base, 'role'),
     facetCounts(base, 'request_status'),
     (async () => {
-      const r = (await base().select(db.raw(`${isOpen} as key`)).count({ count: '*' }).groupByRaw(isOpen).orderBy('key', 'desc')) as {
+      const r = (await base()
+        .select(db.raw(`${isOpen} as key`))
+        .count({ count: '*' })
+        .groupByRaw(isOpen)
+        .orderBy('key', 'desc')) as {
         key: boolean;
         count: string;
       }[];

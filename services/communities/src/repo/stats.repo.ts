@@ -5,7 +5,10 @@
 import type { Knex } from '@rdm/platform';
 
 /** Record the latest version's files of a parent (only moves forward to the latest). */
-export async function upsertParent(trx: Knex.Transaction, p: { parent_id: string; record_id: string; files: number; file_size: number }): Promise<void> {
+export async function upsertParent(
+  trx: Knex.Transaction,
+  p: { parent_id: string; record_id: string; files: number; file_size: number },
+): Promise<void> {
   await trx('record_parents')
     .insert(p)
     .onConflict('parent_id')
@@ -22,7 +25,10 @@ export async function setParentCommunities(trx: Knex.Transaction, parentId: stri
 
 /** Add a parent to a community (idempotent). */
 export async function addParent(trx: Knex.Transaction, communityId: string, parentId: string): Promise<void> {
-  await trx('community_records').insert({ community_id: communityId, parent_id: parentId }).onConflict(['community_id', 'parent_id']).ignore();
+  await trx('community_records')
+    .insert({ community_id: communityId, parent_id: parentId })
+    .onConflict(['community_id', 'parent_id'])
+    .ignore();
 }
 
 /** Remove a parent from a community. */

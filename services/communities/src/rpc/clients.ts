@@ -16,7 +16,12 @@ export class RpcUsersClient implements UsersPort {
   ) {}
   async getUsers(ids: string[]): Promise<UserInfo[]> {
     if (ids.length === 0) return [];
-    const r = await callRpc<{ users: UserInfo[] }>(this.nc, 'rdm.users.rpc.get-users', { ids }, { timeoutMs: this.timeoutMs, headers: injectTraceHeaders() });
+    const r = await callRpc<{ users: UserInfo[] }>(
+      this.nc,
+      'rdm.users.rpc.get-users',
+      { ids },
+      { timeoutMs: this.timeoutMs, headers: injectTraceHeaders() },
+    );
     return r?.users ?? [];
   }
 }
@@ -52,7 +57,12 @@ export class RpcRequestsClient implements RequestsPort {
     return r.request;
   }
   async countOpen(receiver: Ref): Promise<number> {
-    const r = await callRpc<{ count: number }>(this.nc, 'rdm.requests.rpc.count-open', { receiver }, { timeoutMs: this.timeoutMs, headers: injectTraceHeaders() });
+    const r = await callRpc<{ count: number }>(
+      this.nc,
+      'rdm.requests.rpc.count-open',
+      { receiver },
+      { timeoutMs: this.timeoutMs, headers: injectTraceHeaders() },
+    );
     return Number(r?.count ?? 0);
   }
 }

@@ -41,14 +41,24 @@ export interface CommunitiesRpcDeps {
 export function serveCommunitiesRpc(nc: NatsHandle['nc'], deps: CommunitiesRpcDeps): RpcServer[] {
   const opts = { queue: 'communities', logger: deps.logger };
   return [
-    serveRpc<{ ids: string[] }>(nc, 'rdm.communities.rpc.get', async (req) => ({ communities: await deps.communities.summaries(req.ids) }), {
-      ...opts,
-      validate: getSchema,
-    }),
+    serveRpc<{ ids: string[] }>(
+      nc,
+      'rdm.communities.rpc.get',
+      async (req) => ({ communities: await deps.communities.summaries(req.ids) }),
+      {
+        ...opts,
+        validate: getSchema,
+      },
+    ),
     serveRpc<{ user_id: string; community_ids?: string[] }>(
       nc,
       'rdm.communities.rpc.roles',
-      async (req) => ({ roles: await deps.members.roles(req.user_id, req.community_ids?.filter(isUuid).map((s) => s.toLowerCase())) }),
+      async (req) => ({
+        roles: await deps.members.roles(
+          req.user_id,
+          req.community_ids?.filter(isUuid).map((s) => s.toLowerCase()),
+        ),
+      }),
       { ...opts, validate: rolesSchema },
     ),
     serveRpc<{ schema_id: string; community_extension: unknown }>(

@@ -53,8 +53,14 @@ describe('POST /api/communities', () => {
     });
     expect(c.metadata.type).toEqual({ id: 'project', title: { en: 'Project' } });
     expect(c.metadata.curation_policy).toBe('<p>ok</p>');
-    expect(c.metadata.organizations).toEqual([{ id: '01ggx4157', name: 'CERN', identifiers: [{ identifier: '01ggx4157', scheme: 'ror' }] }, { name: 'Free Org' }]);
-    expect(c.metadata.funding[0]).toMatchObject({ funder: { id: '00k4n6c32', name: 'European Commission' }, award: { id: '00k4n6c32::755021', number: '755021', acronym: 'PT' } });
+    expect(c.metadata.organizations).toEqual([
+      { id: '01ggx4157', name: 'CERN', identifiers: [{ identifier: '01ggx4157', scheme: 'ror' }] },
+      { name: 'Free Org' },
+    ]);
+    expect(c.metadata.funding[0]).toMatchObject({
+      funder: { id: '00k4n6c32', name: 'European Commission' },
+      award: { id: '00k4n6c32::755021', number: '755021', acronym: 'PT' },
+    });
     expect(c.statistics).toEqual({ records: 0, files: 0, file_size: 0, record_views: 0, record_downloads: 0 });
     expect(c.deletion_status).toEqual({ is_deleted: false, status: 'P' });
     expect(c.children).toEqual({ allow: false });
@@ -86,7 +92,11 @@ describe('POST /api/communities', () => {
     const res = await api()
       .post('/api/communities')
       .set(ADMIN)
-      .send({ slug: 'bad slug!', metadata: { description: 'x'.repeat(251), type: { id: 'nope' }, website: 'not a url' }, access: { visibility: 'secret' } });
+      .send({
+        slug: 'bad slug!',
+        metadata: { description: 'x'.repeat(251), type: { id: 'nope' }, website: 'not a url' },
+        access: { visibility: 'secret' },
+      });
     expect(res.status).toBe(400);
     expect(res.body.message).toBe('A validation error occurred.');
     expect(res.body.errors).toEqual(
@@ -142,12 +152,25 @@ describe('PUT /api/communities/<id>', () => {
     expect((await api().put(`/api/communities/${c.id}`).set(as('5')).send(body)).status).toBe(403);
     expect((await api().put(`/api/communities/${c.id}`).set(as('4')).send(body)).status).toBe(403);
     expect((await api().put(`/api/communities/${c.id}`).send(body)).status).toBe(403);
-    const slug = await api().put(`/api/communities/${c.id}`).set(as('2')).send({ ...body, slug: 'other' });
+    const slug = await api()
+      .put(`/api/communities/${c.id}`)
+      .set(as('2'))
+      .send({ ...body, slug: 'other' });
     expect(slug.body.errors).toEqual([{ field: 'slug', messages: ['The ID should be modified through the renaming URL instead.'] }]);
-    const vis = await api().put(`/api/communities/${c.id}`).set(as('3')).send({ ...body, access: { visibility: 'restricted' } });
+    const vis = await api()
+      .put(`/api/communities/${c.id}`)
+      .set(as('3'))
+      .send({ ...body, access: { visibility: 'restricted' } });
     expect(vis.status).toBe(403);
     expect((await api().put('/api/communities/nope-nope').set(ADMIN).send(body)).status).toBe(404);
-    expect((await api().put(`/api/communities/${c.id}`).set(as('2')).send({ slug: 'updatable', metadata: { title: '' } })).status).toBe(400);
+    expect(
+      (
+        await api()
+          .put(`/api/communities/${c.id}`)
+          .set(as('2'))
+          .send({ slug: 'updatable', metadata: { title: '' } })
+      ).status,
+    ).toBe(400);
   });
 });
 
@@ -216,7 +239,10 @@ describe('GET /api/communities (search)', () => {
     const typed = await api().get('/api/communities?q=plankton&type=event').set(as('5'));
     expect(typed.body.hits.total).toBe(1);
     expect(typed.body.aggregations.type.buckets).toEqual(
-      expect.arrayContaining([{ key: 'event', doc_count: 1, label: 'Event', is_selected: true }, { key: 'project', doc_count: 1, label: 'Project', is_selected: false }]),
+      expect.arrayContaining([
+        { key: 'event', doc_count: 1, label: 'Event', is_selected: true },
+        { key: 'project', doc_count: 1, label: 'Project', is_selected: false },
+      ]),
     );
     expect(typed.body.links.self).toBe(`${BASE}/api/communities?page=1&q=plankton&size=25&sort=bestmatch&type=event`);
     expect((await api().get('/api/communities?q=metadata.type.id:event').set(ADMIN)).body.hits.total).toBeGreaterThanOrEqual(1);
@@ -237,7 +263,9 @@ describe('GET /api/communities (search)', () => {
 describe('featured communities', () => {
   it('should let administrators feature a community and anyone list current featured ones', async () => {
     const c = await create('featured-one');
-    expect((await api().post(`/api/communities/${c.id}/featured`).set(as('2')).send({ start_date: new Date().toISOString() })).status).toBe(403);
+    expect((await api().post(`/api/communities/${c.id}/featured`).set(as('2')).send({ start_date: new Date().toISOString() })).status).toBe(
+      403,
+    );
     const f = await api().post(`/api/communities/${c.id}/featured`).set(ADMIN).send({ start_date: '2020-01-01T00:00:00Z' });
     expect(f.status).toBe(201);
     expect(f.body).toMatchObject({ id: expect.any(Number), start_date: '2020-01-01T00:00:00.000000+00:00' });
@@ -263,17 +291,21 @@ describe('logo', () => {
     const put = await api().put(`/api/communities/${c.id}/logo`).set(as('3')).set('content-type', 'application/octet-stream').send(png);
     expect(put.status, JSON.stringify(put.body)).toBe(200);
     expect(put.body).toMatchObject({ size: png.length, mimetype: 'image/png', checksum: expect.stringMatching(/^md5:/) });
-    const got = await api().get(`/api/communities/${c.id}/logo`).buffer(true).parse((res, cb) => {
-      const parts: Buffer[] = [];
-      res.on('data', (d: Buffer) => parts.push(d));
-      res.on('end', () => cb(null, Buffer.concat(parts)));
-    });
+    const got = await api()
+      .get(`/api/communities/${c.id}/logo`)
+      .buffer(true)
+      .parse((res, cb) => {
+        const parts: Buffer[] = [];
+        res.on('data', (d: Buffer) => parts.push(d));
+        res.on('end', () => cb(null, Buffer.concat(parts)));
+      });
     expect(got.headers['content-type']).toBe('image/png');
     expect(Buffer.compare(got.body as Buffer, png)).toBe(0);
     const svg = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>');
-    expect((await api().put(`/api/communities/${c.id}/logo`).set(as('2')).set('content-type', 'application/octet-stream').send(svg)).body.mimetype).toBe(
-      'image/svg+xml',
-    );
+    expect(
+      (await api().put(`/api/communities/${c.id}/logo`).set(as('2')).set('content-type', 'application/octet-stream').send(svg)).body
+        .mimetype,
+    ).toBe('image/svg+xml');
     const keys: string[] = [];
     const { LocalStorage } = await import('@rdm/platform');
     for await (const k of new LocalStorage(h.storageDir).list('logos')) keys.push(k);
@@ -286,7 +318,11 @@ describe('logo', () => {
   it('should refuse a logo over the limit by Content-Length and while streaming, keeping the previous one', async () => {
     const c = await create('big-logo');
     await api().put(`/api/communities/${c.id}/logo`).set(as('2')).set('content-type', 'application/octet-stream').send(png);
-    const big = await api().put(`/api/communities/${c.id}/logo`).set(as('2')).set('content-type', 'application/octet-stream').send(Buffer.alloc(4_000_000));
+    const big = await api()
+      .put(`/api/communities/${c.id}/logo`)
+      .set(as('2'))
+      .set('content-type', 'application/octet-stream')
+      .send(Buffer.alloc(4_000_000));
     expect(big.status).toBe(400);
     expect(big.body.message).toBe('Logo size limit exceeded. Limit: 0.00 MB Given: 4.00 MB');
     // Chunked: no Content-Length, the limit is enforced on the stream.
@@ -316,17 +352,36 @@ describe('community schema extensions', () => {
   it('should register versions (owner or admin), serve the three reads and validate over RPC', async () => {
     const c = await create('ext-comm');
     expect((await api().put('/api/community-schema-extension/ext-comm').set(as('3')).send(schema)).status).toBe(403);
-    const bad = await api().put('/api/community-schema-extension/ext-comm').set(as('2')).send({ type: 'object', properties: { a: { type: 'nope' } } });
+    const bad = await api()
+      .put('/api/community-schema-extension/ext-comm')
+      .set(as('2'))
+      .send({ type: 'object', properties: { a: { type: 'nope' } } });
     expect(bad.status).toBe(400);
     expect(bad.body.errors.length).toBeGreaterThan(0);
-    expect((await api().put('/api/community-schema-extension/ext-comm').set(as('2')).send({ ...schema, required: true })).status).toBe(400);
+    expect(
+      (
+        await api()
+          .put('/api/community-schema-extension/ext-comm')
+          .set(as('2'))
+          .send({ ...schema, required: true })
+      ).status,
+    ).toBe(400);
     const v1 = await api().put('/api/community-schema-extension/ext-comm').set(as('2')).send(schema);
     expect(v1.status, JSON.stringify(v1.body)).toBe(200);
     expect(v1.body).toMatchObject({ community_id: c.id, community_schema_version: 1, community_slug: 'ext-comm', section: 'Ocean fields' });
-    const v2 = await api().put('/api/community-schema-extension/ext-comm').set(ADMIN).send({ ...schema, required: ['vessel'] });
+    const v2 = await api()
+      .put('/api/community-schema-extension/ext-comm')
+      .set(ADMIN)
+      .send({ ...schema, required: ['vessel'] });
     expect(v2.body.community_schema_version).toBe(2);
     const list = await api().get('/api/community-schema-extension');
-    expect(list.body).toContainEqual({ community_id: c.id, community_schema_version: 2, community_slug: 'ext-comm', schema_id: v2.body.schema_id, section: 'Ocean fields' });
+    expect(list.body).toContainEqual({
+      community_id: c.id,
+      community_schema_version: 2,
+      community_slug: 'ext-comm',
+      schema_id: v2.body.schema_id,
+      section: 'Ocean fields',
+    });
     expect((await api().get('/api/community-schema-extension/ext-comm')).body).toEqual({
       url: `${BASE}/api/community-schema-extension/schema/${v2.body.schema_id}/jsonschema`,
       uuid: v2.body.schema_id,
@@ -336,23 +391,33 @@ describe('community schema extensions', () => {
     expect((await api().get('/api/community-schema-extension/schema/nope/jsonschema')).status).toBe(404);
     expect((await api().get('/api/community-schema-extension/unknown-slug')).status).toBe(404);
 
-    const ok = await callRpc(h.nats.nc, 'rdm.communities.rpc.validate-extension', { schema_id: v1.body.schema_id, community_extension: { 'ext-comm:depth': 12 } });
+    const ok = await callRpc(h.nats.nc, 'rdm.communities.rpc.validate-extension', {
+      schema_id: v1.body.schema_id,
+      community_extension: { 'ext-comm:depth': 12 },
+    });
     expect(ok).toEqual({ valid: true });
     const ko = await callRpc<{ valid: boolean; errors: { field: string }[] }>(h.nats.nc, 'rdm.communities.rpc.validate-extension', {
       schema_id: v1.body.schema_id,
       community_extension: { 'ext-comm:depth': -1, 'other:x': 1 },
     });
     expect(ko.valid).toBe(false);
-    expect(ko.errors.map((e) => e.field).sort()).toEqual(['metadata.community_extension.ext-comm:depth', 'metadata.community_extension.other:x']);
+    expect(ko.errors.map((e) => e.field).sort()).toEqual([
+      'metadata.community_extension.ext-comm:depth',
+      'metadata.community_extension.other:x',
+    ]);
     expect(h.sut.extensions.cacheSize).toBe(1);
-    await expect(callRpc(h.nats.nc, 'rdm.communities.rpc.validate-extension', { schema_id: 'nope', community_extension: {} })).rejects.toMatchObject({ status: 404 });
+    await expect(
+      callRpc(h.nats.nc, 'rdm.communities.rpc.validate-extension', { schema_id: 'nope', community_extension: {} }),
+    ).rejects.toMatchObject({ status: 404 });
   });
 });
 
 describe('RPC rdm.communities.rpc.get / roles', () => {
   it('should answer summaries by id or slug and the active roles of a user', async () => {
     const c = await create('rpc-comm');
-    const got = await callRpc<{ communities: Record<string, unknown>[] }>(h.nats.nc, 'rdm.communities.rpc.get', { ids: [c.id, 'rpc-comm', 'unknown'] });
+    const got = await callRpc<{ communities: Record<string, unknown>[] }>(h.nats.nc, 'rdm.communities.rpc.get', {
+      ids: [c.id, 'rpc-comm', 'unknown'],
+    });
     expect(got.communities).toEqual([
       {
         id: c.id,
@@ -366,7 +431,10 @@ describe('RPC rdm.communities.rpc.get / roles', () => {
         is_deleted: false,
       },
     ]);
-    const roles = await callRpc<{ roles: Record<string, string> }>(h.nats.nc, 'rdm.communities.rpc.roles', { user_id: '4', community_ids: [c.id] });
+    const roles = await callRpc<{ roles: Record<string, string> }>(h.nats.nc, 'rdm.communities.rpc.roles', {
+      user_id: '4',
+      community_ids: [c.id],
+    });
     expect(roles).toEqual({ roles: { [c.id]: 'curator' } });
     const allRoles = await callRpc<{ roles: Record<string, string> }>(h.nats.nc, 'rdm.communities.rpc.roles', { user_id: '2' });
     expect(allRoles.roles[c.id]).toBe('owner');

@@ -35,7 +35,14 @@ async function create(slug: string, extra: Record<string, unknown> = {}) {
 
 /** Publish an event as its producer's relay would (Nats-Msg-Id given explicitly to simulate redelivery). */
 async function publish(subject: string, data: Record<string, unknown>, envelopeId = randomUUID(), msgId = envelopeId) {
-  const envelope = { id: envelopeId, type: subject, version: 1, occurred_at: new Date().toISOString(), aggregate: { type: 'x', id: 'x', revision: 1 }, data };
+  const envelope = {
+    id: envelopeId,
+    type: subject,
+    version: 1,
+    occurred_at: new Date().toISOString(),
+    aggregate: { type: 'x', id: 'x', revision: 1 },
+    data,
+  };
   await h.nats.js.publish(subject, JSON.stringify(envelope), { msgID: msgId });
   return envelope;
 }
@@ -56,7 +63,13 @@ describe('GET /api/communities/<id>/members', () => {
     const res = await api().get(`/api/communities/${c.id}/members`).set(as('4'));
     expect(res.status).toBe(200);
     expect(res.body.sortBy).toBe('name');
-    expect(res.body.hits.hits.map((m: { member: { name: string } }) => m.member.name)).toEqual(['Ada Admin', 'Cora Curator', 'Max Manager', 'Olga Owner', 'Rita Reader']);
+    expect(res.body.hits.hits.map((m: { member: { name: string } }) => m.member.name)).toEqual([
+      'Ada Admin',
+      'Cora Curator',
+      'Max Manager',
+      'Olga Owner',
+      'Rita Reader',
+    ]);
     const me = res.body.hits.hits.find((m: { member: { id: string } }) => m.member.id === '4');
     expect(me).toMatchObject({
       role: 'curator',
@@ -73,7 +86,12 @@ describe('GET /api/communities/<id>/members', () => {
     expect((await api().get(`/api/communities/${c.id}/members?q=rita`).set(as('4'))).body.hits.total).toBe(1);
     expect((await api().get(`/api/communities/${c.id}/members?role=owner`).set(as('4'))).body.hits.total).toBe(2);
     const managerView = await api().get(`/api/communities/${c.id}/members?q=rita`).set(as('3'));
-    expect(managerView.body.hits.hits[0].permissions).toEqual({ can_leave: false, can_delete: true, can_update_role: true, can_update_visible: false });
+    expect(managerView.body.hits.hits[0].permissions).toEqual({
+      can_leave: false,
+      can_delete: true,
+      can_update_role: true,
+      can_update_visible: false,
+    });
     expect((await api().get(`/api/communities/${c.id}/members?sort=newest`).set(as('4'))).body.sortBy).toBe('newest');
     expect((await api().get(`/api/communities/${c.id}/members`).set(as('6'))).status).toBe(403);
     expect((await api().get(`/api/communities/${c.id}/members`)).status).toBe(403);
@@ -90,7 +108,10 @@ describe('GET /api/communities/<id>/members', () => {
     expect(res.status).toBe(200);
     expect(res.body.aggregations).toBeUndefined();
     expect(res.body.hits.hits).toEqual([
-      { id: expect.any(String), member: { type: 'user', id: '7', name: 'Ivy Invitee', description: '', avatar: `${BASE}/api/users/7/avatar.svg` } },
+      {
+        id: expect.any(String),
+        member: { type: 'user', id: '7', name: 'Ivy Invitee', description: '', avatar: `${BASE}/api/users/7/avatar.svg` },
+      },
     ]);
     const r = await create('members-private', { access: { visibility: 'restricted' } });
     expect((await api().get(`/api/communities/${r.id}/members/public`)).status).toBe(403);
@@ -101,7 +122,7 @@ describe('GET /api/communities/<id>/members', () => {
 describe('PUT and DELETE /api/communities/<id>/members', () => {
   it('should apply InvenioRDM role and visibility rules and the owner invariant', async () => {
     const c = await create('members-update');
-    const put = (who: string, body: unknown) => api().put(`/api/communities/${c.id}/members`).set(as(who)).send(body);
+    const put = (who: string, body: object) => api().put(`/api/communities/${c.id}/members`).set(as(who)).send(body);
     const own = await put('2', { members: [{ type: 'user', id: '2' }], role: 'reader' });
     expect(own.status).toBe(400);
     expect(own.body.errors).toEqual([{ field: '_schema', messages: ['You cannot change your own role.'] }]);
@@ -125,7 +146,10 @@ describe('PUT and DELETE /api/communities/<id>/members', () => {
     // Demoting every owner leaves none: refused, nothing changed.
     const last = await put('1', { members: [{ type: 'user', id: '2' }], role: 'reader' });
     expect(last.status).toBe(204);
-    const none = await api().delete(`/api/communities/${c.id}/members`).set(ADMIN).send({ members: [{ type: 'user', id: '1' }] });
+    const none = await api()
+      .delete(`/api/communities/${c.id}/members`)
+      .set(ADMIN)
+      .send({ members: [{ type: 'user', id: '1' }] });
     expect(none.status).toBe(400);
     expect(none.body.errors).toEqual([{ field: '_schema', messages: ['A community must have at least one owner.'] }]);
     expect(await h.db.db('members').where({ community_id: c.id, member_id: '1' }).first()).toBeDefined();
@@ -133,7 +157,11 @@ describe('PUT and DELETE /api/communities/<id>/members', () => {
 
   it('should let members leave and managers remove what they manage', async () => {
     const c = await create('members-delete');
-    const del = (who: string, id: string) => api().delete(`/api/communities/${c.id}/members`).set(as(who)).send({ members: [{ type: 'user', id }] });
+    const del = (who: string, id: string) =>
+      api()
+        .delete(`/api/communities/${c.id}/members`)
+        .set(as(who))
+        .send({ members: [{ type: 'user', id }] });
     expect((await del('4', '5')).status).toBe(403);
     expect((await del('3', '2')).status).toBe(403);
     expect((await del('5', '5')).status).toBe(204);
@@ -147,7 +175,7 @@ describe('PUT and DELETE /api/communities/<id>/members', () => {
 describe('invitations', () => {
   it('should create a pending membership and its request, refuse duplicates and bad invitees', async () => {
     const c = await create('invites');
-    const invite = (who: string, body: unknown) => api().post(`/api/communities/${c.id}/invitations`).set(as(who)).send(body);
+    const invite = (who: string, body: object) => api().post(`/api/communities/${c.id}/invitations`).set(as(who)).send(body);
     const ok = await invite('3', { members: [{ type: 'user', id: '7' }], role: 'curator', message: '<p>Join us</p>' });
     expect(ok.status, JSON.stringify(ok.body)).toBe(204);
     const row = await h.db.db('members').where({ community_id: c.id, member_id: '7' }).first();
@@ -168,7 +196,10 @@ describe('invitations', () => {
     expect(row.request_id).toBe(sent?.request.id);
     const dup = await invite('2', { members: [{ type: 'user', id: '7' }], role: 'reader' });
     expect(dup.body.errors).toEqual([
-      { field: 'members', messages: ['One of the submitted entity is already a member or pending a decision. The entire action was cancelled.'] },
+      {
+        field: 'members',
+        messages: ['One of the submitted entity is already a member or pending a decision. The entire action was cancelled.'],
+      },
     ]);
     expect((await invite('2', { members: [{ type: 'user', id: '5' }], role: 'reader' })).status).toBe(400);
     expect((await invite('2', { members: [{ type: 'user', id: '8' }], role: 'reader' })).body.errors).toEqual([
@@ -184,7 +215,10 @@ describe('invitations', () => {
     expect((await invite('3', { members: [{ type: 'user', id: '6' }], role: 'owner' })).status).toBe(403);
     expect((await invite('6', { members: [{ type: 'user', id: '6' }], role: 'reader' })).status).toBe(403);
 
-    const changed = await api().put(`/api/communities/${c.id}/invitations`).set(as('2')).send({ members: [{ type: 'user', id: '7' }], role: 'reader' });
+    const changed = await api()
+      .put(`/api/communities/${c.id}/invitations`)
+      .set(as('2'))
+      .send({ members: [{ type: 'user', id: '7' }], role: 'reader' });
     expect(changed.status).toBe(204);
     const list = await api().get(`/api/communities/${c.id}/invitations`).set(as('3'));
     expect(list.status).toBe(200);
@@ -192,7 +226,13 @@ describe('invitations', () => {
     expect(list.body.hits.hits[0]).toMatchObject({
       role: 'reader',
       member: { id: '7', name: 'Ivy Invitee' },
-      request: { id: row.request_id, status: 'submitted', is_open: true, type: 'community-invitation', expires_at: expect.stringMatching(/\+00:00$/) },
+      request: {
+        id: row.request_id,
+        status: 'submitted',
+        is_open: true,
+        type: 'community-invitation',
+        expires_at: expect.stringMatching(/\+00:00$/),
+      },
       permissions: { can_cancel: true, can_update_role: true },
       links: {
         actions: { cancel: `${BASE}/api/requests/${row.request_id}/actions/cancel` },
@@ -207,7 +247,10 @@ describe('invitations', () => {
 
   it('should make the invitee a member exactly once when the accepted event is redelivered', async () => {
     const c = await create('invite-accept');
-    await api().post(`/api/communities/${c.id}/invitations`).set(as('2')).send({ members: [{ type: 'user', id: '7' }], role: 'curator' });
+    await api()
+      .post(`/api/communities/${c.id}/invitations`)
+      .set(as('2'))
+      .send({ members: [{ type: 'user', id: '7' }], role: 'curator' });
     const row = await h.db.db('members').where({ community_id: c.id, member_id: '7' }).first();
     const data = requestEvent(row.request_id, 'community-invitation', c.id, '7');
     const envelopeId = randomUUID();
@@ -216,16 +259,26 @@ describe('invitations', () => {
     await publish('rdm.requests.request.accepted', data, envelopeId, `${envelopeId}-b`);
     // A second, distinct event for the same request (e.g. a replayed outbox row) has no effect either.
     await publish('rdm.requests.request.accepted', data);
-    await waitFor(async () => (await h.db.db('inbox').where({ consumer: 'communities-request-accepted' }).count({ n: '*' }).first())?.n === '2', {
-      timeoutMs: 15_000,
-    });
+    await waitFor(
+      async () => (await h.db.db('inbox').where({ consumer: 'communities-request-accepted' }).count({ n: '*' }).first())?.n === '2',
+      {
+        timeoutMs: 15_000,
+      },
+    );
     const members = await h.db.db('members').where({ community_id: c.id, member_id: '7' });
     expect(members).toHaveLength(1);
     expect(members[0]).toMatchObject({ active: true, role: 'curator', visible: false });
     const added = await h.db.db('outbox').where({ subject: 'rdm.communities.member.added', aggregate_id: c.id }).select('payload');
     const forRequest = added.filter((e) => e.payload.data.request_id === row.request_id);
     expect(forRequest).toHaveLength(1);
-    expect(forRequest[0].payload.data).toEqual({ community_id: c.id, member_type: 'user', member_id: '7', role: 'curator', visible: false, request_id: row.request_id });
+    expect(forRequest[0].payload.data).toEqual({
+      community_id: c.id,
+      member_type: 'user',
+      member_id: '7',
+      role: 'curator',
+      visible: false,
+      request_id: row.request_id,
+    });
     expect((await api().get(`/api/communities/${c.id}/members`).set(as('7'))).status).toBe(200);
     const inv = await api().get(`/api/communities/${c.id}/invitations`).set(as('2'));
     expect(inv.body.hits.hits[0].request).toMatchObject({ status: 'accepted', is_open: false });
@@ -234,13 +287,23 @@ describe('invitations', () => {
 
   it('should drop the pending row on decline and archive the invitation; re-inviting works', async () => {
     const c = await create('invite-decline');
-    await api().post(`/api/communities/${c.id}/invitations`).set(as('2')).send({ members: [{ type: 'user', id: '7' }], role: 'reader' });
+    await api()
+      .post(`/api/communities/${c.id}/invitations`)
+      .set(as('2'))
+      .send({ members: [{ type: 'user', id: '7' }], role: 'reader' });
     const row = await h.db.db('members').where({ community_id: c.id, member_id: '7' }).first();
     await publish('rdm.requests.request.declined', requestEvent(row.request_id, 'community-invitation', c.id, '7'));
     await waitFor(async () => !(await h.db.db('members').where({ community_id: c.id, member_id: '7' }).first()), { timeoutMs: 15_000 });
     const list = await api().get(`/api/communities/${c.id}/invitations?is_open=false`).set(as('2'));
     expect(list.body.hits.hits.map((x: { request: { status: string } }) => x.request.status)).toEqual(['declined']);
-    expect((await api().post(`/api/communities/${c.id}/invitations`).set(as('2')).send({ members: [{ type: 'user', id: '7' }], role: 'reader' })).status).toBe(204);
+    expect(
+      (
+        await api()
+          .post(`/api/communities/${c.id}/invitations`)
+          .set(as('2'))
+          .send({ members: [{ type: 'user', id: '7' }], role: 'reader' })
+      ).status,
+    ).toBe(204);
     const again = await h.db.db('members').where({ community_id: c.id, member_id: '7' }).first();
     expect(again.id).not.toBe(row.id);
     expect(again.request_id).not.toBe(row.request_id);
@@ -255,9 +318,17 @@ describe('membership requests', () => {
     expect((await api().post(`/api/communities/${c.id}/membership-requests`).send({})).status).toBe(403);
     const res = await api().post(`/api/communities/${c.id}/membership-requests`).set(as('6')).send({ message: 'Let me in' });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
-    expect(res.body).toMatchObject({ type: 'community-membership-request', status: 'submitted', created_by: { user: '6' }, receiver: { community: c.id } });
+    expect(res.body).toMatchObject({
+      type: 'community-membership-request',
+      status: 'submitted',
+      created_by: { user: '6' },
+      receiver: { community: c.id },
+    });
     const row = await h.db.db('members').where({ community_id: c.id, member_id: '6' }).first();
-    expect(h.created.get(row.id)?.input).toMatchObject({ title: 'Request to join "Community mr-open"', comment: { content: 'Let me in', format: 'html' } });
+    expect(h.created.get(row.id)?.input).toMatchObject({
+      title: 'Request to join "Community mr-open"',
+      comment: { content: 'Let me in', format: 'html' },
+    });
     expect((await api().post(`/api/communities/${c.id}/membership-requests`).set(as('6')).send({})).status).toBe(400);
     expect((await api().post(`/api/communities/${c.id}/membership-requests`).set(as('5')).send({})).status).toBe(400);
     const list = await api().get(`/api/communities/${c.id}/membership-requests`).set(as('3'));
@@ -267,10 +338,17 @@ describe('membership requests', () => {
     });
     expect((await api().get(`/api/communities/${c.id}/membership-requests`).set(as('5'))).status).toBe(403);
     const disabled = h.appWith({ COMMUNITIES_ALLOW_MEMBERSHIP_REQUESTS: false }).app;
-    expect((await request(disabled.callback()).post(`/api/communities/${c.id}/membership-requests`).set(as('7')).send({})).status).toBe(403);
+    expect((await request(disabled.callback()).post(`/api/communities/${c.id}/membership-requests`).set(as('7')).send({})).status).toBe(
+      403,
+    );
     await publish('rdm.requests.request.accepted', requestEvent(row.request_id, 'community-membership-request', c.id, '6'));
-    await waitFor(async () => (await h.db.db('members').where({ community_id: c.id, member_id: '6' }).first())?.active === true, { timeoutMs: 15_000 });
-    expect(await h.db.db('members').where({ community_id: c.id, member_id: '6' }).first()).toMatchObject({ role: 'reader', visible: false });
+    await waitFor(async () => (await h.db.db('members').where({ community_id: c.id, member_id: '6' }).first())?.active === true, {
+      timeoutMs: 15_000,
+    });
+    expect(await h.db.db('members').where({ community_id: c.id, member_id: '6' }).first()).toMatchObject({
+      role: 'reader',
+      visible: false,
+    });
   });
 });
 
@@ -278,14 +356,45 @@ describe('statistics', () => {
   it('should count each parent once with its latest files, from record.published and inclusion events', async () => {
     const c = await create('stats');
     const other = await create('stats-other');
-    await publish('rdm.records.record.published', { id: 'r1', parent_id: 'p1', index: 1, is_latest: true, access_status: 'open', bucket_id: 'b1', communities: [c.id], files_count: 2, files_bytes: 100 });
-    await publish('rdm.records.record.published', { id: 'r2', parent_id: 'p1', index: 2, is_latest: true, access_status: 'open', bucket_id: 'b2', communities: [c.id], files_count: 3, files_bytes: 150 });
-    await publish('rdm.records.record.published', { id: 'r3', parent_id: 'p2', index: 1, is_latest: true, access_status: 'open', bucket_id: 'b3', files_count: 1, files_bytes: 10 });
+    await publish('rdm.records.record.published', {
+      id: 'r1',
+      parent_id: 'p1',
+      index: 1,
+      is_latest: true,
+      access_status: 'open',
+      bucket_id: 'b1',
+      communities: [c.id],
+      files_count: 2,
+      files_bytes: 100,
+    });
+    await publish('rdm.records.record.published', {
+      id: 'r2',
+      parent_id: 'p1',
+      index: 2,
+      is_latest: true,
+      access_status: 'open',
+      bucket_id: 'b2',
+      communities: [c.id],
+      files_count: 3,
+      files_bytes: 150,
+    });
+    await publish('rdm.records.record.published', {
+      id: 'r3',
+      parent_id: 'p2',
+      index: 1,
+      is_latest: true,
+      access_status: 'open',
+      bucket_id: 'b3',
+      files_count: 1,
+      files_bytes: 10,
+    });
     const inc = await publish('rdm.records.inclusion.added', { parent_id: 'p2', record_id: 'r3', community_id: c.id });
     await publish('rdm.records.inclusion.added', { parent_id: 'p2', record_id: 'r3', community_id: c.id }, inc.id, `${inc.id}-again`);
     await publish('rdm.records.inclusion.added', { parent_id: 'p2', record_id: 'r3', community_id: other.id });
     const expected = { records: 2, files: 4, file_size: 160, record_views: 0, record_downloads: 0 };
-    await waitFor(async () => JSON.stringify((await api().get(`/api/communities/${c.id}`)).body.statistics) === JSON.stringify(expected), { timeoutMs: 15_000 });
+    await waitFor(async () => JSON.stringify((await api().get(`/api/communities/${c.id}`)).body.statistics) === JSON.stringify(expected), {
+      timeoutMs: 15_000,
+    });
     await publish('rdm.records.inclusion.removed', { parent_id: 'p2', record_id: 'r3', community_id: other.id });
     await waitFor(async () => (await api().get(`/api/communities/${other.id}`)).body.statistics.records === 0, { timeoutMs: 15_000 });
     expect((await api().get(`/api/communities/${c.id}`)).body.statistics).toEqual(expected);

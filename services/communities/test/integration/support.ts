@@ -55,7 +55,14 @@ const VOCAB: Record<string, Record<string, unknown>> = {
     tags: [],
     type: 'affiliations',
   },
-  'funders:00k4n6c32': { id: '00k4n6c32', title: { en: 'European Commission' }, name: 'European Commission', props: {}, tags: [], type: 'funders' },
+  'funders:00k4n6c32': {
+    id: '00k4n6c32',
+    title: { en: 'European Commission' },
+    name: 'European Commission',
+    props: {},
+    tags: [],
+    type: 'funders',
+  },
   'awards:00k4n6c32::755021': {
     id: '00k4n6c32::755021',
     title: { en: 'Personalised Treatment' },
@@ -107,16 +114,27 @@ export async function startHarness(config: Partial<Parameters<typeof createApp>[
     ['6', 'Otto Outsider'],
     ['7', 'Ivy Invitee'],
   ]) {
-    users.set(id, { id, username: name.split(' ')[0].toLowerCase(), full_name: name, email: `${name.split(' ')[0].toLowerCase()}@example.org`, active: true });
+    users.set(id, {
+      id,
+      username: name.split(' ')[0].toLowerCase(),
+      full_name: name,
+      email: `${name.split(' ')[0].toLowerCase()}@example.org`,
+      active: true,
+    });
   }
   users.set('8', { id: '8', username: 'gone', full_name: 'Gone', email: 'gone@example.org', active: false });
   const created = new Map<string, { input: CreateRequestInput; request: Record<string, unknown> }>();
   const open = new Map<string, number>();
   const stubs: RpcServer[] = [
-    serveRpc<{ ids: string[] }>(nats.nc, 'rdm.users.rpc.get-users', async (req) => ({ users: req.ids.map((i) => users.get(i)).filter(Boolean) }), {
-      queue: 'users',
-      logger,
-    }),
+    serveRpc<{ ids: string[] }>(
+      nats.nc,
+      'rdm.users.rpc.get-users',
+      async (req) => ({ users: req.ids.map((i) => users.get(i)).filter(Boolean) }),
+      {
+        queue: 'users',
+        logger,
+      },
+    ),
     serveRpc<{ items: { type: string; id: string }[] }>(
       nats.nc,
       'rdm.vocabularies.rpc.resolve',
@@ -152,10 +170,15 @@ export async function startHarness(config: Partial<Parameters<typeof createApp>[
       },
       { queue: 'requests', logger },
     ),
-    serveRpc<{ receiver: { community: string } }>(nats.nc, 'rdm.requests.rpc.count-open', async (req) => ({ count: open.get(req.receiver.community) ?? 0 }), {
-      queue: 'requests',
-      logger,
-    }),
+    serveRpc<{ receiver: { community: string } }>(
+      nats.nc,
+      'rdm.requests.rpc.count-open',
+      async (req) => ({ count: open.get(req.receiver.community) ?? 0 }),
+      {
+        queue: 'requests',
+        logger,
+      },
+    ),
   ];
   // Why: the subscriptions must reach the server before the first request (no-responders race).
   await nats.nc.flush();
@@ -227,5 +250,10 @@ export async function startHarness(config: Partial<Parameters<typeof createApp>[
 
 /** A minimal valid create body. */
 export function communityBody(slug: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return { slug, metadata: { title: `Community ${slug}`, description: 'About oceans', type: { id: 'project' } }, access: { visibility: 'public' }, ...extra };
+  return {
+    slug,
+    metadata: { title: `Community ${slug}`, description: 'About oceans', type: { id: 'project' } },
+    access: { visibility: 'public' },
+    ...extra,
+  };
 }

@@ -31,7 +31,9 @@ export async function up(knex: Knex): Promise<void> {
       UNIQUE (community_id, member_type, member_id)
     )`);
   await knex.raw('CREATE INDEX IF NOT EXISTS members_member_idx ON members (member_type, member_id) WHERE active');
-  await knex.raw('CREATE UNIQUE INDEX IF NOT EXISTS members_request_uq ON members (request_id) WHERE request_id IS NOT NULL AND NOT active');
+  await knex.raw(
+    'CREATE UNIQUE INDEX IF NOT EXISTS members_request_uq ON members (request_id) WHERE request_id IS NOT NULL AND NOT active',
+  );
   await knex.raw(`
     CREATE TABLE IF NOT EXISTS archived_requests (
       id uuid PRIMARY KEY,
