@@ -19,6 +19,17 @@
  *   the `maxDeliver`-th, the message is copied to the dead-letter subject (default
  *   `rdm.dlq.<service>`, kept by the `DLQ` stream) with `Rdm-Dlq-*` headers describing the
  *   failure, then `term()`ed. A message that is not a JSON envelope goes there at once.
+ * - A database outage is not a poison message: a failure that `isConnectionError` recognises
+ *   (refused connection, terminated backend, pool timeout) pauses the consumer — until a probe
+ *   (`select 1`) answers, every message is nak'ed with `outageRetryMs` delay without running the
+ *   handler — and the deliveries it cost are not counted toward `maxDeliver` (deliveries lost
+ *   to outages are remembered per stream sequence, in memory; the server's own `max_deliver` is
+ *   unlimited so it never drops a message on its own). So an outage of any length sends no good
+ *   message to the dead-letter queue.
+ * - `inbox` rows older than `inboxRetentionMs` (default 7 days, never less than the stream's
+ *   duplicate window) are pruned at start and every `inboxPruneIntervalMs` (default 1 h), in
+ *   small batches. Trade-off: an event redelivered after its row was pruned (a consumer
+ *   re-created from the start of the stream) has its effect again.
  * - The server-side `ack_wait` (default 30 s) only matters when a process dies mid-message; a
  *   long handler keeps its message with `working()` heartbeats. Server-side `backoff` is not
  *   set because nats-server 2.9 then replaces `ack_wait` by `backoff[0]`, which would redeliver
@@ -30,6 +41,7 @@ import { AckPolicy, DeliverPolicy, type JetStreamClient, type JetStreamManager, 
 import { headers as natsHeaders, nanos } from '@nats-io/nats-core';
 import type { Knex } from 'knex';
 import { prepared, serviceOf } from './db.js';
+import { isConnectionError } from './errors.js';
 import type { EventEnvelope } from './events.js';
 import type { MsgLogger } from './nats.js';
 import { ensureStream } from './outbox.js';
@@ -78,6 +90,12 @@ export interface RunConsumerOptions<T = Record<string, unknown>> {
   service?: string;
   /** Messages pulled per request (default 10). */
   batchSize?: number;
+  /** While the database is unreachable: nak delay and probe interval (default 2000 ms). */
+  outageRetryMs?: number;
+  /** Age after which this consumer's inbox rows are pruned (default 7 days; at least the stream's duplicate window; 0 = never). */
+  inboxRetentionMs?: number;
+  /** How often old inbox rows are pruned (default 1 h; also once at start). */
+  inboxPruneIntervalMs?: number;
 }
 
 /** A running consumer. */
@@ -91,6 +109,11 @@ export interface ConsumerHandle {
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref?.());
+
+/** Bound on remembered outage deliveries (stream sequences); the oldest are forgotten first. */
+const MAX_OUTAGE_ENTRIES = 100_000;
+/** Inbox rows deleted per pruning statement (short locks, small WAL bursts). */
+const PRUNE_BATCH = 5000;
 
 function isEnvelope(v: unknown): v is EventEnvelope {
   const e = v as EventEnvelope | null;
@@ -117,7 +140,39 @@ export function runConsumer<T = Record<string, unknown>>(opts: RunConsumerOption
   const backoffMs = opts.backoffMs && opts.backoffMs.length > 0 ? opts.backoffMs : [1000, 5000, 15000];
   const ackWaitMs = opts.ackWaitMs ?? 30_000;
   const dlqSubject = opts.dlqSubject ?? `rdm.dlq.${opts.service ?? serviceOf(db) ?? durable}`;
+  const outageRetryMs = opts.outageRetryMs ?? 2000;
+  const retentionMs = opts.inboxRetentionMs ?? 7 * 24 * 3600 * 1000;
+  const pruneEveryMs = opts.inboxPruneIntervalMs ?? 3600 * 1000;
   const log = { stream, durable, subject: filterSubject };
+
+  // Database outage state: while `dbDown`, messages are nak'ed unhandled; `outages` counts, per
+  // stream sequence, the deliveries an outage cost (subtracted from the delivery count).
+  let dbDown = false;
+  let probing: Promise<void> | undefined;
+  const outages = new Map<number, number>();
+  const countOutage = (m: JsMsg) => {
+    const seq = m.info.streamSequence;
+    outages.delete(seq);
+    outages.set(seq, (outages.get(seq) ?? 0) + 1);
+    if (outages.size > MAX_OUTAGE_ENTRIES) outages.delete(outages.keys().next().value as number);
+    m.nak(outageRetryMs);
+  };
+  const probeUntilUp = () => {
+    probing ??= (async () => {
+      while (!stopped) {
+        await sleep(outageRetryMs);
+        try {
+          await db.raw('select 1');
+          break;
+        } catch {
+          // still down
+        }
+      }
+      dbDown = false;
+      probing = undefined;
+      logger.info(log, 'database reachable again; consuming');
+    })();
+  };
 
   let stopped = false;
   let current: { stop(err?: Error): void; close(): Promise<unknown> } | undefined;
@@ -134,8 +189,9 @@ export function runConsumer<T = Record<string, unknown>>(opts: RunConsumerOption
     await ensureStream(jsm, { name: DLQ_STREAM, subjects: ['rdm.dlq.>'] });
     const config = {
       ack_policy: AckPolicy.Explicit,
-      // Why: one extra delivery so a message whose dead-lettering failed gets another try.
-      max_deliver: maxDeliver + 1,
+      // Why unlimited: dead-lettering is decided here, on deliveries not lost to outages; a server
+      // limit would silently drop a good message nak'ed through a long database outage.
+      max_deliver: -1,
       ack_wait: nanos(ackWaitMs),
       filter_subject: filterSubject,
       max_ack_pending: 1000,
@@ -178,7 +234,13 @@ export function runConsumer<T = Record<string, unknown>>(opts: RunConsumerOption
   };
 
   const processOne = async (m: JsMsg) => {
-    const dc = m.info.deliveryCount;
+    // Paused: the database is unreachable; the delivery does not count.
+    if (dbDown) {
+      countOutage(m);
+      return;
+    }
+    const seq = m.info.streamSequence;
+    const dc = m.info.deliveryCount - (outages.get(seq) ?? 0);
     let envelope: EventEnvelope<T>;
     try {
       const parsed: unknown = m.json();
@@ -205,9 +267,16 @@ export function runConsumer<T = Record<string, unknown>>(opts: RunConsumerOption
         await handler(trx, envelope, m);
       });
       m.ack();
+      outages.delete(seq);
       if (duplicate) logger.debug({ ...log, eventId: envelope.id }, 'duplicate event acked');
     } catch (err) {
-      if (dc >= maxDeliver) {
+      if (isConnectionError(err)) {
+        if (!dbDown) logger.warn({ ...log, err }, 'database unreachable; pausing the consumer');
+        dbDown = true;
+        countOutage(m);
+        probeUntilUp();
+      } else if (dc >= maxDeliver) {
+        outages.delete(seq);
         await deadLetter(m, 'handler_failed', err);
       } else {
         const delay = backoffMs[Math.min(dc - 1, backoffMs.length - 1)];
@@ -266,6 +335,37 @@ export function runConsumer<T = Record<string, unknown>>(opts: RunConsumerOption
     }
   };
 
+  // Inbox pruning: this consumer's rows older than the retention (and the duplicate window).
+  let pruneTimer: NodeJS.Timeout | undefined;
+  const prune = async () => {
+    if (retentionMs <= 0 || stopped) return;
+    try {
+      let keepMs = retentionMs;
+      const info = await jsm.streams.info(stream).catch(() => undefined);
+      const windowNanos = Number(info?.config.duplicate_window ?? 0);
+      keepMs = Math.max(keepMs, Math.ceil(windowNanos / 1e6));
+      let deleted = 0;
+      for (;;) {
+        const r = await db.raw(
+          `DELETE FROM inbox WHERE ctid IN (
+             SELECT ctid FROM inbox WHERE consumer = ? AND processed_at < now() - (? * interval '1 millisecond') LIMIT ${PRUNE_BATCH})`,
+          [durable, keepMs],
+        );
+        deleted += r.rowCount ?? 0;
+        if ((r.rowCount ?? 0) < PRUNE_BATCH || stopped) break;
+      }
+      if (deleted > 0) logger.info({ ...log, deleted, keepMs }, 'inbox pruned');
+    } catch (err) {
+      logger.warn({ ...log, err }, 'inbox pruning failed; will retry');
+    }
+  };
+  const schedulePrune = () => {
+    if (retentionMs <= 0 || stopped) return;
+    pruneTimer = setTimeout(() => void prune().finally(schedulePrune), pruneEveryMs);
+    pruneTimer.unref?.();
+  };
+  void prune().finally(schedulePrune);
+
   const done = loop();
 
   return {
@@ -274,6 +374,7 @@ export function runConsumer<T = Record<string, unknown>>(opts: RunConsumerOption
     async stop() {
       if (stopped) return;
       stopped = true;
+      if (pruneTimer) clearTimeout(pruneTimer);
       failReady(new Error('consumer stopped'));
       const c = current;
       // Why: awaiting close() can hang (see ENVIRONMENT.md); stop the iterator and move on.
