@@ -364,6 +364,15 @@ export class FilesService {
       return { grant, file: committed.row };
     } catch (err) {
       await this.d.gc.collect([finalKey]);
+      // A parallel commit of the same entry may have won: it completed the entry and removed the
+      // upload object our copy needed. Answer what it committed rather than a 500.
+      if (!isAppError(err)) {
+        const cur = await repo.findFile(this.d.db, grant.bucket_id, key);
+        if (cur && cur.id === file.id && cur.status === 'completed') return { grant, file: cur };
+        if (cur && cur.id === file.id && cur.upload_key !== file.upload_key) {
+          throw new AppError('conflict', 409, `File with key ${key} was re-uploaded during the commit; retry.`);
+        }
+      }
       throw err;
     }
   }

@@ -14,7 +14,6 @@ import { openapiFragment } from './openapi.js';
 type Doc = { paths: Record<string, Record<string, any>>; components: Record<string, Record<string, any>> };
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head'];
 
-
 describe(openapiFragment.name, () => {
   const fragment = openapiFragment() as unknown as Doc;
 
@@ -41,6 +40,7 @@ describe(openapiFragment.name, () => {
         `GET ${D}/files/{key}/content`,
         `HEAD ${D}/files/{key}/content`,
         `PUT ${D}/files/{key}/content`,
+        `PUT ${D}/files/{key}/content/{part}`,
         `POST ${D}/files/{key}/commit`,
         `GET ${D}/files-archive`,
         `GET ${R}/files`,
@@ -63,6 +63,13 @@ describe(openapiFragment.name, () => {
     });
     expect(fragment.paths[`${D}/files-archive`].get.responses['200'].content['application/zip']).toBeDefined();
     expect(fragment.components.schemas.FileEntry.required).toEqual(expect.arrayContaining(['key', 'status', 'links']));
+  });
+
+  it('should document the 400 every path can answer (a NUL or bad encoding in it) and the 415 of part uploads', () => {
+    for (const [p, item] of Object.entries(fragment.paths)) {
+      for (const m of METHODS.filter((x) => item[x] && x !== 'head')) expect(item[m].responses['400'], `${m} ${p}`).toBeDefined();
+    }
+    expect(fragment.paths['/api/records/{id}/draft/files/{key}/content/{part}'].put.responses['415']).toBeDefined();
   });
 
   it('should only document operations the files router serves, each with a unique operationId', () => {

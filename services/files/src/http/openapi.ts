@@ -4,8 +4,9 @@
  * draft and record files — list, initialise, metadata, content upload (raw bytes, chunked
  * transfer accepted), commit, download with `Range`, zip archive — with the status codes the
  * routes really answer. Shared components (`Error`, `BadRequest`, `X-RateLimit-*`, `bearerAuth`…)
- * are the gateway's and are only referenced here. Media files and multipart part uploads are not
- * served by this service and are left to the gateway's base document.
+ * are the gateway's and are only referenced here. Media files are not served by this service and
+ * are left to the gateway's base document; multipart part uploads are documented with what they
+ * really answer (415/404). A NUL or bad encoding in any path is 400 (`Invalid file key.`).
  *
  * When to edit: a files route, its headers or the JSON of http/serializers.ts change.
  */
@@ -130,7 +131,7 @@ function archive(scope: 'draft' | 'record'): Json {
           headers: { ...rate, 'Content-Disposition': { schema: { type: 'string' }, description: '`attachment; filename=<id>.zip`' } },
           content: { 'application/zip': { schema: { description: 'The zip archive.' } } },
         },
-        ...errors('403', '404', '410'),
+        ...errors('400', '403', '404', '410'),
       },
     },
   };
@@ -147,7 +148,10 @@ function paths(): Record<string, Json> {
         summary: "List the draft's files",
         tags: TAGS,
         parameters: [tokenParam],
-        responses: { '200': list('The file list (`{enabled: false, links}` when files are disabled).'), ...errors('403', '404', '410') },
+        responses: {
+          '200': list('The file list (`{enabled: false, links}` when files are disabled).'),
+          ...errors('400', '403', '404', '410'),
+        },
       },
       post: {
         operationId: 'initDraftFiles',
@@ -165,7 +169,7 @@ function paths(): Record<string, Json> {
         summary: 'Delete every file of the draft',
         tags: TAGS,
         security: AUTHENTICATED,
-        responses: { '204': done('Deleted.'), ...errors('403', '404', '410') },
+        responses: { '204': done('Deleted.'), ...errors('400', '403', '404', '410') },
       },
     },
     [`${D}/files/{key}`]: {
@@ -212,6 +216,19 @@ function paths(): Record<string, Json> {
         responses: { '200': entry('The entry, still `pending` until committed.'), ...errors('400', '403', '404', '410', '415') },
       },
     },
+    [`${D}/files/{key}/content/{part}`]: {
+      parameters: [idParam, keyParam, { name: 'part', in: 'path', required: true, schema: { type: 'string' } }],
+      put: {
+        operationId: 'uploadDraftFilePart',
+        summary: 'Upload one part of a file (multipart transfer: not supported)',
+        description:
+          'Multipart transfers are not offered (initialising one is 403). The path is read as the metadata update of the entry ' +
+          '`<key>/content/<part>`: a binary body is 415, a JSON one 404 for that unknown entry.',
+        tags: TAGS,
+        security: AUTHENTICATED,
+        responses: errors('400', '403', '404', '410', '413', '415'),
+      },
+    },
     [`${D}/files/{key}/commit`]: {
       parameters: [idParam, keyParam],
       post: {
@@ -233,7 +250,10 @@ function paths(): Record<string, Json> {
         summary: "List the published record's files",
         tags: TAGS,
         parameters: [tokenParam],
-        responses: { '200': list('The file list (`{enabled: false, links}` when files are disabled).'), ...errors('403', '404', '410') },
+        responses: {
+          '200': list('The file list (`{enabled: false, links}` when files are disabled).'),
+          ...errors('400', '403', '404', '410'),
+        },
       },
     },
     [`${R}/files/{key}`]: {

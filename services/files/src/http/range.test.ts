@@ -22,6 +22,14 @@ describe(parseRange.name, () => {
     expect(parseRange('bytes=-1000', 100)).toEqual({ kind: 'range', start: 0, end: 99 });
   });
 
+  it('should clamp positions of any length (RFC 9110: bytes=0-<huge> is the whole body as 206)', () => {
+    const huge = '9'.repeat(40);
+    expect(parseRange(`bytes=0-${huge}`, 100)).toEqual({ kind: 'range', start: 0, end: 99 });
+    expect(parseRange(`bytes=-${huge}`, 100)).toEqual({ kind: 'range', start: 0, end: 99 });
+    expect(parseRange(`bytes=${huge}-`, 100)).toEqual({ kind: 'unsatisfiable' });
+    expect(parseRange(`bytes=${huge}-${huge}`, 100)).toEqual({ kind: 'unsatisfiable' });
+  });
+
   it('should report unsatisfiable ranges', () => {
     expect(parseRange('bytes=100-', 100)).toEqual({ kind: 'unsatisfiable' });
     expect(parseRange('bytes=200-300', 100)).toEqual({ kind: 'unsatisfiable' });

@@ -1,13 +1,20 @@
 /**
  * `Range` request header parsing for downloads (RFC 9110 §14): one byte range is served as 206;
  * several ranges are answered with the whole body (allowed by the RFC, and what werkzeug does);
- * a syntactically valid but unsatisfiable range is a 416.
+ * a syntactically valid but unsatisfiable range is a 416. Positions past the end are clamped
+ * (`bytes=0-<huge>` is the whole body as 206), however many digits they have.
  */
 
 /** Outcome of parsing a Range header against a body size. */
 export type RangeResult = { kind: 'none' } | { kind: 'unsatisfiable' } | { kind: 'range'; start: number; end: number };
 
 const SPEC_RE = /^(\d*)-(\d*)$/;
+
+/** A digit string as a number; beyond the safe integers it is "past any end" (RFC 9110 §14.1.2 clamps). */
+const position = (digits: string): number => {
+  const n = Number(digits);
+  return Number.isSafeInteger(n) ? n : Number.POSITIVE_INFINITY;
+};
 
 /** Parse `header` for a body of `size` bytes. Unknown units and garbage are ignored (`none`). */
 export function parseRange(header: string | undefined, size: number): RangeResult {
@@ -23,14 +30,12 @@ export function parseRange(header: string | undefined, size: number): RangeResul
   if (!sm || (sm[1] === '' && sm[2] === '')) return { kind: 'none' };
   if (sm[1] === '') {
     // Suffix range: the last N bytes.
-    const n = Number(sm[2]);
-    if (!Number.isSafeInteger(n)) return { kind: 'none' };
+    const n = position(sm[2]);
     if (n === 0 || size === 0) return { kind: 'unsatisfiable' };
     return { kind: 'range', start: Math.max(0, size - n), end: size - 1 };
   }
-  const start = Number(sm[1]);
-  const end = sm[2] === '' ? size - 1 : Number(sm[2]);
-  if (!Number.isSafeInteger(start) || !Number.isSafeInteger(end)) return { kind: 'none' };
+  const start = position(sm[1]);
+  const end = sm[2] === '' ? size - 1 : position(sm[2]);
   if (sm[2] !== '' && end < start) return { kind: 'none' };
   if (start >= size) return { kind: 'unsatisfiable' };
   return { kind: 'range', start, end: Math.min(end, size - 1) };
