@@ -314,8 +314,8 @@ export class CommunitiesService {
       return undefined;
     }
     const raw = typeof body === 'object' && body !== null ? (body as { start_date?: unknown }).start_date : undefined;
-    const start =
-      raw === undefined || raw === null ? (op === 'create' ? new Date() : undefined) : typeof raw === 'string' ? new Date(raw) : undefined;
+    // Why required: InvenioRDM's featured schema requires `start_date` on create and update.
+    const start = typeof raw === 'string' ? new Date(raw) : undefined;
     if (!start || Number.isNaN(start.getTime())) {
       throw Errors.validation([
         { field: 'start_date', messages: [raw === undefined ? 'Missing data for required field.' : 'Not a valid datetime.'] },
