@@ -9,7 +9,7 @@
  * type only moves to `accepting` (its log and comment wait for the effect, see effects.ts); a
  * submit the type auto-accepts (`autoAcceptOnSubmit`, unless `require_review`) runs the accept as
  * the system in the same transaction. Accepts register their effect waiter before committing and
- * wait for it (bounded) after.
+ * wait for it (bounded) after; still `accepting` past the wait = `pending` (the route's 202).
  */
 import { randomUUID } from 'node:crypto';
 import { Errors, type Identity, SYSTEM } from '@rdm/platform';
@@ -40,6 +40,13 @@ export interface ActionData {
   title?: string;
 }
 
+/** Outcome of an action: the request as the caller sees it, and whether it still awaits its effect. */
+export interface ActionOutcome {
+  request: Record<string, unknown>;
+  /** True when an awaited effect had not arrived within the wait: the request shows its pending state (HTTP 202). */
+  pending: boolean;
+}
+
 type Trx = Parameters<Parameters<RequestsService['deps']['db']['transaction']>[0]>[0];
 
 /** Runs request actions. */
@@ -49,8 +56,16 @@ export class ActionsService {
     private readonly waiter: EffectWaiter,
   ) {}
 
-  /** `POST /api/requests/<id>/actions/<action>` (and the RPC): the request afterwards, as the caller sees it. */
+  /** The RPC `action`: the request afterwards, as the caller sees it (pending or not). */
   async run(identity: Identity, id: string, action: string, body?: unknown, data: ActionData = {}): Promise<Record<string, unknown>> {
+    return (await this.runWithOutcome(identity, id, action, body, data)).request;
+  }
+
+  /**
+   * `POST /api/requests/<id>/actions/<action>`: the request afterwards, and `pending` when it is
+   * still `accepting` after the bounded wait (the route answers 202 then, 200 otherwise).
+   */
+  async runWithOutcome(identity: Identity, id: string, action: string, body?: unknown, data: ActionData = {}): Promise<ActionOutcome> {
     const { db, communities, config } = this.requests.deps;
     const req = await this.requests.load(id);
     const type = requestType(req.type);
@@ -96,7 +111,7 @@ export class ActionsService {
       else expectation.cancel();
     }
     const fresh = (await findRequest(db, req.id)) ?? final;
-    return (await this.requests.render(identity, [fresh]))[0];
+    return { request: (await this.requests.render(identity, [fresh]))[0], pending: fresh.status === 'accepting' };
   }
 
   /** Apply one action to a locked request inside `trx` (no permission or state checks). */

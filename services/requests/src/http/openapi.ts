@@ -135,11 +135,18 @@ export function openapiFragment(): Json {
           operationId: 'runRequestAction',
           summary: 'Run an action; an optional `{payload:{content, format}}` becomes a comment',
           description:
-            'Accepting a request whose effect lives in another service waits up to REQUEST_EFFECT_WAIT_MS for it; past it the request is answered in its pending state (`submitted`, no actions), still 200.',
+            'Accepting a request whose effect lives in another service (a community submission or inclusion: the publication) waits up to REQUEST_EFFECT_WAIT_MS for it and answers 200 with the final state (`accepted`, or `submitted` again with an `accept_failed` log event when the effect was refused). Past the wait it answers 202 with the request in its pending state (`submitted`, `is_open`, no actions); the durable consumers finish the work. Every other action answers 200.',
           tags: TAGS,
           security,
           requestBody: { required: false, content: json(ref('schemas', 'CommentInput')) },
-          responses: { '200': ok('The request after the action.', ref('schemas', 'Request')), ...errors },
+          responses: {
+            '200': ok('The request after the action.', ref('schemas', 'Request')),
+            '202': ok(
+              'Accepted, but its effect has not happened within the wait: the request in its pending state.',
+              ref('schemas', 'Request'),
+            ),
+            ...errors,
+          },
         },
       },
       '/api/requests/{id}/lock': {

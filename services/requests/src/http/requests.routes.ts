@@ -45,7 +45,11 @@ export function requestsRouter(deps: RequestsRoutesDeps): Router<AppState> {
   });
   router.post('/api/requests/:id/actions/:action', async (ctx: Ctx) => {
     const b = await body(ctx);
-    ctx.body = await deps.actions.run(ctx.state.identity, ctx.params.id, ctx.params.action, b);
+    // Why 202: past REQUEST_EFFECT_WAIT_MS the effect (e.g. the publication) has not happened
+    // yet; the request is answered in its pending state and the durable consumers finish it.
+    const { request, pending } = await deps.actions.runWithOutcome(ctx.state.identity, ctx.params.id, ctx.params.action, b);
+    ctx.body = request;
+    ctx.status = pending ? 202 : 200;
   });
   router.get('/api/requests/:id/lock', async (ctx: Ctx) => {
     await deps.requests.setLocked(ctx.state.identity, ctx.params.id, true);

@@ -115,12 +115,12 @@ describe('community-submission saga', () => {
     expect(tl.body.hits.hits.some((e: any) => e.payload.event === 'accepted')).toBe(false);
   });
 
-  it('should answer the pending state after the wait, then the durable consumer applies a late event exactly once', async () => {
+  it('should answer 202 with the pending state after the wait, then the durable consumer applies a late event exactly once', async () => {
     const r = await submission(reviewed.id, 'slow-record');
     behaviour.set('slow-record', 'silent');
     await env.http.post(`/api/requests/${r.id}/actions/submit`).set(as(DEPOSITOR)).expect(200);
     const started = Date.now();
-    const acc = await env.http.post(`/api/requests/${r.id}/actions/accept`).set(as(CURATOR)).expect(200);
+    const acc = await env.http.post(`/api/requests/${r.id}/actions/accept`).set(as(CURATOR)).expect(202);
     expect(Date.now() - started).toBeGreaterThanOrEqual(1400);
     expect(acc.body).toMatchObject({ status: 'submitted', is_open: true, links: { actions: {} } });
     expect((await env.tdb.db('requests').where({ id: r.id }).first()).status).toBe('accepting');
@@ -128,6 +128,8 @@ describe('community-submission saga', () => {
     const data = { id: 'slow-record', parent_id: 'p', index: 1, is_latest: true, access_status: 'open', bucket_id: 'b', request_id: r.id };
     const ev = await env.publishEffect('rdm.records.record.published', data);
     await waitStatus(r.id, 'accepted');
+    const after = await env.http.get(`/api/requests/${r.id}`).set(as(CURATOR)).expect(200);
+    expect(after.body).toMatchObject({ status: 'accepted', is_closed: true });
     // Redelivered (republished with a new stream sequence, same envelope id) and a second publish: no second effect.
     await env.nats.js.publish('rdm.records.record.published', JSON.stringify(ev));
     await env.publishEffect('rdm.records.record.published', data);
@@ -154,6 +156,14 @@ describe('community-submission saga', () => {
       'rdm.requests.request.accepted',
     ]);
     expect(ob[2].payload.data.actor).toEqual({ user: 'system' });
+  });
+
+  it('should answer 202 to an auto-accepting submit whose publication does not arrive within the wait', async () => {
+    const r = await submission(openCommunity.id, 'slow-auto');
+    behaviour.set('slow-auto', 'silent');
+    const sub = await env.http.post(`/api/requests/${r.id}/actions/submit`).set(as(DEPOSITOR)).expect(202);
+    expect(sub.body).toMatchObject({ status: 'submitted', is_open: true, links: { actions: {} } });
+    expect((await env.tdb.db('requests').where({ id: r.id }).first()).status).toBe('accepting');
   });
 
   it('should not auto-accept with require_review, nor for a closed review policy', async () => {
