@@ -44,7 +44,7 @@ const communities = new NatsCommunitiesClient(nats.nc, {
   logger,
 });
 await communities.start();
-const { app, health, requests, actions, waiter } = createApp({ config, logger, db, communities, nc: nats.nc });
+const { app, health, requests, actions, comments, waiter } = createApp({ config, logger, db, communities, nc: nats.nc });
 await waiter.start();
 
 const relay = new OutboxRelay({ db, js: nats.js, logger });
@@ -53,7 +53,7 @@ let rpcs: { stop(): Promise<void> }[] = [];
 const rpcWorker: Worker = {
   name: 'requests-rpc',
   start: () => {
-    rpcs = serveRequestsRpc(nats.nc, { requests, actions, logger });
+    rpcs = serveRequestsRpc(nats.nc, { requests, actions, comments, logger });
   },
   stop: async () => {
     await Promise.all(rpcs.map((r) => r.stop()));

@@ -181,19 +181,30 @@ export class MembersService {
     );
   }
 
-  /** `PUT …/invitations`: change the role of pending invitations. */
+  /**
+   * `PUT …/invitations`: change the role of pending invitations; each changed one gets the
+   * reference's comment on its request (by the system, over `rdm.requests.rpc.comment`, before
+   * the commit: a failed call rolls the change back; a commit failing after it leaves the comment).
+   */
   async updateInvitations(identity: Identity, id: string, body: unknown): Promise<void> {
     const c = await this.community(identity, id, 'manage_members');
     const input = parseMembersBody(body, { need: ['role'] });
     const actor = this.actor(identity, c.role);
+    const role = input.role as Role;
     await withTransaction(this.db, async (trx) => {
       const rows = (await repo.findMembersFor(trx, c.row.id, input.members, { lock: true })).filter(
         (r) => !r.active && r.request_type === INVITATION,
       );
       if (rows.length !== new Set(input.members.map((m) => m.id)).size) throw CommunityErrors.members('Invalid member specified.');
+      // Why check all first: a comment sent for one row cannot be rolled back if a later row is refused.
+      for (const r of rows) if (!canManageRole(actor, r.role) || !canManageRole(actor, role)) throw Errors.permissionDenied();
       for (const r of rows) {
-        if (!canManageRole(actor, r.role) || !canManageRole(actor, input.role as Role)) throw Errors.permissionDenied();
-        await repo.updateMember(trx, r.id, { role: input.role });
+        if (r.role === role) continue;
+        await repo.updateMember(trx, r.id, { role });
+        if (r.request_id) {
+          const content = `You will join as "${ROLE_TITLES[role]}" (changed from: "${r.role}").`;
+          await this.deps.requests.comment(r.request_id, { content, format: 'html' });
+        }
       }
     });
   }

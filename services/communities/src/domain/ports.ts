@@ -53,8 +53,10 @@ export interface RequestInfo {
   [k: string]: unknown;
 }
 
-/** Requests service: create requests, count open ones. */
+/** Requests service: create requests, count open ones, comment on one as the system. */
 export interface RequestsPort {
   create(input: CreateRequestInput): Promise<RequestInfo>;
   countOpen(receiver: Ref): Promise<number>;
+  /** Add a comment by the system to request `id` (`rdm.requests.rpc.comment`). */
+  comment(id: string, payload: { content: string; format: string }): Promise<void>;
 }

@@ -1,6 +1,6 @@
 /**
  * NATS clients of the ports the communities domain uses (proto/README.md):
- * `rdm.users.rpc.get-users`, `rdm.vocabularies.rpc.resolve`, `rdm.requests.rpc.create|count-open`.
+ * `rdm.users.rpc.get-users`, `rdm.vocabularies.rpc.resolve`, `rdm.requests.rpc.create|count-open|comment`.
  */
 import { callRpc, injectTraceHeaders, type NatsHandle } from '@rdm/platform';
 import type { ResolvedEntry } from '../domain/community-input.js';
@@ -64,5 +64,13 @@ export class RpcRequestsClient implements RequestsPort {
       { timeoutMs: this.timeoutMs, headers: injectTraceHeaders() },
     );
     return Number(r?.count ?? 0);
+  }
+  async comment(id: string, payload: { content: string; format: string }): Promise<void> {
+    await callRpc(
+      this.nc,
+      'rdm.requests.rpc.comment',
+      { id, identity: { sub: 'system', roles: ['system'] }, payload },
+      { timeoutMs: this.timeoutMs, headers: injectTraceHeaders() },
+    );
   }
 }

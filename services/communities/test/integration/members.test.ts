@@ -245,6 +245,38 @@ describe('invitations', () => {
     expect((await api().get(`/api/communities/${c.id}/members`).set(as('7'))).status).toBe(403);
   });
 
+  it('should comment the role change of a pending invitation on its request (as the system), only when it changes', async () => {
+    const c = await create('invite-role');
+    await api()
+      .post(`/api/communities/${c.id}/invitations`)
+      .set(as('2'))
+      .send({ members: [{ type: 'user', id: '7' }], role: 'reader' })
+      .expect(204);
+    const row = await h.db.db('members').where({ community_id: c.id, member_id: '7' }).first();
+    const before = h.comments.length;
+    const put = (role: string, who = '2') =>
+      api()
+        .put(`/api/communities/${c.id}/invitations`)
+        .set(as(who))
+        .send({ members: [{ type: 'user', id: '7' }], role });
+    expect((await put('curator')).status).toBe(204);
+    expect(h.comments.slice(before)).toEqual([
+      {
+        id: row.request_id,
+        identity: { sub: 'system', roles: ['system'] },
+        payload: { content: 'You will join as "Curator" (changed from: "reader").', format: 'html' },
+      },
+    ]);
+    expect((await h.db.db('members').where({ id: row.id }).first()).role).toBe('curator');
+    // The same role again: nothing changes, nothing is said.
+    expect((await put('curator')).status).toBe(204);
+    expect(h.comments).toHaveLength(before + 1);
+    // A manager may not hand out ownership: refused before anything is sent.
+    expect((await put('owner', '3')).status).toBe(403);
+    expect(h.comments).toHaveLength(before + 1);
+    expect((await h.db.db('members').where({ id: row.id }).first()).role).toBe('curator');
+  });
+
   it('should make the invitee a member exactly once when the accepted event is redelivered', async () => {
     const c = await create('invite-accept');
     await api()

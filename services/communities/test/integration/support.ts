@@ -86,6 +86,8 @@ export interface Harness {
   created: Map<string, { input: CreateRequestInput; request: Record<string, unknown> }>;
   /** Open requests per receiver community id (count-open). */
   open: Map<string, number>;
+  /** Comments sent with `rdm.requests.rpc.comment`, in order. */
+  comments: { id: string; identity: unknown; payload: { content: string; format: string } }[];
   storageDir: string;
   /** Another app over the same database, storage and NATS with other settings. */
   appWith(config: Partial<Parameters<typeof createApp>[0]['config']>): CommunitiesApp;
@@ -125,6 +127,7 @@ export async function startHarness(config: Partial<Parameters<typeof createApp>[
   users.set('8', { id: '8', username: 'gone', full_name: 'Gone', email: 'gone@example.org', active: false });
   const created = new Map<string, { input: CreateRequestInput; request: Record<string, unknown> }>();
   const open = new Map<string, number>();
+  const comments: Harness['comments'] = [];
   const stubs: RpcServer[] = [
     serveRpc<{ ids: string[] }>(
       nats.nc,
@@ -167,6 +170,15 @@ export async function startHarness(config: Partial<Parameters<typeof createApp>[
         };
         created.set(key, { input, request });
         return { request };
+      },
+      { queue: 'requests', logger },
+    ),
+    serveRpc<Harness['comments'][number]>(
+      nats.nc,
+      'rdm.requests.rpc.comment',
+      async (req) => {
+        comments.push(req);
+        return { comment: { id: randomUUID(), type: 'C', payload: req.payload } };
       },
       { queue: 'requests', logger },
     ),
@@ -235,6 +247,7 @@ export async function startHarness(config: Partial<Parameters<typeof createApp>[
     users,
     created,
     open,
+    comments,
     storageDir,
     appWith,
     seed,

@@ -1,10 +1,11 @@
 /**
- * The requests RPC endpoints (proto/README): `rdm.requests.rpc.create|get|action|delete|count-open`,
+ * The requests RPC endpoints (proto/README): `rdm.requests.rpc.create|get|action|comment|delete|count-open`,
  * queue group `requests`. Each applies the same rules and answers the same shapes as HTTP,
  * with the caller's `identity` as the calling service forwarded it.
  */
 import { Errors, type Identity, type MsgLogger, type NatsHandle, type RpcServer, serveRpc } from '@rdm/platform';
 import type { ActionsService } from '../domain/actions.service.js';
+import type { CommentsService } from '../domain/comments.service.js';
 import { parseRef } from '../domain/model.js';
 import { countOpen } from '../repo/requests.repo.js';
 import type { CreateInput, RequestsService } from '../domain/requests.service.js';
@@ -25,7 +26,7 @@ const asIdentity = (i: { sub: string | null; roles: string[] }): Identity => ({ 
 /** Serve the requests RPCs on `nc`. */
 export function serveRequestsRpc(
   nc: NatsHandle['nc'],
-  deps: { requests: RequestsService; actions: ActionsService; logger: MsgLogger },
+  deps: { requests: RequestsService; actions: ActionsService; comments: CommentsService; logger: MsgLogger },
 ): RpcServer[] {
   const opts = { queue: 'requests', logger: deps.logger };
   return [
@@ -72,6 +73,14 @@ export function serveRequestsRpc(
           ['action'],
         ),
       },
+    ),
+    // A comment another service adds to a request (e.g. communities, when the role of a pending
+    // invitation changes); same checks and shape as `POST /api/requests/<id>/comments`.
+    serveRpc<{ id: string; identity: Identity; payload: unknown }, unknown>(
+      nc,
+      'rdm.requests.rpc.comment',
+      async (req) => ({ comment: await deps.comments.create(asIdentity(req.identity), req.id, { payload: req.payload }) }),
+      { ...opts, validate: withId({ payload: { type: 'object' } }, ['payload']) },
     ),
     serveRpc<{ id: string; identity: Identity }, unknown>(
       nc,

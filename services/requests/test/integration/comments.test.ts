@@ -299,4 +299,28 @@ describe('requests RPC', () => {
       }),
     ).rejects.toMatchObject({ status: 400, fieldErrors: [{ field: 'created_by', messages: ['Invalid reference.'] }] });
   });
+
+  it('should add a comment as the system through rdm.requests.rpc.comment, with the HTTP checks', async () => {
+    const r = await openRequest();
+    const system = { sub: 'system', roles: ['system'] };
+    const content = 'You will join as "Curator" (changed from: "reader").';
+    const res = await callRpc<any>(env.nats.nc, 'rdm.requests.rpc.comment', {
+      id: r.id,
+      identity: system,
+      payload: { content, format: 'html' },
+    });
+    expect(res.comment).toMatchObject({ type: 'C', created_by: { user: 'system' }, payload: { content, format: 'html' } });
+    const tl = await env.http.get(`/api/requests/${r.id}/timeline`).set(as(RECEIVER)).expect(200);
+    expect(tl.body.hits.hits.map((e: any) => [e.type, e.created_by.user, e.payload.content])).toEqual([['C', 'system', content]]);
+    await expect(
+      callRpc(env.nats.nc, 'rdm.requests.rpc.comment', { id: r.id, identity: { sub: OTHER, roles: [] }, payload: { content: 'x' } }),
+    ).rejects.toMatchObject({ status: 403 });
+    await expect(
+      callRpc(env.nats.nc, 'rdm.requests.rpc.comment', { id: r.id, identity: system, payload: { content: '' } }),
+    ).rejects.toMatchObject({ status: 400 });
+    await expect(
+      callRpc(env.nats.nc, 'rdm.requests.rpc.comment', { id: randomUUID(), identity: system, payload: { content: 'x' } }),
+    ).rejects.toMatchObject({ status: 404 });
+    await expect(callRpc(env.nats.nc, 'rdm.requests.rpc.comment', { id: r.id, identity: system })).rejects.toMatchObject({ status: 400 });
+  });
 });

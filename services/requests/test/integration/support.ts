@@ -159,7 +159,7 @@ export async function startEnv(o: { effectWaitMs?: number; lockingEnabled?: bool
   await built.waiter.start();
   const relay = new OutboxRelay({ db: tdb.db, js: nats.js, logger });
   relay.start();
-  const rpcs = serveRequestsRpc(nats.nc, { requests: built.requests, actions: built.actions, logger });
+  const rpcs = serveRequestsRpc(nats.nc, { requests: built.requests, actions: built.actions, comments: built.comments, logger });
   await nats.nc.flush();
   const expiry = new ExpiryJob({ actions: built.actions, intervalMs: 60_000, logger });
   const env: Env = {
