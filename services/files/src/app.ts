@@ -60,7 +60,13 @@ export function createApp(deps: AppDeps): FilesApp {
     unstorablePathError: () =>
       new AppError('invalid_key', 400, 'Invalid file key.', { fieldErrors: [{ field: 'key', messages: [UNSTORABLE_MESSAGE] }] }),
   });
-  const gc = new StorageGc({ db, storage, logger, intervalMs: config.FILES_JANITOR_INTERVAL_MS });
+  const gc = new StorageGc({
+    db,
+    storage,
+    logger,
+    intervalMs: config.FILES_JANITOR_INTERVAL_MS,
+    staleMs: config.FILES_UPLOAD_STALE_MS,
+  });
   const service = new FilesService({
     db,
     storage,

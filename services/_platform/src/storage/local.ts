@@ -137,6 +137,30 @@ export class LocalStorage implements ObjectStorage {
     yield* walk(base, this.root);
   }
 
+  async sweepStale(olderThanMs: number): Promise<number> {
+    const dir = join(this.root, PARTIAL_DIR);
+    let names: string[];
+    try {
+      names = await readdir(dir);
+    } catch {
+      return 0;
+    }
+    const cutoff = Date.now() - olderThanMs;
+    let removed = 0;
+    for (const name of names) {
+      const p = join(dir, name);
+      try {
+        // Why mtime: a live put writes continuously; one untouched that long belongs to a dead process.
+        if ((await stat(p)).mtimeMs >= cutoff) continue;
+        await unlink(p);
+        removed++;
+      } catch {
+        // gone meanwhile (finished or removed by another replica)
+      }
+    }
+    return removed;
+  }
+
   /** Keys of unfinished puts (tests: a failed upload must leave none). */
   async partials(): Promise<string[]> {
     try {

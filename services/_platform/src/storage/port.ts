@@ -59,6 +59,13 @@ export interface ObjectStorage {
   list(prefix: string): AsyncIterable<string>;
   /** Throws when the storage is unreachable (readiness). */
   check(): Promise<void>;
+  /**
+   * Remove what puts that never finished left behind (a process killed mid-upload): the local
+   * engine's partial files, S3's incomplete multipart uploads — those older than `olderThanMs`
+   * (started before, for S3; untouched since, for local files). Returns how many were removed.
+   * Run it at start and periodically (the files janitor does).
+   */
+  sweepStale?(olderThanMs: number): Promise<number>;
 }
 
 /** The object does not exist. */

@@ -200,6 +200,24 @@ export class S3Storage implements ObjectStorage {
     }
   }
 
+  async sweepStale(olderThanMs: number): Promise<number> {
+    const cutoff = Date.now() - olderThanMs;
+    const stale: { key: string; uploadId: string }[] = [];
+    const stream = this.client.listIncompleteUploads(this.bucket, '', true);
+    for await (const item of stream as AsyncIterable<{ key: string; uploadId: string; initiated?: Date }>) {
+      if (item.uploadId && item.initiated && item.initiated.getTime() < cutoff) stale.push(item);
+    }
+    let removed = 0;
+    for (const u of stale) {
+      // Why by upload id: another, live upload of the same key (if any) is left alone.
+      await this.client.abortMultipartUpload(this.bucket, u.key, u.uploadId).then(
+        () => removed++,
+        () => undefined,
+      );
+    }
+    return removed;
+  }
+
   /** Keys of multipart uploads that were started and never completed nor aborted. */
   async incompleteUploads(prefix = ''): Promise<string[]> {
     const out: string[] = [];

@@ -7,6 +7,9 @@
  * process dies, the janitor loop (`start()`, a `Worker`) removes every due key later. Uploads in
  * flight register their temporary key with a delay (`FILES_UPLOAD_STALE_MS`), so a crash
  * mid-upload is cleaned up too, while a live upload adopts (unqueues) its key when it ends.
+ * What the storage engine itself leaves when a process dies inside a put (the local engine's
+ * `.partial/` files, S3's incomplete multipart uploads) is swept by age (`staleMs`, the same
+ * `FILES_UPLOAD_STALE_MS`) at start and every `staleSweepIntervalMs`.
  *
  * Never delete storage objects directly from domain code: a rollback after a direct delete
  * would leave rows pointing at nothing.
@@ -24,6 +27,10 @@ export interface StorageGcOptions {
   intervalMs: number;
   /** Retry delay after a failed removal (default 60 s). */
   retryMs?: number;
+  /** Age after which the engine's leftovers of unfinished puts are removed (undefined: never). */
+  staleMs?: number;
+  /** How often those leftovers are swept (default 15 min; also at start). */
+  staleSweepIntervalMs?: number;
 }
 
 /** Removes released storage keys now (collect) and later (janitor). */
@@ -31,6 +38,7 @@ export class StorageGc implements Worker {
   readonly name = 'storage-gc';
   private timer?: NodeJS.Timeout;
   private running?: Promise<number>;
+  private lastStaleSweep = 0;
 
   constructor(private readonly o: StorageGcOptions) {}
 
@@ -55,7 +63,20 @@ export class StorageGc implements Worker {
     return this.running;
   }
 
+  /** Remove the storage engine's leftovers of puts that never finished; returns how many. */
+  async sweepStale(): Promise<number> {
+    const { staleMs, storage } = this.o;
+    if (staleMs === undefined || !storage.sweepStale) return 0;
+    this.lastStaleSweep = Date.now();
+    const n = await storage.sweepStale(staleMs);
+    if (n > 0) this.o.logger.warn({ removed: n, staleMs }, 'removed leftovers of unfinished uploads');
+    return n;
+  }
+
   private async sweep(): Promise<number> {
+    if (Date.now() - this.lastStaleSweep >= (this.o.staleSweepIntervalMs ?? 15 * 60_000)) {
+      await this.sweepStale().catch((err) => this.o.logger.error({ err }, 'sweeping unfinished uploads failed'));
+    }
     let removed = 0;
     for (;;) {
       const n = await this.o.db.transaction(async (trx) => {
