@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { envelopeSchema, eventSubjects, registerEventSchema, validateEvent } from './events.js';
+import { envelopeSchema, eventSubjects, eventsDir, registerEventSchema, validateEvent } from './events.js';
 
 const envelope = (type: string, data: Record<string, unknown>, version = 1) => ({
   id: randomUUID(),
@@ -12,18 +14,23 @@ const envelope = (type: string, data: Record<string, unknown>, version = 1) => (
 });
 
 describe(validateEvent.name, () => {
-  it('should load a schema for every subject listed in proto/README.md', () => {
-    expect(eventSubjects()).toEqual([
-      'rdm.files.file.committed',
-      'rdm.records.draft.created',
-      'rdm.records.draft.deleted',
-      'rdm.records.record.published',
-      'rdm.users.token.revoked',
-      'rdm.users.user.created',
-      'rdm.users.user.deactivated',
-      'rdm.vocabularies.vocabulary.loaded',
-    ]);
-    expect(eventSubjects('records')).toEqual(['rdm.records.draft.created', 'rdm.records.draft.deleted', 'rdm.records.record.published']);
+  it('should load a schema for every event subject of proto/README.md, and document every schema there', () => {
+    const readme = readFileSync(join(eventsDir(), '..', 'README.md'), 'utf8');
+    const rows = readme.split('\n').filter((l) => l.startsWith('| `rdm.'));
+    // A row names its subjects literally (`rdm.files.file.committed`) or as a family
+    // (`rdm.requests.request.<verb>` (`created`, `submitted`, …) or `….added` / `.removed`).
+    const documented = (subject: string) => {
+      const [, svc, entity, verb] = subject.split('.');
+      return rows.some(
+        (r) => r.includes(`\`${subject}\``) || (r.includes(`rdm.${svc}.${entity}.`) && new RegExp(`[\`.]${verb}[\`]`).test(r.split('|')[1])),
+      );
+    };
+    const subjects = eventSubjects();
+    expect(subjects.length).toBeGreaterThan(20);
+    expect(subjects.filter((s) => !documented(s))).toEqual([]);
+    expect(subjects).toEqual(expect.arrayContaining(['rdm.files.file.committed', 'rdm.records.record.published', 'rdm.requests.request.accepted']));
+    expect(eventSubjects('records')).toEqual(subjects.filter((s) => s.startsWith('rdm.records.')));
+    expect(eventSubjects('records')).toEqual(expect.arrayContaining(['rdm.records.draft.created', 'rdm.records.review.failed']));
   });
 
   it('should accept a valid envelope', () => {
