@@ -357,3 +357,20 @@ export async function callRpc<T = unknown>(nc: NatsConnection, subject: string, 
   }
   throw new AppError('internal_error', 500, `Malformed reply from ${subject}.`);
 }
+
+/** What every service's readiness watches: its database and, when it has one, its NATS connection. */
+export interface StandardHealthDeps {
+  db: { raw(sql: string): PromiseLike<unknown> };
+  nc?: NatsConnection;
+  /** Grace period of the NATS check (natsHealthCheck). */
+  natsGraceMs?: number;
+}
+
+/**
+ * Register the checks every service has: `db` (`select 1`) and `nats` (natsHealthCheck, not
+ * ready while disconnected beyond the grace). Add service-specific checks (storage…) beside it.
+ */
+export function addStandardHealth(health: { add(name: string, check: () => unknown): void }, deps: StandardHealthDeps): void {
+  health.add('db', () => deps.db.raw('select 1'));
+  if (deps.nc) health.add('nats', natsHealthCheck(deps.nc, { graceMs: deps.natsGraceMs }));
+}

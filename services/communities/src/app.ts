@@ -3,7 +3,7 @@
  * the community, member and schema-extension routes. Health: database, storage and (when given)
  * the NATS connection.
  */
-import { createHttpApp, type Knex, type Logger, mountRouter, type ObjectStorage } from '@rdm/platform';
+import { addStandardHealth, createHttpApp, type Knex, type Logger, mountRouter, type NatsHandle, type ObjectStorage } from '@rdm/platform';
 import type { CommunitiesConfig } from './config.js';
 import { CommunitiesService } from './domain/communities.service.js';
 import { ExtensionsService } from './domain/extensions.service.js';
@@ -29,7 +29,7 @@ export interface AppDeps {
   vocabularies: VocabulariesPort;
   requests: RequestsPort;
   /** NATS connection, for readiness. */
-  nc?: { isClosed(): boolean };
+  nc?: NatsHandle['nc'];
 }
 
 /** The composed app and the domain services main.ts wires to RPC and consumers. */
@@ -63,14 +63,8 @@ export function createApp(deps: AppDeps): CommunitiesApp {
   });
   const logos = new LogoService({ db, storage, communities, maxBytes: config.COMMUNITIES_LOGO_MAX_BYTES, logger });
   const extensions = new ExtensionsService(db, communities);
-  health.add('db', () => db.raw('select 1'));
+  addStandardHealth(health, { db, nc: deps.nc });
   health.add('storage', () => storage.check());
-  if (deps.nc) {
-    const nc = deps.nc;
-    health.add('nats', () => {
-      if (nc.isClosed()) throw new Error('nats connection closed');
-    });
-  }
   mountRouter(app, openapiRouter());
   mountRouter(app, extensionsRouter({ extensions, links }));
   mountRouter(app, membersRouter({ members, links }));

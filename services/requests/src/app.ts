@@ -2,7 +2,7 @@
  * The requests koa app (no listen, so tests drive it with supertest) and the domain services
  * main.ts also hands to the RPC server, the consumers and the expiry job.
  */
-import { createHttpApp, type Knex, type Logger, mountRouter, type NatsHandle } from '@rdm/platform';
+import { addStandardHealth, createHttpApp, type Knex, type Logger, mountRouter, type NatsHandle } from '@rdm/platform';
 import type { RequestsConfig } from './config.js';
 import { ActionsService } from './domain/actions.service.js';
 import { CommentsService } from './domain/comments.service.js';
@@ -41,13 +41,7 @@ export interface RequestsApp {
 /** Build the app and the services. */
 export function createApp(deps: AppDeps): RequestsApp {
   const { app, health } = createHttpApp({ name: 'requests', logger: deps.logger, identitySecret: deps.config.IDENTITY_SECRET });
-  health.add('db', () => deps.db.raw('select 1'));
-  const nc = deps.nc;
-  if (nc) {
-    health.add('nats', () => {
-      if (nc.isClosed()) throw new Error('nats connection closed');
-    });
-  }
+  addStandardHealth(health, { db: deps.db, nc: deps.nc });
   const requests = new RequestsService({
     db: deps.db,
     communities: deps.communities,
@@ -59,7 +53,7 @@ export function createApp(deps: AppDeps): RequestsApp {
       effectWaitMs: deps.config.REQUEST_EFFECT_WAIT_MS,
     },
   });
-  const waiter = new EffectWaiter({ nc, db: deps.db, subjects: effectSubjects(), logger: deps.logger });
+  const waiter = new EffectWaiter({ nc: deps.nc, db: deps.db, subjects: effectSubjects(), logger: deps.logger });
   const actions = new ActionsService(requests, waiter);
   const comments = new CommentsService(requests);
   mountRouter(app, openapiRouter());

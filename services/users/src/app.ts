@@ -2,7 +2,7 @@
  * The users koa app (no listen, so tests drive it with supertest): platform base app with
  * identity checking, health checks on the database (and NATS when given), and the user routes.
  */
-import { createHttpApp, type Knex, type Logger, mountRouter, type NatsHandle } from '@rdm/platform';
+import { addStandardHealth, createHttpApp, type Knex, type Logger, mountRouter, type NatsHandle } from '@rdm/platform';
 import type { UsersConfig } from './config.js';
 import { UsersService } from './domain/users.service.js';
 import { openapiRouter } from './http/openapi.js';
@@ -21,13 +21,7 @@ export interface AppDeps {
 /** Build the app and its health state. */
 export function createApp(deps: AppDeps): ReturnType<typeof createHttpApp> {
   const { app, health } = createHttpApp({ name: 'users', logger: deps.logger, identitySecret: deps.config.IDENTITY_SECRET });
-  health.add('db', () => deps.db.raw('select 1'));
-  const nc = deps.nc;
-  if (nc) {
-    health.add('nats', () => {
-      if (nc.isClosed()) throw new Error('nats connection closed');
-    });
-  }
+  addStandardHealth(health, { db: deps.db, nc: deps.nc });
   const users = deps.users ?? new UsersService(deps.db);
   mountRouter(app, openapiRouter());
   mountRouter(app, usersRouter({ users, baseUrl: deps.config.PUBLIC_BASE_URL }));

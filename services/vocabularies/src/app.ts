@@ -1,5 +1,5 @@
 /** The koa app of the vocabularies service (no listen: main.ts and supertest tests wrap it). */
-import { createHttpApp, type Knex, type Logger, mountRouter, type NatsHandle } from '@rdm/platform';
+import { addStandardHealth, createHttpApp, type Knex, type Logger, mountRouter, type NatsHandle } from '@rdm/platform';
 import type { Config } from './config.js';
 import { EntryCache } from './domain/entry-cache.js';
 import { VocabulariesService } from './domain/vocabularies.service.js';
@@ -17,13 +17,7 @@ export interface AppDeps {
 /** Build the app, its health checks and the service behind it. */
 export function createApp(deps: AppDeps) {
   const { app, health } = createHttpApp({ name: 'vocabularies', logger: deps.logger, identitySecret: deps.config.IDENTITY_SECRET });
-  health.add('db', () => deps.db.raw('select 1'));
-  if (deps.nc) {
-    const nc = deps.nc;
-    health.add('nats', () => {
-      if (nc.isClosed()) throw new Error('nats connection closed');
-    });
-  }
+  addStandardHealth(health, { db: deps.db, nc: deps.nc });
   const cache = new EntryCache(deps.config.ENTRY_CACHE_SIZE, deps.config.ENTRY_CACHE_TTL_MS);
   const service = new VocabulariesService({
     db: deps.db,
