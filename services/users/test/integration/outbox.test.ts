@@ -41,6 +41,9 @@ describe('users events through the outbox', () => {
         },
       }),
     );
+    // Why flush: a subscription is only guaranteed at the server after a round trip; without it the
+    // relay may publish first and the test misses events (seen under load).
+    await nats.nc.flush();
     try {
       const users = new UsersService(t.db);
       const tokens = new TokensService(t.db);
