@@ -66,7 +66,7 @@ export function compileQ(q: string, fields: Parameters<typeof compileToSql>[1]):
     const ast = parseQuery(q, { defaultOperator: 'OR' });
     return { where: compileToSql(ast, fields), rank: rankSql(ast, fields) };
   } catch (e) {
-    if (e instanceof QuerySyntaxError) throw Errors.invalidQuerySyntax();
+    if (e instanceof QuerySyntaxError) throw Errors.invalidQuerySyntax(e);
     throw e;
   }
 }

@@ -102,7 +102,7 @@ export class UsersService {
         where = compileToSql(ast, USER_SEARCH_FIELDS, { fullText: USER_FULL_TEXT });
         rank = rankSql(ast, USER_SEARCH_FIELDS, { fullText: USER_FULL_TEXT });
       } catch (e) {
-        if (e instanceof QuerySyntaxError) throw Errors.invalidQuerySyntax();
+        if (e instanceof QuerySyntaxError) throw Errors.invalidQuerySyntax(e);
         throw e;
       }
     }

@@ -105,7 +105,7 @@ export function parseQ(q: string): QueryAst {
   try {
     return parseQuery(q, { defaultOperator: 'OR' });
   } catch (e) {
-    if (e instanceof QuerySyntaxError) throw Errors.invalidQuerySyntax();
+    if (e instanceof QuerySyntaxError) throw Errors.invalidQuerySyntax(e);
     throw e;
   }
 }
@@ -142,7 +142,7 @@ export function buildEntrySearch(i: EntrySearchInput): EntrySearch {
       where.push(compileToSql(ast, fields, { fullText: { tsvector: 'e.search_vector', config: 'simple' } }));
       rank = rankSql(ast, fields, { fullText: { tsvector: 'e.search_vector', config: 'simple' } });
     } catch (e) {
-      if (e instanceof QuerySyntaxError) throw Errors.invalidQuerySyntax();
+      if (e instanceof QuerySyntaxError) throw Errors.invalidQuerySyntax(e);
       throw e;
     }
   } else if (i.suggest) {
