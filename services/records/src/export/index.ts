@@ -1,0 +1,71 @@
+/**
+ * Interoperability of the records service: export formats with content negotiation and the
+ * OAI-PMH endpoint. `registerInteropRoutes(router, deps)` is the ONE call app.ts makes (before the
+ * records routes, so that the negotiating `GET /api/records/:id` handler runs first). See INTEROP.md.
+ */
+import type { AppState, Knex, Logger, Router } from '@rdm/platform';
+import { OaiProvider } from '../oai/oai.service.js';
+import { registerOaiRoutes } from '../oai/oai.routes.js';
+import { type CommunityLookup, OaiSets } from '../oai/sets.js';
+import { registerExportRoutes } from './export.routes.js';
+import type { PublishedRecordReader } from './reader.js';
+import { VocabPropsCache, type VocabResolver } from './vocab-props.js';
+
+/** What the interoperability routes need (a subset of the app's deps plus the records service). */
+export interface InteropDeps {
+  config: {
+    PUBLIC_BASE_URL: string;
+    IDENTITY_SECRET: string;
+    DOI_RESOLVER_URL: string;
+    SITE_NAME: string;
+    /** Optional: OAI-PMH `adminEmail` (default `admin@<host of PUBLIC_BASE_URL>`). */
+    OAI_ADMIN_EMAIL?: string;
+    /** Optional: the `datacentreSymbol` of `oai_datacite` (default SITE_NAME). */
+    DATACITE_DATACENTER_SYMBOL?: string;
+    /** Optional: items per OAI-PMH ListRecords page (default 100). */
+    OAI_PAGE_SIZE?: number;
+  };
+  logger: Logger;
+  db: Knex;
+  service: PublishedRecordReader;
+  vocabularies?: VocabResolver;
+  communities?: CommunityLookup;
+}
+
+/** The OAI-PMH `adminEmail`: configured, else `admin@<host>` (a dotted host, as the OAI schema requires). */
+export function adminEmailOf(config: InteropDeps['config']): string {
+  if (config.OAI_ADMIN_EMAIL) return config.OAI_ADMIN_EMAIL;
+  const host = new URL(config.PUBLIC_BASE_URL).hostname;
+  return `admin@${host.includes('.') ? host : `${host}.localdomain`}`;
+}
+
+/** Register the export routes and `/oai2d`; returns the OAI provider (tests, benchmarks). */
+export function registerInteropRoutes(router: Router<AppState>, deps: InteropDeps): { oai: OaiProvider } {
+  const c = deps.config;
+  const props = new VocabPropsCache(deps.vocabularies, { logger: deps.logger });
+  registerExportRoutes(router, {
+    reader: deps.service,
+    props,
+    baseUrl: c.PUBLIC_BASE_URL,
+    doiResolverUrl: c.DOI_RESOLVER_URL,
+    siteName: c.SITE_NAME,
+    datacentreSymbol: c.DATACITE_DATACENTER_SYMBOL,
+    logger: deps.logger,
+  });
+  const oai = new OaiProvider({
+    db: deps.db,
+    sets: new OaiSets(deps.db, deps.communities),
+    props,
+    config: {
+      baseUrl: c.PUBLIC_BASE_URL,
+      secret: c.IDENTITY_SECRET,
+      repositoryName: c.SITE_NAME,
+      adminEmail: adminEmailOf(c),
+      doiResolverUrl: c.DOI_RESOLVER_URL,
+      datacentreSymbol: c.DATACITE_DATACENTER_SYMBOL,
+      pageSize: c.OAI_PAGE_SIZE,
+    },
+  });
+  registerOaiRoutes(router, oai);
+  return { oai };
+}
