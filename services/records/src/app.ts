@@ -6,6 +6,7 @@ import type { CommunitiesPort, RequestsPort } from './domain/ports.js';
 import { RecordsService } from './domain/records.service.js';
 import { ReviewComponent } from './domain/review.component.js';
 import { ReviewSagaComponent } from './domain/review-saga.component.js';
+import { registerInteropRoutes } from './export/index.js';
 import { registerOpenApiRoute } from './http/openapi.js';
 import { registerRecordsRoutes } from './http/records.routes.js';
 import { registerReviewRoutes } from './http/review.routes.js';
@@ -76,6 +77,7 @@ export function createApp(deps: AppDeps) {
   }
   const router = new Router<AppState>();
   registerOpenApiRoute(router);
+  registerInteropRoutes(router, { ...deps, service }); // exports + /oai2d, before the records routes (content negotiation)
   for (const register of deps.extraRoutes ?? []) register(router, { ...deps, service, ...parts });
   if (parts) {
     registerReviewRoutes(router, { review: parts.review, communities: parts.recordCommunities, baseUrl: deps.config.PUBLIC_BASE_URL });
