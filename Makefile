@@ -15,7 +15,7 @@ DEPS_STAMP := $(ROOT)/node_modules/.rdm-deps-stamp
 export PATH := $(ROOT)/.tools/bin:$(ROOT)/node_modules/.bin:$(PATH)
 
 .PHONY: help up deps node-deps pnpm infra minio migrate stop clean distclean \
-	test test-unit test-integration test-e2e bench lint typecheck \
+	test test-unit test-integration test-faults test-e2e bench lint typecheck \
 	user revoke-token deactivate-user kind-up
 
 help: ## list targets
@@ -70,13 +70,13 @@ VITEST := cd $(ROOT) && $(ROOT)/node_modules/.bin/vitest run
 
 # MinIO (needed by the files integration tests; a cold build takes minutes) starts in the
 # background while the unit tests run, and is waited for before the integration tests.
-test: deps infra ## unit, integration and e2e tests, then a summary; fails if any project fails
+test: deps infra ## unit, integration, fault trials (short form, 3 per kill point) and e2e tests, then a summary; fails if any project fails
 	@cd $(ROOT); rc=0; summary=""; \
 	bash $(INFRA)/minio.sh start >.data/minio-start.log 2>&1 & minio_pid=$$!; \
 	printf '\n\033[1m=== typecheck ===\033[0m\n'; start=$$(date +%s); \
 	if $(MAKE) -s typecheck; then r=PASS; else r=FAIL; rc=1; fi; \
 	summary="$$summary$$(printf '  %-12s %s (%ss)' typecheck "$$r" "$$(( $$(date +%s) - start ))")\n"; \
-	for p in unit integration e2e; do \
+	for p in unit integration faults e2e; do \
 		printf '\n\033[1m=== vitest --project %s ===\033[0m\n' "$$p"; \
 		start=$$(date +%s); \
 		if [ "$$p" = integration ] && kill -0 $$minio_pid 2>/dev/null; then \
@@ -98,6 +98,9 @@ test-unit: deps ## unit tests only
 
 test-integration: deps infra minio ## integration tests (real PostgreSQL, NATS and MinIO)
 	@$(VITEST) --project integration
+
+test-faults: deps infra ## fault trials, long form: kill -9 / NATS restarts mid-saga, FAULT_TRIALS (20) per kill point (private stack on 5940-5946)
+	@cd $(ROOT) && FAULT_TRIALS=$${FAULT_TRIALS:-20} $(ROOT)/node_modules/.bin/vitest run --project faults
 
 test-e2e: deps infra ## e2e tests (the global setup starts its own stack on ports 5900-5906)
 	@$(VITEST) --project e2e

@@ -1,7 +1,8 @@
 import { defineConfig } from 'vitest/config';
 
-// Three projects: `unit` (pure, co-located), `integration` (real PostgreSQL + NATS, started by
-// scripts/infra), `e2e` (black box through the gateway; the global setup starts the stack).
+// Four projects: `unit` (pure, co-located), `integration` (real PostgreSQL + NATS, started by
+// scripts/infra), `faults` (kill -9 / NATS restarts of a private stack of real processes;
+// FAULT_TRIALS per kill point), `e2e` (black box through the gateway; the global setup starts the stack).
 export default defineConfig({
   test: {
     projects: [
@@ -19,6 +20,18 @@ export default defineConfig({
           environment: 'node',
           testTimeout: 60_000,
           hookTimeout: 120_000,
+          pool: 'forks',
+          fileParallelism: false,
+        },
+      },
+      {
+        // Fault trials (e2e/faults): a private stack whose services a test kills and restarts.
+        test: {
+          name: 'faults',
+          include: ['e2e/faults/**/*.test.ts'],
+          environment: 'node',
+          testTimeout: 600_000,
+          hookTimeout: 600_000,
           pool: 'forks',
           fileParallelism: false,
         },

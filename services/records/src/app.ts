@@ -2,16 +2,16 @@
 import { type AppState, createHttpApp, type Knex, type Logger, mountRouter, type NatsHandle, Router } from '@rdm/platform';
 import { oaiPrefix, type RecordsConfig } from './config.js';
 import { CommunitiesComponent } from './domain/communities.component.js';
-import type { CommunitiesPort, RequestsPort } from './domain/ports.js';
+import type { CommunitiesPort, FilesPort, RequestsPort, VocabulariesPort } from './domain/ports.js';
 import { RecordsService } from './domain/records.service.js';
 import { ReviewComponent } from './domain/review.component.js';
 import { ReviewSagaComponent } from './domain/review-saga.component.js';
-import { registerInteropRoutes } from './export/index.js';
 import { registerOpenApiRoute } from './http/openapi.js';
 import { registerRecordsRoutes } from './http/records.routes.js';
 import { registerReviewRoutes } from './http/review.routes.js';
-import type { FilesPort } from './rpc/files.client.js';
-import type { VocabulariesPort } from './rpc/vocabularies.client.js';
+import { registerSearchRoutes } from './http/search.routes.js';
+import { PostgresIndexer } from './search/pg-indexer.js';
+import { RecordSearchService } from './search/search.service.js';
 
 /** What createApp needs. */
 export interface AppDeps {
@@ -27,12 +27,6 @@ export interface AppDeps {
   communities?: CommunitiesPort;
   /** When given, readiness also checks the NATS connection. */
   nc?: NatsHandle['nc'];
-  /**
-   * More routes on the same router, registered before the records routes (the search helper's
-   * `registerSearchRoutes` from `http/search.routes.ts`: GET /api/records, /api/user/records,
-   * /api/communities/:id/records). Receives the router and these deps plus the service.
-   */
-  extraRoutes?: ((router: Router<AppState>, deps: AppDeps & { service: RecordsService } & Partial<ReviewParts>) => void)[];
 }
 
 /** The review and communities components (present when `requests` and `communities` are given). */
@@ -52,8 +46,10 @@ export function createApp(deps: AppDeps) {
       if (nc.isClosed()) throw new Error('nats connection closed');
     });
   }
+  const index = new PostgresIndexer(deps.db);
   const service = new RecordsService({
     db: deps.db,
+    index,
     files: deps.files,
     vocabularies: deps.vocabularies,
     logger: deps.logger,
@@ -67,27 +63,29 @@ export function createApp(deps: AppDeps) {
   });
   let parts: ReviewParts | undefined;
   if (deps.requests && deps.communities) {
-    const common = { db: deps.db, records: service, requests: deps.requests, communities: deps.communities, logger: deps.logger };
+    const common = { db: deps.db, records: service, index, requests: deps.requests, communities: deps.communities, logger: deps.logger };
     parts = {
       review: new ReviewComponent({ ...common, baseUrl: deps.config.PUBLIC_BASE_URL }),
       recordCommunities: new CommunitiesComponent(common),
-      saga: new ReviewSagaComponent({ records: service, communities: deps.communities, logger: deps.logger }),
+      saga: new ReviewSagaComponent(common),
     };
     service.useHooks({ ...parts.review.hooks(), ...parts.recordCommunities.hooks() });
   }
   const router = new Router<AppState>();
   registerOpenApiRoute(router);
-  registerInteropRoutes(router, { ...deps, service }); // exports + /oai2d, before the records routes (content negotiation)
-  for (const register of deps.extraRoutes ?? []) register(router, { ...deps, service, ...parts });
+  const communities = parts?.recordCommunities;
+  const search = new RecordSearchService({
+    index,
+    vocabularies: deps.vocabularies,
+    logger: deps.logger,
+    resolveCommunity: communities ? (identity, idOrSlug) => communities.resolveForSearch(identity, idOrSlug) : undefined,
+  });
+  const urls = { baseUrl: deps.config.PUBLIC_BASE_URL, doiResolverUrl: deps.config.DOI_RESOLVER_URL };
+  registerSearchRoutes(router, { search, ...urls });
   if (parts) {
     registerReviewRoutes(router, { review: parts.review, communities: parts.recordCommunities, baseUrl: deps.config.PUBLIC_BASE_URL });
   }
-  registerRecordsRoutes(router, {
-    service,
-    review: parts?.review,
-    baseUrl: deps.config.PUBLIC_BASE_URL,
-    doiResolverUrl: deps.config.DOI_RESOLVER_URL,
-  });
+  registerRecordsRoutes(router, { service, review: parts?.review, ...urls });
   mountRouter(app, router);
-  return { app, health, service, ...parts };
+  return { app, health, service, search, index, ...parts };
 }

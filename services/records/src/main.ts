@@ -2,7 +2,6 @@
  * Entry point. `tsx src/main.ts` serves HTTP, the authorize-files RPC and the outbox relay;
  * `tsx src/main.ts migrate` migrates the schema and exits.
  */
-import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import {
   connectNats,
@@ -17,7 +16,7 @@ import {
   runService,
   startTelemetry,
 } from '@rdm/platform';
-import { type AppDeps, createApp } from './app.js';
+import { createApp } from './app.js';
 import { configProperties } from './config.js';
 import { filesCommittedWorker } from './events/files-committed.consumer.js';
 import { requestConsumerWorkers } from './events/requests-accepted.consumer.js';
@@ -49,16 +48,6 @@ const { nc, js, jsm } = await connectNats({ url: config.NATS_URL, name: SERVICE,
 // Why: event subjects only; 'rdm.records.>' would also capture the rdm.records.rpc.* requests.
 await ensureStream(jsm, { name: 'RECORDS', subjects: eventSubjects(SERVICE) });
 
-// The search endpoints live in http/search.routes.ts (built separately); load them when present.
-const extraRoutes: NonNullable<AppDeps['extraRoutes']> = [];
-const searchRoutesFile = new URL('./http/search.routes.ts', import.meta.url);
-if (existsSync(fileURLToPath(searchRoutesFile))) {
-  const specifier = './http/search.routes.js';
-  const mod = (await import(specifier)) as { registerSearchRoutes?: NonNullable<AppDeps['extraRoutes']>[number] };
-  if (typeof mod.registerSearchRoutes === 'function') extraRoutes.push(mod.registerSearchRoutes);
-  else logger.warn('http/search.routes.ts exports no registerSearchRoutes(router, deps); search routes not mounted');
-}
-
 const communities = new RpcCommunitiesClient(nc, config.RPC_TIMEOUT_MS, config.COMMUNITIES_ROLES_TTL_MS);
 const { app, health, service, review, saga } = createApp({
   config,
@@ -69,7 +58,6 @@ const { app, health, service, review, saga } = createApp({
   vocabularies: new RpcVocabulariesClient(nc, config.RPC_TIMEOUT_MS),
   requests: new RpcRequestsClient(nc, config.REQUESTS_RPC_TIMEOUT_MS, config.REQUESTS_ACTION_TIMEOUT_MS),
   communities,
-  extraRoutes,
 });
 // Why: the consumers need the REQUESTS stream; whoever starts first creates it, with exactly the
 // requests service's subjects (services/requests/src/events/streams.ts) so neither rewrites it.

@@ -5,12 +5,9 @@
  * files are public; else `restricted`.
  */
 
-/** Stored access of a draft or record. */
-export interface Access {
-  record: 'public' | 'restricted';
-  files: 'public' | 'restricted';
-  embargo: { active: boolean; until?: string; reason: string | null };
-}
+import type { Access } from '../model/rows.js';
+
+export type { Access };
 
 /** Computed access status values (also the `access_status` facet keys). */
 export type AccessStatus = 'open' | 'embargoed' | 'restricted' | 'metadata-only';

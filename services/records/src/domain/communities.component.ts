@@ -13,28 +13,30 @@
  */
 import { Errors, type Identity, isAdmin, isSystem, type Knex, type MsgLogger, withTransaction, writeOutbox } from '@rdm/platform';
 import * as repo from '../repo/records.repo.js';
+import { ctxOf } from './access.component.js';
+import { loadRecord, type RecordsHooks } from './component.js';
+import { INCLUSION_MESSAGES } from './errors.js';
 import type { ParentCommunities, ParentRow, RecordRow } from './model.js';
-import { type CommunitiesPort, type CommunitySummary, CURATOR_ROLES, type RequestsPort, type RpcIdentity } from './ports.js';
+import {
+  type CommunitiesPort,
+  type CommunitySummary,
+  CURATOR_ROLES,
+  type RequestsPort,
+  type RpcIdentity,
+  type SearchIndexPort,
+} from './ports.js';
 import type { RecordAccessCtx } from './records.policy.js';
-import { ctxOf, type RecordsHooks, type RecordsService } from './records.service.js';
+import type { RecordsService } from './records.service.js';
 import { parentDoc } from './serializers.js';
 
 /** Most communities handled by one call (InvenioRDM's limit). */
 export const MAX_COMMUNITIES_PER_CALL = 10;
 
-/** Messages of per-community errors. */
-export const INCLUSION_MESSAGES = {
-  notFound: 'Community not found.',
-  already: 'The record is already included in this community.',
-  restricted: 'A public record cannot be included in a restricted community.',
-  notIncluded: 'The record is not included in this community.',
-  denied: 'Permission denied.',
-} as const;
-
 /** Dependencies of the component. */
 export interface CommunitiesDeps {
   db: Knex;
   records: RecordsService;
+  index: SearchIndexPort;
   requests: RequestsPort;
   communities: CommunitiesPort;
   logger: MsgLogger;
@@ -70,14 +72,8 @@ export class CommunitiesComponent {
   }
 
   /** A published, non-deleted record with its parent (404/410 as GET /api/records/<id>). */
-  private async loadRecord(id: string): Promise<{ record: RecordRow; parent: ParentRow }> {
-    const found = await repo.getRecordWithParent(this.d.db, id);
-    if (!found?.parent) {
-      if (await repo.getDraft(this.d.db, id)) throw Errors.pidNotRegistered();
-      throw Errors.pidDoesNotExist();
-    }
-    if (found.record.deletion_status !== 'P') throw Errors.gone();
-    return { record: found.record, parent: found.parent };
+  private loadRecord(id: string): Promise<{ record: RecordRow; parent: ParentRow }> {
+    return loadRecord(this.d.db, id);
   }
 
   /** `{communities: [{id, …}]}` → the ids (400 when malformed or too many). */
@@ -194,7 +190,7 @@ export class CommunitiesComponent {
       if (removed.length === 0) return;
       const communities = (c.ids?.length ? c : {}) as Record<string, unknown>;
       await repo.updateParent(trx, locked.id, { communities });
-      await repo.refreshParentInDocs(trx, locked.id, parentDoc({ ...locked, communities }));
+      await this.d.index.refreshParent(trx, locked.id, parentDoc({ ...locked, communities }));
       for (const cid of removed) {
         await writeOutbox(trx, {
           subject: 'rdm.records.inclusion.removed',

@@ -1,13 +1,24 @@
 /**
- * Persistent identifiers of drafts and records (reference §3.5): DOIs from the managed DataCite
- * provider (`<DOI_PREFIX>/<id>`, reserved on request, registered at publish of a public record)
- * or external DOIs supplied by the client, and OAI identifiers minted at publish for public
- * records. `validatePids` gives the save-time field errors (also publish-time 400s).
+ * The pids component: persistent identifiers of drafts and records (reference §3.5): DOIs from
+ * the managed DataCite provider (`<DOI_PREFIX>/<id>`, reserved on request, registered at publish
+ * of a public record) or external DOIs supplied by the client, OAI identifiers minted at publish
+ * for public records, and the parent's concept DOI.
+ *
+ * When to use: the lifecycle hooks (`onCreate`, `onUpdate`, `onPublishCheck`, `onPublish`,
+ * `onDeleteDraft`) from RecordsService, and the `…/draft/pids/<scheme>` operations. `validate`
+ * gives the save-time field errors (also the publish-time 400s). Rows of `pids` through the repo.
  */
-import type { FieldError, Knex } from '@rdm/platform';
+import { Errors, type FieldError, type Identity, type Knex, withTransaction } from '@rdm/platform';
+import * as repo from '../repo/records.repo.js';
+import type { AccessComponent } from './access.component.js';
+import { ctxOf } from './access.component.js';
+import { draftDoc } from './builders.js';
+import { type DraftWrite, type ItemView, loadDraft, type PublishCheck, type RecordsServiceConfig } from './component.js';
+import { fieldErrors, RecordErrors } from './errors.js';
+import type { FilesComponent } from './files.component.js';
 import { isDoi, normalizeDoi } from './identifiers.js';
-import type { PidValue } from './model.js';
-import { findPid } from '../repo/records.repo.js';
+import type { DraftRow, ParentRow, PidValue, RecordRow } from './model.js';
+import type { SearchIndexPort } from './ports.js';
 
 /** Providers per scheme. */
 export const PROVIDERS: Record<string, string[]> = { doi: ['datacite', 'external'], oai: ['oai'] };
@@ -28,19 +39,14 @@ export function oaiIdentifier(prefix: string, id: string): string {
   return `oai:${prefix}:${id}`;
 }
 
-function add(errors: FieldError[], field: string, message: string): void {
-  const e = errors.find((x) => x.field === field);
-  if (e) {
-    if (!e.messages.includes(message)) e.messages.push(message);
-  } else errors.push({ field, messages: [message] });
-}
+const add = (errors: FieldError[], field: string, message: string) => fieldErrors.add(errors, { field, messages: [message] });
 
 /**
  * Validate (and normalise in place) `pids` of the draft `recordId`. Returns field errors:
  * invalid DOI, duplicates, external DOIs under the managed prefix, missing publisher for
  * DataCite registration.
  */
-export async function validatePids(
+async function validatePids(
   db: Knex | Knex.Transaction,
   pids: Record<string, PidValue>,
   ctx: { recordId: string; metadata: Record<string, any> },
@@ -66,7 +72,7 @@ export async function validatePids(
     }
     const doi = pid.identifier;
     if (doi) {
-      const existing = await findPid(db, 'doi', doi);
+      const existing = await repo.findPid(db, 'doi', doi);
       if (existing && existing.record_id !== ctx.recordId) add(errors, field, `doi:${doi} already exists.`);
     }
     if (pid.provider === 'external') {
@@ -89,4 +95,167 @@ export async function validatePids(
     }
   }
   return errors;
+}
+
+/** Dependencies of the pids component. */
+export interface PidsDeps {
+  db: Knex;
+  index: SearchIndexPort;
+  config: Pick<RecordsServiceConfig, 'doiPrefix' | 'siteName' | 'oaiPrefix'>;
+  access: AccessComponent;
+  files: FilesComponent;
+}
+
+/** The pids of a publication: the record's and, when changed, the parent's. */
+export interface PublishedPids {
+  pids: Record<string, PidValue>;
+  parentPids: Record<string, PidValue>;
+  parentChanged: boolean;
+}
+
+/** Persistent identifiers through the lifecycle. */
+export class PidsComponent {
+  private readonly cfg: PidsConfig;
+
+  constructor(private readonly d: PidsDeps) {
+    this.cfg = { doiPrefix: d.config.doiPrefix, siteName: d.config.siteName };
+  }
+
+  /** Create: the sent pids, validated (save-time errors). */
+  async onCreate(trx: Knex.Transaction, w: DraftWrite, id: string): Promise<void> {
+    const pids = (w.input.data.pids ?? {}) as Record<string, PidValue>;
+    w.patch.pids = pids;
+    for (const e of await validatePids(trx, pids, { recordId: id, metadata: w.patch.metadata ?? {} }, this.cfg))
+      fieldErrors.add(w.errors, e);
+  }
+
+  /** Update (locked draft): the sent pids (or the current ones), validated; a reserved DOI dropped is released. */
+  async onUpdate(trx: Knex.Transaction, w: DraftWrite, locked: DraftRow): Promise<void> {
+    const id = locked.id;
+    const pids = w.input.present.pids ? ((w.input.data.pids ?? {}) as Record<string, PidValue>) : structuredClone(w.draft!.pids);
+    w.patch.pids = pids;
+    for (const e of await validatePids(trx, pids, { recordId: id, metadata: w.patch.metadata ?? {} }, this.cfg))
+      fieldErrors.add(w.errors, e);
+    const oldDoi = locked.pids?.doi?.identifier;
+    if (oldDoi && oldDoi !== pids?.doi?.identifier) {
+      const row = await repo.findPid(trx, 'doi', oldDoi);
+      if (row && row.status === 'N' && row.record_id === id) await repo.deletePid(trx, 'doi', oldDoi);
+    }
+  }
+
+  /** Publish: the draft's pids validated (a copy: nothing is normalised in place). */
+  async onPublishCheck(c: PublishCheck): Promise<void> {
+    const pids = structuredClone(c.draft.pids ?? {});
+    c.errors.pids.push(...(await validatePids(this.d.db, pids, { recordId: c.draft.id, metadata: c.draft.metadata }, this.cfg)));
+  }
+
+  /**
+   * Publish (locked rows): required pids removed on an edit draft come back from the record; a
+   * restricted record drops an unregistered managed DOI; DOIs and the OAI id are registered; the
+   * parent gets its concept DOI once a version has a managed one.
+   */
+  async onPublish(trx: Knex.Transaction, draft: DraftRow, record: RecordRow | undefined, parent: ParentRow): Promise<PublishedPids> {
+    const id = draft.id;
+    const isPublic = draft.access.record === 'public';
+    const pids: Record<string, PidValue> = structuredClone(draft.pids ?? {});
+    for (const [scheme, pid] of Object.entries(record?.pids ?? {})) if (!pids[scheme]) pids[scheme] = pid;
+    if (pids.doi) {
+      const doi = pids.doi;
+      const row = doi.identifier ? await repo.findPid(trx, 'doi', doi.identifier) : undefined;
+      const registered = row?.status === 'R' && row.record_id === id;
+      if (!isPublic && doi.provider === 'datacite' && !registered) {
+        // Restricted records get no DOI: an unregistered managed DOI is deleted.
+        Reflect.deleteProperty(pids, 'doi');
+        if (row && row.record_id === id) await repo.deletePid(trx, 'doi', doi.identifier);
+      } else if (doi.identifier) {
+        if (row && row.record_id !== id) throw RecordErrors.pidTaken('doi', doi.identifier);
+        await repo.upsertPid(trx, { scheme: 'doi', identifier: doi.identifier, record_id: id, provider: doi.provider, status: 'R' });
+      }
+    }
+    if (isPublic && !pids.oai) pids.oai = { identifier: oaiIdentifier(this.d.config.oaiPrefix, id), provider: 'oai' };
+    if (pids.oai?.identifier) {
+      await repo.upsertPid(trx, { scheme: 'oai', identifier: pids.oai.identifier, record_id: id, provider: 'oai', status: 'R' });
+    }
+    let parentPids = parent.pids ?? {};
+    const parentChanged = pids.doi?.provider === 'datacite' && !parentPids.doi;
+    if (parentChanged) {
+      const conceptDoi = managedDoi(this.d.config.doiPrefix, parent.id);
+      parentPids = { ...parentPids, doi: { identifier: conceptDoi, provider: 'datacite', client: 'datacite' } };
+      await repo.upsertPid(trx, { scheme: 'doi', identifier: conceptDoi, record_id: parent.id, provider: 'datacite', status: 'R' });
+    }
+    return { pids, parentPids, parentChanged };
+  }
+
+  /** Delete draft: its unregistered pids go with it. */
+  onDeleteDraft(trx: Knex.Transaction, id: string): Promise<void> {
+    return repo.deleteNewPids(trx, id);
+  }
+
+  /** POST /api/records/{id}/draft/pids/{scheme}: reserve a managed DOI. */
+  async reserve(identity: Identity, id: string, scheme: string): Promise<ItemView> {
+    const { draft, parent, hasRecord } = await loadDraft(this.d.db, id);
+    this.d.access.requirePlain('pid_manage', identity, ctxOf(draft, parent));
+    requireDoi(scheme);
+    if (draft.pids?.doi?.identifier) throw RecordErrors.pidExistsForType('doi');
+    const { summary } = await this.d.files.summaryOf(draft, hasRecord);
+    return withTransaction(this.d.db, async (trx) => {
+      const locked = await repo.getDraft(trx, id, true);
+      if (!locked) throw Errors.pidDoesNotExist();
+      if (locked.pids?.doi?.identifier) throw RecordErrors.pidExistsForType('doi');
+      const doi = managedDoi(this.d.config.doiPrefix, id);
+      const existing = await repo.findPid(trx, 'doi', doi);
+      if (existing && existing.record_id !== id) throw RecordErrors.pidTaken('doi', doi);
+      if (!existing) await repo.upsertPid(trx, { scheme: 'doi', identifier: doi, record_id: id, provider: 'datacite', status: 'N' });
+      const pids = { ...(locked.pids ?? {}), doi: { identifier: doi, provider: 'datacite', client: 'datacite' } };
+      const doc = await this.writePids(trx, locked, pids, parent, hasRecord, summary);
+      return { kind: 'draft' as const, doc };
+    });
+  }
+
+  /** GET /api/records/{id}/draft/pids/{scheme}: 404 unless a draft or record with this id exists. */
+  async probe(id: string): Promise<void> {
+    if (await repo.getDraft(this.d.db, id)) return;
+    if (await repo.getRecord(this.d.db, id)) return;
+    throw Errors.pidDoesNotExist();
+  }
+
+  /** DELETE /api/records/{id}/draft/pids/{scheme}: discard a DOI that is not registered. */
+  async discard(identity: Identity, id: string, scheme: string): Promise<void> {
+    const { draft, parent, hasRecord } = await loadDraft(this.d.db, id);
+    this.d.access.requirePlain('pid_manage', identity, ctxOf(draft, parent));
+    requireDoi(scheme);
+    const pid = draft.pids?.doi;
+    if (!pid?.identifier) throw Errors.pidDoesNotExist();
+    const row = await repo.findPid(this.d.db, 'doi', pid.identifier);
+    if (row && row.status === 'R') throw RecordErrors.cannotDiscardPid('doi');
+    const { summary } = await this.d.files.summaryOf(draft, hasRecord);
+    await withTransaction(this.d.db, async (trx) => {
+      const locked = await repo.getDraft(trx, id, true);
+      if (!locked) throw Errors.pidDoesNotExist();
+      const pids = { ...(locked.pids ?? {}) };
+      Reflect.deleteProperty(pids, 'doi');
+      if (row && row.record_id === id) await repo.deletePid(trx, 'doi', pid.identifier);
+      await this.writePids(trx, locked, pids, parent, hasRecord, summary);
+    });
+  }
+
+  private async writePids(
+    trx: Knex.Transaction,
+    locked: DraftRow,
+    pids: Record<string, PidValue>,
+    parent: ParentRow,
+    isPublished: boolean,
+    summary: Parameters<typeof draftDoc>[3],
+  ) {
+    const now = new Date();
+    const revision = await repo.updateDraft(trx, locked.id, { pids }, now);
+    const updated: DraftRow = { ...locked, pids, updated: now, revision_id: revision };
+    const doc = draftDoc(updated, parent, isPublished, summary);
+    await this.d.index.index(trx, { kind: 'draft', row: updated, doc });
+    return doc;
+  }
+}
+
+function requireDoi(scheme: string): void {
+  if (scheme !== 'doi') throw RecordErrors.invalidPidScheme();
 }

@@ -1,9 +1,128 @@
 /**
- * Ports of the records domain towards the requests and communities services (proto/README.md,
- * RPC rows `rdm.requests.rpc.*` and `rdm.communities.rpc.*`). The domain depends only on these
- * interfaces: `rpc/requests.client.ts` and `rpc/communities.client.ts` implement them over NATS,
- * unit tests substitute in-memory fakes.
+ * Every port of the records domain: the files, vocabularies, requests and communities services
+ * (proto/README.md, RPC rows `rdm.<svc>.rpc.*`) and the search index. The domain depends only on
+ * these interfaces: `rpc/*.client.ts` implement the services' ports over NATS, `search/` the
+ * index (postgres today, OpenSearch later); unit tests substitute in-memory fakes.
  */
+import type { Knex } from '@rdm/platform';
+import type { DraftRow, ItemDoc, RecordRow } from '../model/rows.js';
+
+// ---------------------------------------------------------------------------------------------
+// files (rdm.files.rpc.*)
+
+/** A file entry of a files-service manifest (proto/README.md). */
+export interface ManifestEntry {
+  id?: string;
+  key: string;
+  checksum?: string | null;
+  ext?: string | null;
+  size?: number | null;
+  mimetype?: string | null;
+  storage_class?: string | null;
+  metadata?: unknown;
+  access?: { hidden?: boolean } | null;
+  status?: string;
+  created?: string;
+  updated?: string;
+  file_id?: string | null;
+  version_id?: string | null;
+  bucket_id?: string;
+  transfer?: unknown;
+}
+
+/** A files-service manifest. */
+export interface Manifest {
+  bucket_id: string;
+  locked: boolean;
+  entries: ManifestEntry[];
+  count: number;
+  total_bytes: number;
+  pending: number;
+}
+
+/** What records needs from the files service. */
+export interface FilesPort {
+  /** The bucket's manifest (empty when the bucket does not exist yet). */
+  manifest(bucketId: string): Promise<Manifest>;
+  /**
+   * Lock the bucket (idempotent) and return its manifest. `ifComplete`: lock only when it holds
+   * at least one entry and none pending (atomically); the manifest's `locked` tells.
+   */
+  lock(bucketId: string, opts?: { ifComplete?: boolean }): Promise<Manifest>;
+  /** Link the objects of `from` into `to` (no bytes copied); returns `to`'s manifest. */
+  importFiles(fromBucketId: string, toBucketId: string): Promise<Manifest>;
+  /** Delete a bucket and its file entries. */
+  deleteBucket(bucketId: string): Promise<boolean>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// vocabularies (rdm.vocabularies.rpc.resolve)
+
+/** A resolved vocabulary entry (compact form). */
+export interface VocabEntry {
+  id: string;
+  title?: Record<string, string>;
+  props?: Record<string, any>;
+  tags?: string[];
+  type?: string;
+  [k: string]: unknown;
+}
+
+/** One resolve answer. */
+export interface ResolvedItem {
+  type: string;
+  id: string;
+  found: boolean;
+  entry?: VocabEntry;
+}
+
+/** What records needs from the vocabularies service. */
+export interface VocabulariesPort {
+  /** Resolve references in one batch; every item gets an answer (`found: false` when unknown). */
+  resolve(items: { type: string; id: string }[]): Promise<ResolvedItem[]>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// search index
+
+/** What the indexer needs besides the document to write its row. */
+export interface IndexedItem {
+  kind: 'draft' | 'record';
+  /** The draft or record row the document was built from (resource type columns, timestamps). */
+  row: DraftRow | RecordRow;
+  doc: ItemDoc;
+}
+
+/**
+ * Writes of the search index, always inside the transaction of the change (so the writer's next
+ * search sees it). The postgres engine writes `search_docs`; another engine would write after
+ * commit and be repaired by the reindex command.
+ */
+export interface SearchIndexPort {
+  /** Insert or replace the document of one draft or record. */
+  index(trx: Knex.Transaction, item: IndexedItem): Promise<void>;
+  /** Remove the document of one draft or record. */
+  remove(trx: Knex.Transaction, id: string, kind: 'draft' | 'record'): Promise<void>;
+  /** Whether a record has an edit draft (`has_draft`, for /api/user/records). */
+  setHasDraft(trx: Knex.Transaction, id: string, hasDraft: boolean): Promise<void>;
+  /** Recompute `is_latest`/`is_latest_draft` of these ids' documents from the parent's versions state. */
+  refreshVersionFlags(
+    trx: Knex.Transaction,
+    ids: string[],
+    state: { latest_id: string | null; next_draft_id: string | null },
+  ): Promise<void>;
+  /** Replace the `parent` part (and the community ids) of every document of a parent. */
+  refreshParent(trx: Knex.Transaction, parentId: string, parent: ItemDoc['parent']): Promise<void>;
+  /** Replace the files summary of a draft's document. */
+  setDraftFiles(trx: Knex.Transaction, id: string, files: ItemDoc['files']): Promise<void>;
+  /** Set `status` in the documents of a parent's drafts. */
+  setDraftsStatus(trx: Knex.Transaction, parentId: string, status: string): Promise<void>;
+  /** The files summary last indexed for a draft (reads while the files service is down). */
+  storedDraftFiles(id: string): Promise<ItemDoc['files'] | undefined>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// requests (rdm.requests.rpc.*)
 
 /** An entity reference: exactly one key (`{user}`, `{community}`, `{record}`). */
 export type EntityRef = Record<string, string>;
@@ -65,6 +184,9 @@ export interface RequestsPort {
   delete(id: string, identity: RpcIdentity): Promise<void>;
 }
 
+// ---------------------------------------------------------------------------------------------
+// communities (rdm.communities.rpc.*)
+
 /** Roles of community members, strongest first. */
 export type CommunityRole = 'owner' | 'manager' | 'curator' | 'reader';
 
@@ -81,12 +203,21 @@ export interface CommunitySummary {
   is_deleted: boolean;
 }
 
+/** Answer of `rdm.communities.rpc.validate-extension`. */
+export interface ExtensionValidation {
+  valid: boolean;
+  /** Fields read `metadata.community_extension.<slug>:<field>`. */
+  errors?: { field: string; messages: string[] }[];
+}
+
 /** What records needs from the communities service. */
 export interface CommunitiesPort {
   /** Summaries of the communities with these ids or slugs (unknown ones left out). */
   get(idsOrSlugs: string[]): Promise<CommunitySummary[]>;
   /** The user's active roles, in the given communities or in all of them. */
   roles(userId: string, communityIds?: string[]): Promise<Record<string, CommunityRole>>;
+  /** Validate `metadata.community_extension` against schema `schemaId` (404 AppError when unknown). */
+  validateExtension(schemaId: string, extension: unknown): Promise<ExtensionValidation>;
 }
 
 /** Roles that curate records of a community (accept submissions, read drafts under review). */

@@ -22,8 +22,9 @@
 import { AppError, type EventEnvelope, type FieldError, type Knex, type MsgLogger, writeOutbox } from '@rdm/platform';
 import * as repo from '../repo/records.repo.js';
 import * as reviewRepo from '../repo/review.repo.js';
+import { SAGA_MESSAGES } from './errors.js';
 import type { ParentCommunities, ParentRow } from './model.js';
-import type { CommunitiesPort, CommunitySummary, EntityRef } from './ports.js';
+import type { CommunitiesPort, CommunitySummary, EntityRef, SearchIndexPort } from './ports.js';
 import type { RecordsService } from './records.service.js';
 import { parentDoc } from './serializers.js';
 
@@ -39,18 +40,10 @@ export interface RequestEventData {
   payload?: Record<string, unknown>;
 }
 
-/** Messages of refusals. */
-export const SAGA_MESSAGES = {
-  restricted: 'A public record cannot be included in a restricted community.',
-  draftGone: 'The draft does not exist anymore.',
-  alreadyPublished: 'The record is already published.',
-  recordGone: 'The record does not exist.',
-  communityGone: 'The community does not exist.',
-} as const;
-
 /** Dependencies of the saga component. */
 export interface ReviewSagaDeps {
   records: RecordsService;
+  index: SearchIndexPort;
   communities: CommunitiesPort;
   logger: MsgLogger;
 }
@@ -167,7 +160,7 @@ export class ReviewSagaComponent {
     const parent = (await repo.getParent(trx, found.parent.id, true))!;
     const communities = withCommunity(parent.communities, community, false);
     await repo.updateParent(trx, parent.id, { communities: communities as Record<string, unknown> });
-    await repo.refreshParentInDocs(trx, parent.id, parentDoc({ ...parent, communities: communities as Record<string, unknown> }));
+    await this.d.index.refreshParent(trx, parent.id, parentDoc({ ...parent, communities: communities as Record<string, unknown> }));
     // Emitted even when the record was already in the community: requests waits for it.
     const event = await writeOutbox(trx, {
       subject: 'rdm.records.inclusion.added',

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { ParentRow } from './model.js';
 import type { CommunitiesPort, CommunitySummary, RequestsPort } from './ports.js';
-import { ctxOf } from './records.service.js';
+import { ctxOf } from './access.component.js';
 import { can } from './records.policy.js';
-import { REVIEW_MESSAGES, ReviewComponent } from './review.component.js';
+import { REVIEW_MESSAGES } from './errors.js';
+import { ReviewComponent } from './review.component.js';
 import { withCommunity } from './review-saga.component.js';
 import { draftStatus } from './serializers.js';
 import { CommunitiesComponent } from './communities.component.js';
@@ -22,6 +23,9 @@ class FakeCommunities implements CommunitiesPort {
     this.rolesCalls++;
     const all = this.roleMap[user] ?? {};
     return Object.fromEntries(Object.entries(all).filter(([c]) => !ids || ids.includes(c)));
+  }
+  async validateExtension() {
+    return { valid: true };
   }
 }
 const noRequests = {} as RequestsPort;
@@ -55,6 +59,7 @@ describe(ReviewComponent.name, () => {
   const sut = new ReviewComponent({
     db: {} as never,
     records: {} as never,
+    index: {} as never,
     requests: noRequests,
     communities: new FakeCommunities(),
     logger: console,
@@ -103,7 +108,14 @@ describe(ReviewComponent.name, () => {
 describe(CommunitiesComponent.name, () => {
   it('should give curators of the open review community the review level, and nothing before submission', async () => {
     const communities = new FakeCommunities({ '5': { c1: 'curator' }, '6': { c1: 'reader' } });
-    const sut = new CommunitiesComponent({ db: {} as never, records: {} as never, requests: noRequests, communities, logger: console });
+    const sut = new CommunitiesComponent({
+      db: {} as never,
+      records: {} as never,
+      index: {} as never,
+      requests: noRequests,
+      communities,
+      logger: console,
+    });
     const p = parent({ review: review('submitted') });
     const curator = await sut.accessCtx({ sub: '5', roles: [] }, ctxOf(row, p), p);
     expect(can('read_draft', { sub: '5', roles: [] }, curator)).toBe(true);
@@ -119,7 +131,14 @@ describe(CommunitiesComponent.name, () => {
 
   it("should give members view of the record's communities and curators manage", async () => {
     const communities = new FakeCommunities({ '5': { c1: 'curator' }, '6': { c1: 'reader' } });
-    const sut = new CommunitiesComponent({ db: {} as never, records: {} as never, requests: noRequests, communities, logger: console });
+    const sut = new CommunitiesComponent({
+      db: {} as never,
+      records: {} as never,
+      index: {} as never,
+      requests: noRequests,
+      communities,
+      logger: console,
+    });
     const p = parent({ communities: { ids: ['c1'], default: 'c1' } });
     const restricted = { access: { record: 'restricted', files: 'restricted' } } as never;
     const reader = await sut.accessCtx({ sub: '6', roles: [] }, ctxOf(restricted, p), p);

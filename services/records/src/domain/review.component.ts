@@ -13,27 +13,16 @@
 import { Errors, type FieldError, type Identity, type Knex, type MsgLogger, withTransaction } from '@rdm/platform';
 import * as repo from '../repo/records.repo.js';
 import * as reviewRepo from '../repo/review.repo.js';
+import { ctxOf } from './access.component.js';
+import { type ItemView, type LoadedDraft, loadDraft, type RecordsHooks } from './component.js';
+import { RecordErrors, REVIEW_MESSAGES } from './errors.js';
 import type { ParentRow, ReviewSnapshot, ReviewStatus } from './model.js';
-import type { CommunitiesPort, CommunitySummary, RequestsPort, RequestView, RpcIdentity } from './ports.js';
-import { ctxOf, type ItemView, type RecordsHooks, type RecordsService } from './records.service.js';
+import type { CommunitiesPort, CommunitySummary, RequestsPort, RequestView, RpcIdentity, SearchIndexPort } from './ports.js';
+import type { RecordsService } from './records.service.js';
 import { draftStatus, parentDoc } from './serializers.js';
 
 /** The only review type (RDM_RECORDS_REVIEWS). */
 export const REVIEW_TYPE = 'community-submission';
-
-/** Messages of the reference. */
-export const REVIEW_MESSAGES = {
-  notFound: 'Review for draft not found',
-  publishOpen: 'You cannot publish a draft with an open review request. Please cancel the review request first.',
-  deleteOpen: 'You cannot delete a draft with an open review. Please cancel the review first.',
-  deleteOpenReview: 'An open review cannot be deleted.',
-  published: 'You cannot create a review for an already published record.',
-  newVersion: 'You cannot create a review for a new version of a published record.',
-  exists: 'A review already exists for this record',
-  membersOnly: 'Submission to this community is only allowed to community members.',
-  invalidType: 'Invalid review type.',
-  communityNotFound: 'Community not found.',
-} as const;
 
 const RANK: Record<ReviewStatus, number> = { created: 0, submitted: 1, accepted: 2, declined: 2, cancelled: 2, expired: 2 };
 const OPEN: ReviewStatus[] = ['submitted'];
@@ -42,6 +31,7 @@ const OPEN: ReviewStatus[] = ['submitted'];
 export interface ReviewDeps {
   db: Knex;
   records: RecordsService;
+  index: SearchIndexPort;
   requests: RequestsPort;
   communities: CommunitiesPort;
   logger: MsgLogger;
@@ -81,25 +71,16 @@ export class ReviewComponent {
     }
   }
 
-  /** The first-version draft `id` with its parent (404 otherwise), `hasRecord` for edit drafts. */
-  private async load(
-    id: string,
-  ): Promise<{ parent: ParentRow; hasRecord: boolean; draft: NonNullable<Awaited<ReturnType<typeof repo.getDraft>>> }> {
-    const found = await repo.getDraftWithParent(this.d.db, id);
-    if (!found?.parent) {
-      const record = await repo.getRecord(this.d.db, id);
-      if (record && record.deletion_status !== 'P') throw Errors.gone();
-      throw Errors.pidDoesNotExist();
-    }
-    return { draft: found.draft, parent: found.parent, hasRecord: found.hasRecord };
+  /** The draft `id` with its parent (404/410 otherwise). */
+  private load(id: string): Promise<LoadedDraft> {
+    return loadDraft(this.d.db, id);
   }
 
   /** Resolve a community id or slug to a live community (400 on the `field` otherwise). */
   async resolveCommunity(idOrSlug: unknown, field = 'receiver.community'): Promise<CommunitySummary> {
-    if (typeof idOrSlug !== 'string' || idOrSlug === '')
-      throw Errors.validation([{ field, messages: [REVIEW_MESSAGES.communityNotFound] }]);
+    if (typeof idOrSlug !== 'string' || idOrSlug === '') throw RecordErrors.communityNotFound(field);
     const [c] = await this.d.communities.get([idOrSlug]);
-    if (!c || c.is_deleted) throw Errors.validation([{ field, messages: [REVIEW_MESSAGES.communityNotFound] }]);
+    if (!c || c.is_deleted) throw RecordErrors.communityNotFound(field);
     return c;
   }
 
@@ -119,7 +100,7 @@ export class ReviewComponent {
   async get(identity: Identity, id: string): Promise<RequestView> {
     const { draft, parent } = await this.load(id);
     await this.d.records.requireWith('read_draft', identity, ctxOf(draft, parent), parent);
-    if (!parent.review) throw Errors.notFound(REVIEW_MESSAGES.notFound, 'review_not_found');
+    if (!parent.review) throw RecordErrors.reviewNotFound();
     return this.d.requests.get(parent.review.id, rpcIdentity(identity));
   }
 
@@ -163,7 +144,7 @@ export class ReviewComponent {
       const locked = await repo.getParent(trx, parentId, true);
       if (!locked) throw Errors.pidDoesNotExist();
       if ((locked.review?.id ?? null) !== expected && locked.review?.id !== request.id) {
-        throw Errors.conflict('The review of this draft changed meanwhile; please retry.');
+        throw RecordErrors.reviewChanged();
       }
       const review: ReviewSnapshot = { id: request.id, type: REVIEW_TYPE, receiver: { community: communityId }, status: 'created' };
       await this.writeSnapshot(trx, locked, review);
@@ -174,8 +155,8 @@ export class ReviewComponent {
   private async writeSnapshot(trx: Knex.Transaction, parent: ParentRow, review: ReviewSnapshot | null): Promise<void> {
     await repo.updateParent(trx, parent.id, { review });
     const next: ParentRow = { ...parent, review };
-    await repo.refreshParentInDocs(trx, parent.id, parentDoc(next));
-    await reviewRepo.setDraftDocsStatus(trx, parent.id, draftStatus(false, next));
+    await this.d.index.refreshParent(trx, parent.id, parentDoc(next));
+    await this.d.index.setDraftsStatus(trx, parent.id, draftStatus(false, next));
   }
 
   /** DELETE /api/records/{id}/draft/review: 204; an open review cannot be deleted. */
@@ -184,7 +165,7 @@ export class ReviewComponent {
     await this.d.records.requireWith('manage', identity, ctxOf(draft, parent), parent);
     if (hasRecord) throw Errors.badRequest(REVIEW_MESSAGES.published);
     const review = parent.review;
-    if (!review) throw Errors.notFound(REVIEW_MESSAGES.notFound, 'review_not_found');
+    if (!review) throw RecordErrors.reviewNotFound();
     if (OPEN.includes(review.status)) throw Errors.badRequest(REVIEW_MESSAGES.deleteOpenReview);
     if (review.status === 'created') await this.d.requests.delete(review.id, rpcIdentity(identity));
     await withTransaction(this.d.db, async (trx) => {
@@ -213,7 +194,7 @@ export class ReviewComponent {
       payload = { content: b.payload.content, format: typeof b.payload.format === 'string' ? b.payload.format : 'html' };
     }
     const review = parent.review;
-    if (!review) throw Errors.notFound(REVIEW_MESSAGES.notFound, 'review_not_found');
+    if (!review) throw RecordErrors.reviewNotFound();
     const record = hasRecord ? await repo.getRecord(this.d.db, id) : undefined;
     await this.d.records.checkPublishable(draft, record, { lock: false });
     await this.requireSubmissionAllowed(identity, review.receiver.community);
@@ -235,7 +216,7 @@ export class ReviewComponent {
   private async requireSubmissionAllowed(identity: Identity, communityId: string): Promise<void> {
     if (identity.roles.includes('admin') || identity.roles.includes('system')) return;
     const [c] = await this.d.communities.get([communityId]);
-    if (!c || c.is_deleted) throw Errors.validation([{ field: 'receiver.community', messages: [REVIEW_MESSAGES.communityNotFound] }]);
+    if (!c || c.is_deleted) throw RecordErrors.communityNotFound();
     if (c.record_submission_policy !== 'closed' && c.visibility !== 'restricted') return;
     if (identity.sub === null) throw Errors.permissionDenied();
     const roles = await this.d.communities.roles(identity.sub, [c.id]);

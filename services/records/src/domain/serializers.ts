@@ -12,21 +12,10 @@
 import type { Identity } from '@rdm/platform';
 import { accessReadForm } from './access.js';
 import { fileEntryLinks, itemLinks } from './links.js';
-import type { FilesSummary, ParentRow, StoredFiles, VersionRow } from './model.js';
+import type { FilesSummary, ItemDoc, ParentRow, StoredFiles, VersionRow } from './model.js';
 import { can, type RecordAccessCtx } from './records.policy.js';
 
-/** A stored item document (the read form without `links`). */
-export type ItemDoc = Record<string, any> & {
-  id: string;
-  is_draft: boolean;
-  parent: {
-    id: string;
-    access: Record<string, any>;
-    communities: Record<string, unknown>;
-    pids: Record<string, any>;
-    review?: { id: string; type: string; receiver: Record<string, string> };
-  };
-};
+export type { ItemDoc };
 
 /** Format a timestamp as InvenioRDM does: ISO 8601 with microseconds and `+00:00`. */
 export function formatTimestamp(d: Date | string): string {

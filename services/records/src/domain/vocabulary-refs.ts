@@ -6,8 +6,8 @@
  * `{id, name}`; subjects `{id, subject, scheme}`; awards `{id, number, title, …}`; licenses
  * `{id, title, description?, icon?, props{url, scheme}}`). Input titles are ignored.
  */
-import { AppError } from '@rdm/platform';
-import type { ResolvedItem, VocabEntry, VocabulariesPort } from '../rpc/vocabularies.client.js';
+import { RecordErrors } from './errors.js';
+import type { ResolvedItem, VocabEntry, VocabulariesPort } from './ports.js';
 import type { Path, VocabRef } from './validation.js';
 
 /** What dereferencing found out about the resource type (for search columns). */
@@ -89,14 +89,14 @@ export async function resolveAndDereference(
   const byKey = new Map(answers.map((a) => [key(a.type, a.id), a]));
   for (const r of refs) {
     const a = byKey.get(key(r.type, r.id));
-    if (!a || !a.found || !a.entry) throw new AppError('invalid_vocabulary_value', 400, `Invalid value ${r.id}.`);
+    if (!a || !a.found || !a.entry) throw RecordErrors.invalidVocabularyValue(r.id);
   }
   for (const r of refs) {
     const e = byKey.get(key(r.type, r.id))!.entry!;
     if (r.type === 'resourcetypes') {
       const related = r.path.includes('related_identifiers');
       const needed = related ? 'linkable' : 'depositable';
-      if (!(e.tags ?? []).includes(needed)) throw new AppError('invalid_vocabulary_value', 400, 'Not a valid value.');
+      if (!(e.tags ?? []).includes(needed)) throw RecordErrors.unsuitableVocabularyValue();
       if (!related && info.type === null && r.path[1] === 'resource_types' && r.path[2] === 0) {
         info.type = typeof e.props?.type === 'string' && e.props.type ? e.props.type : e.id;
         info.subtype = typeof e.props?.subtype === 'string' && e.props.subtype ? e.props.subtype : null;

@@ -10,8 +10,8 @@ import { defaultAccess } from '../domain/access.js';
 import type { ParentRow, RecordRow } from '../domain/model.js';
 import type { RecordsService } from '../domain/records.service.js';
 import { buildDoc, serializeItem } from '../domain/serializers.js';
-import type { FilesPort } from '../rpc/files.client.js';
-import type { VocabulariesPort } from '../rpc/vocabularies.client.js';
+import type { FilesPort } from '../domain/ports.js';
+import type { VocabulariesPort } from '../domain/ports.js';
 import { openapiFragment, toComponentSchema, writeFormSchemas } from './openapi.js';
 import { registerRecordsRoutes } from './records.routes.js';
 import { registerReviewRoutes } from './review.routes.js';
@@ -161,8 +161,7 @@ describe(openapiFragment.name, () => {
 
   it('should only document operations the records router serves, each with a unique operationId', () => {
     const router = new Router<AppState>();
-    const deps = { config: { PUBLIC_BASE_URL: BASE, DOI_RESOLVER_URL: 'https://doi.org' }, db: {}, logger } as never;
-    registerSearchRoutes(router, deps);
+    registerSearchRoutes(router, { search: {} as never, baseUrl: BASE, doiResolverUrl: 'https://doi.org' });
     registerRecordsRoutes(router, { service: {} as RecordsService, baseUrl: BASE, doiResolverUrl: 'https://doi.org' });
     registerReviewRoutes(router, { review: {} as never, communities: {} as never, baseUrl: BASE });
     const ids = new Set<string>();

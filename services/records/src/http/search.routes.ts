@@ -1,33 +1,25 @@
 /**
  * HTTP routes of record search: `GET /api/records`, `GET /api/user/records` and
- * `GET /api/communities/<id>/records`. Each parses nothing itself: it makes ONE search service
- * call with the raw query and renders the hits with `serializeItem` inside the list envelope.
- *
- * Mounted by `main.ts` (it loads `registerSearchRoutes` from this file through
- * `AppDeps.extraRoutes`) before the records routes, so `GET /api/records` lands here.
+ * `GET /api/communities/<id>/records`. Each makes ONE search service call with the raw query and
+ * renders the hits with `serializeItem` inside the list envelope. Registered by app.ts before the
+ * records routes.
  */
 import { type AppContext, type AppState, listEnvelope, type Router } from '@rdm/platform';
-import type { AppDeps, ReviewParts } from '../app.js';
-import type { RecordsService } from '../domain/records.service.js';
 import { serializeItem } from '../domain/serializers.js';
-import { RecordSearchService, type SearchResult } from '../search/search.service.js';
+import type { RecordSearchService, SearchResult } from '../search/search.service.js';
 
 type Query = Record<string, string | string[] | undefined>;
 
+/** What the routes need. */
+export interface SearchRoutesDeps {
+  search: RecordSearchService;
+  baseUrl: string;
+  doiResolverUrl: string;
+}
+
 /** Register the search routes on the records router. */
-export function registerSearchRoutes(
-  router: Router<AppState>,
-  deps: AppDeps & { service?: RecordsService } & Partial<ReviewParts>,
-): RecordSearchService {
-  const communities = deps.recordCommunities;
-  const search = new RecordSearchService({
-    db: deps.db,
-    vocabularies: deps.vocabularies,
-    logger: deps.logger,
-    resolveCommunity: communities ? (identity, idOrSlug) => communities.resolveForSearch(identity, idOrSlug) : undefined,
-  });
-  const baseUrl = deps.config.PUBLIC_BASE_URL;
-  const doiResolverUrl = deps.config.DOI_RESOLVER_URL;
+export function registerSearchRoutes(router: Router<AppState>, deps: SearchRoutesDeps): void {
+  const { search, baseUrl, doiResolverUrl } = deps;
 
   const render = (ctx: AppContext, r: SearchResult, path: string) => {
     const identity = ctx.state.identity;
@@ -48,6 +40,4 @@ export function registerSearchRoutes(
     const r = await search.searchCommunityRecords(ctx.state.identity, id, ctx.query as Query);
     render(ctx, r, `/api/communities/${encodeURIComponent(id)}/records`);
   });
-
-  return search;
 }

@@ -1,10 +1,10 @@
 /**
- * SQL of parents, drafts, records, pids and search documents. Every function takes a `Knex`
- * or a transaction; the service opens the transaction and passes it down. No domain rules here.
+ * SQL of parents, drafts, records and pids. Every function takes a `Knex` or a transaction; the
+ * service opens the transaction and passes it down. No domain rules here. (The search documents
+ * are the search index's: search/search.repo.ts.)
  */
-import { type Knex, prepared, searchVectorSql } from '@rdm/platform';
-import type { DraftRow, ParentRow, RecordRow, VersionRow } from '../domain/model.js';
-import type { SearchDocRow } from '../domain/search-doc.js';
+import { type Knex, prepared } from '@rdm/platform';
+import type { DraftRow, ParentRow, RecordRow, VersionRow } from '../model/rows.js';
 
 type Db = Knex | Knex.Transaction;
 
@@ -59,39 +59,22 @@ function jsonify<T extends Record<string, unknown>>(row: T): Record<string, unkn
   return out;
 }
 
-/** A SQL fragment with its `?` bindings. */
-type Fragment = { sql: string; bindings: unknown[] };
-
 /**
  * `INSERT INTO <table> (<columns>) VALUES (…)` of one row, as the query builder would write it
- * (undefined values are left to their column default), optionally an upsert that replaces every
- * written column. Raw SQL: inserts run several times per write request and the builder costs
- * about as much CPU as the round trip. Column names come from code, never from input.
+ * (undefined values are left to their column default). Raw SQL: inserts run several times per
+ * write request and the builder costs about as much CPU as the round trip. Column names come
+ * from code, never from input.
  */
-function insertRow(
-  db: Db,
-  table: string,
-  row: Record<string, unknown>,
-  o: { expressions?: Record<string, Fragment>; upsertOn?: string[] } = {},
-) {
+function insertRow(db: Db, table: string, row: Record<string, unknown>) {
   const names: string[] = [];
-  const values: string[] = [];
   const bindings: unknown[] = [];
   for (const [k, v] of Object.entries(row)) {
-    if (v === undefined || o.expressions?.[k]) continue;
+    if (v === undefined) continue;
     names.push(`"${k}"`);
-    values.push('?');
     bindings.push(v);
   }
-  for (const [k, e] of Object.entries(o.expressions ?? {})) {
-    names.push(`"${k}"`);
-    values.push(e.sql);
-    bindings.push(...e.bindings);
-  }
-  let sql = `INSERT INTO ${table} (${names.join(', ')}) VALUES (${values.join(', ')})`;
-  if (o.upsertOn) sql += ` ON CONFLICT (${o.upsertOn.join(', ')}) DO UPDATE SET ${names.map((c) => `${c} = EXCLUDED.${c}`).join(', ')}`;
   // Prepared: the text only varies with which columns are set (a handful of shapes per table).
-  return prepared(db, sql, bindings);
+  return prepared(db, `INSERT INTO ${table} (${names.join(', ')}) VALUES (${names.map(() => '?').join(', ')})`, bindings);
 }
 
 /** True when `id` is used by any parent, draft or record (ids share one space). */
@@ -322,73 +305,6 @@ export async function deleteNewPids(db: Db, recordId: string): Promise<void> {
   await db('pids').where({ record_id: recordId, status: 'N' }).delete();
 }
 
-/** Insert or replace the search document of one draft or record. */
-export async function upsertSearchDoc(db: Db, r: SearchDocRow): Promise<void> {
-  const v = searchVectorSql(r.texts);
-  const { texts: _t, ...cols } = r;
-  await insertRow(
-    db,
-    'search_docs',
-    { ...cols, doc: JSON.stringify(r.doc) },
-    {
-      expressions: {
-        file_types: { sql: '?::text[]', bindings: [r.file_types] },
-        community_ids: { sql: '?::text[]', bindings: [r.community_ids] },
-        search_vector: v,
-      },
-      upsertOn: ['id', 'kind'],
-    },
-  );
-}
-
-/** Delete the search document of one draft or record. */
-export async function deleteSearchDoc(db: Db, id: string, kind: 'draft' | 'record'): Promise<void> {
-  await prepared(db, 'DELETE FROM search_docs WHERE id = ? AND kind = ?', [id, kind]);
-}
-
-/** Set `has_draft` on a record's search document. */
-export async function setHasDraft(db: Db, id: string, hasDraft: boolean): Promise<void> {
-  await db('search_docs').where({ id, kind: 'record' }).update({ has_draft: hasDraft });
-}
-
-/**
- * Recompute the version flags (`is_latest`, `is_latest_draft`) of the given ids' documents
- * (both kinds) from the parent's versions state, in one statement.
- */
-export async function refreshVersionFlags(
-  db: Db,
-  ids: string[],
-  state: { latest_id: string | null; next_draft_id: string | null },
-): Promise<void> {
-  const unique = [...new Set(ids.filter(Boolean))];
-  if (unique.length === 0) return;
-  await db.raw(
-    `UPDATE search_docs SET
-        is_latest = (id = :latest),
-        is_latest_draft = CASE WHEN :next::text IS NOT NULL THEN id = :next ELSE id = :latest END,
-        doc = jsonb_set(jsonb_set(doc, '{versions,is_latest}', to_jsonb(id = :latest)),
-                        '{versions,is_latest_draft}',
-                        to_jsonb(CASE WHEN :next::text IS NOT NULL THEN id = :next ELSE id = :latest END))
-      WHERE id = ANY(:ids)`,
-    { latest: state.latest_id ?? '', next: state.next_draft_id, ids: unique },
-  );
-}
-
-/** Replace the `parent` part of every search document of a parent (one statement). */
-export async function refreshParentInDocs(db: Db, parentId: string, parent: unknown): Promise<void> {
-  const ids = ((parent as { communities?: { ids?: unknown } })?.communities?.ids ?? []) as string[];
-  await db.raw(`UPDATE search_docs SET doc = jsonb_set(doc, '{parent}', ?::jsonb), community_ids = ?::text[] WHERE parent_id = ?`, [
-    JSON.stringify(parent),
-    Array.isArray(ids) ? ids : [],
-    parentId,
-  ]);
-}
-
-/** The draft (if any) whose bucket is `bucketId`. */
-export async function draftByBucket(db: Db, bucketId: string): Promise<DraftRow | undefined> {
-  return db<DraftRow>('drafts').where({ bucket_id: bucketId }).first() as Promise<DraftRow | undefined>;
-}
-
 /** The draft (if any) whose bucket is `bucketId` and whether a record shares its id, in one statement. */
 export async function draftByBucketWithRecordFlag(db: Db, bucketId: string): Promise<{ draft: DraftRow; hasRecord: boolean } | undefined> {
   const r = await prepared(
@@ -401,13 +317,4 @@ export async function draftByBucketWithRecordFlag(db: Db, bucketId: string): Pro
   const hasRecord = raw['x.has_record'] === true;
   Reflect.deleteProperty(raw, 'x.has_record');
   return { draft: raw as unknown as DraftRow, hasRecord };
-}
-
-/** Replace the files summary (and file types) of a draft's search document. */
-export async function setDraftDocFiles(db: Db, id: string, files: unknown, types: string[]): Promise<void> {
-  await prepared(
-    db,
-    `UPDATE search_docs SET doc = jsonb_set(doc, '{files}', ?::jsonb), file_types = ?::text[] WHERE id = ? AND kind = 'draft'`,
-    [JSON.stringify(files), types, id],
-  );
 }

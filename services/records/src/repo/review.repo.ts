@@ -1,9 +1,9 @@
 /**
- * SQL of the review snapshot on parents, the status of drafts' search documents, and the
- * `review_effects` ledger of the saga (one row per accepted request). No domain rules here.
+ * SQL of the review snapshot on parents and the `review_effects` ledger of the saga (one row per
+ * accepted request). No domain rules here.
  */
 import { type Knex, prepared } from '@rdm/platform';
-import type { ParentRow } from '../domain/model.js';
+import type { ParentRow } from '../model/rows.js';
 import { getParent } from './records.repo.js';
 
 type Db = Knex | Knex.Transaction;
@@ -13,14 +13,6 @@ export async function parentByReview(db: Db, requestId: string, forUpdate = fals
   const r = await prepared(db, "SELECT id FROM parents WHERE review->>'id' = ? AND review IS NOT NULL", [requestId]);
   const id = (r.rows[0] as { id: string } | undefined)?.id;
   return id ? getParent(db, id, forUpdate) : undefined;
-}
-
-/** Set `status` in the search documents of a parent's drafts. */
-export async function setDraftDocsStatus(db: Db, parentId: string, status: string): Promise<void> {
-  await prepared(db, `UPDATE search_docs SET doc = jsonb_set(doc, '{status}', to_jsonb(?::text)) WHERE parent_id = ? AND kind = 'draft'`, [
-    status,
-    parentId,
-  ]);
 }
 
 /** Outcomes of an accepted request's effect. */

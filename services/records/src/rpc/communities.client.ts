@@ -1,15 +1,19 @@
 /**
- * Client of the communities service's RPCs (proto/README.md): `get` (summaries by id or slug) and
- * `roles` (a user's active memberships). Roles are cached briefly per (user, ids) — they decide
- * permissions on every draft read of a curator — and dropped when a `rdm.communities.member.*`
+ * Client of the communities service's RPCs (proto/README.md): `get` (summaries by id or slug),
+ * `roles` (a user's active memberships) and `validate-extension` (community schema extensions).
+ * Roles are cached briefly per (user, ids) — they decide permissions on every draft read of a curator — and dropped when a `rdm.communities.member.*`
  * message for that user is seen on core NATS (`watchMemberships`); the TTL bounds staleness if a
  * message is missed. Summaries are never cached: the saga must see a visibility change at once.
  */
 import { callRpc, injectTraceHeaders, type MsgLogger, type NatsHandle } from '@rdm/platform';
-import type { CommunitiesPort, CommunityRole, CommunitySummary } from '../domain/ports.js';
+import type { CommunitiesPort, CommunityRole, CommunitySummary, ExtensionValidation } from '../domain/ports.js';
 
 /** RPC subjects of the communities service. */
-export const COMMUNITIES_SUBJECTS = { get: 'rdm.communities.rpc.get', roles: 'rdm.communities.rpc.roles' } as const;
+export const COMMUNITIES_SUBJECTS = {
+  get: 'rdm.communities.rpc.get',
+  roles: 'rdm.communities.rpc.roles',
+  validateExtension: 'rdm.communities.rpc.validate-extension',
+} as const;
 
 /** Subject of the membership events that invalidate the roles cache. */
 export const MEMBER_EVENTS_SUBJECT = 'rdm.communities.member.>';
@@ -47,6 +51,14 @@ export class RpcCommunitiesClient implements CommunitiesPort {
     if (this.roleCache.size > 10_000) this.roleCache.clear();
     this.roleCache.set(key, { at: Date.now(), roles });
     return roles;
+  }
+
+  async validateExtension(schemaId: string, extension: unknown): Promise<ExtensionValidation> {
+    const r = await this.call<ExtensionValidation>(COMMUNITIES_SUBJECTS.validateExtension, {
+      schema_id: schemaId,
+      community_extension: extension,
+    });
+    return { valid: r?.valid === true, ...(Array.isArray(r?.errors) && r.errors.length ? { errors: r.errors } : {}) };
   }
 
   /** Drop cached roles of one user (or of everyone). */

@@ -1,25 +1,19 @@
 /**
  * Client of the files service's RPCs (proto/README.md): manifest, lock, import, delete-bucket.
- * `FilesPort` is the interface the domain uses (tests may substitute it); `RpcFilesClient`
- * implements it over NATS. A 404 on `manifest` (bucket never created) means an empty manifest.
+ * `RpcFilesClient` implements the domain's `FilesPort` (domain/ports.ts) over NATS. A 404 on
+ * `manifest` (bucket never created) means an empty manifest.
  */
 import { callRpc, injectTraceHeaders, isAppError, type NatsHandle } from '@rdm/platform';
-import { emptyManifest, type Manifest } from '../domain/model.js';
+import type { FilesPort, Manifest } from '../domain/ports.js';
 
-/** What records needs from the files service. */
-export interface FilesPort {
-  /** The bucket's manifest (empty when the bucket does not exist yet). */
-  manifest(bucketId: string): Promise<Manifest>;
-  /**
-   * Lock the bucket (idempotent) and return its manifest. `ifComplete`: lock only when it holds
-   * at least one entry and none pending (atomically); the manifest's `locked` tells.
-   */
-  lock(bucketId: string, opts?: { ifComplete?: boolean }): Promise<Manifest>;
-  /** Link the objects of `from` into `to` (no bytes copied); returns `to`'s manifest. */
-  importFiles(fromBucketId: string, toBucketId: string): Promise<Manifest>;
-  /** Delete a bucket and its file entries. */
-  deleteBucket(bucketId: string): Promise<boolean>;
-}
+const emptyManifest = (bucketId: string): Manifest => ({
+  bucket_id: bucketId,
+  locked: false,
+  entries: [],
+  count: 0,
+  total_bytes: 0,
+  pending: 0,
+});
 
 /** RPC subjects of the files service. */
 export const FILES_SUBJECTS = {

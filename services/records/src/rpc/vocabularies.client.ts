@@ -1,32 +1,10 @@
 /**
- * Client of `rdm.vocabularies.rpc.resolve` (proto/README.md). `VocabulariesPort` is what the
- * domain uses; `RpcVocabulariesClient` sends one request per write (chunked only above the
- * server's 1000-item limit).
+ * Client of `rdm.vocabularies.rpc.resolve` (proto/README.md). `RpcVocabulariesClient`
+ * implements the domain's `VocabulariesPort` (domain/ports.ts), one request per write (chunked
+ * only above the server's 1000-item limit).
  */
 import { callRpc, injectTraceHeaders, type NatsHandle } from '@rdm/platform';
-
-/** A resolved vocabulary entry (compact form). */
-export interface VocabEntry {
-  id: string;
-  title?: Record<string, string>;
-  props?: Record<string, any>;
-  tags?: string[];
-  type?: string;
-  [k: string]: unknown;
-}
-
-/** One resolve answer. */
-export interface ResolvedItem {
-  type: string;
-  id: string;
-  found: boolean;
-  entry?: VocabEntry;
-}
-
-/** What records needs from the vocabularies service. */
-export interface VocabulariesPort {
-  resolve(items: { type: string; id: string }[]): Promise<ResolvedItem[]>;
-}
+import type { ResolvedItem, VocabulariesPort } from '../domain/ports.js';
 
 /** Subject of the resolve RPC. */
 export const RESOLVE_SUBJECT = 'rdm.vocabularies.rpc.resolve';

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { type AggRow, facetFilterSql, parseDateWindow, parseFacetFilters, parseNested, renderAggregations } from './facets.js';
+import { parseDateWindow, parseFacetFilters, parseNested } from './facet-params.js';
+import { renderAggregations } from './facet-render.js';
+import { facetFilterSql } from './facet-sql.js';
+import type { AggRow } from './indexer.js';
 
 const NOW = new Date('2024-06-15T12:00:00Z');
 

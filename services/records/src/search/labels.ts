@@ -9,9 +9,10 @@
  * dereferenced `metadata.resource_type.title` stored in the search documents, and last the key
  * title-cased. Fallback labels are cached briefly so they heal when the vocabulary answers again.
  */
-import type { Knex, MsgLogger } from '@rdm/platform';
-import type { VocabulariesPort } from '../rpc/vocabularies.client.js';
-import { titleCase } from './facets.js';
+import type { MsgLogger } from '@rdm/platform';
+import type { VocabulariesPort } from '../domain/ports.js';
+import { titleCase } from './facet-render.js';
+import type { Indexer } from './indexer.js';
 
 /** Tuning of the label cache. */
 export interface LabelOptions {
@@ -31,7 +32,7 @@ export class ResourceTypeLabels {
   private readonly rpcTimeout: number;
 
   constructor(
-    private readonly db: Knex,
+    private readonly index: Pick<Indexer, 'resourceTypeTitles'>,
     private readonly vocabularies: VocabulariesPort | undefined,
     private readonly logger?: MsgLogger,
     o: LabelOptions = {},
@@ -86,14 +87,7 @@ export class ResourceTypeLabels {
     return out;
   }
 
-  private async fromDocuments(ids: string[]): Promise<Map<string, string>> {
-    const r = await this.db.raw(
-      `SELECT k.id, (SELECT d.doc #>> '{metadata,resource_type,title,en}' FROM search_docs d WHERE d.resource_type_id = k.id LIMIT 1) AS title
-         FROM unnest(?::text[]) AS k(id)`,
-      [ids],
-    );
-    const out = new Map<string, string>();
-    for (const row of r.rows as { id: string; title: string | null }[]) if (row.title) out.set(row.id, row.title);
-    return out;
+  private fromDocuments(ids: string[]): Promise<Map<string, string>> {
+    return this.index.resourceTypeTitles(ids);
   }
 }

@@ -3,12 +3,13 @@
  * columns, the stored document, and the texts of the full-text vector (title, creators and
  * contributors with affiliations, description, publisher, subjects, identifiers, funding,
  * version, additional titles/descriptions, references), folded by the repo with the platform's
- * `searchVectorSql`.
+ * `searchVectorSql`. Pure: the postgres engine (pg-indexer.ts) writes what it returns.
  */
-import { edtfRange } from './edtf.js';
-import { htmlToText } from './html.js';
-import { boundVectorTexts } from '../search/vector-bound.js';
-import type { ItemDoc } from './serializers.js';
+import { edtfRange } from '../domain/edtf.js';
+import { htmlToText } from '../domain/html.js';
+import type { IndexedItem } from '../domain/ports.js';
+import type { ItemDoc } from '../model/rows.js';
+import { boundVectorTexts } from './vector-bound.js';
 
 /** Column values of a search document (the vector is built from `texts` by the repo). */
 export interface SearchDocRow {
@@ -84,36 +85,36 @@ export function fileTypes(entries: Record<string, any>): string[] {
   return [...out].sort();
 }
 
-/** Build the search row of an item document. */
-export function searchDocRow(
-  doc: ItemDoc,
-  extra: { kind: 'draft' | 'record'; hasDraft: boolean; rtType: string | null; rtSubtype: string | null; created: Date; updated: Date },
-): SearchDocRow {
+/** Build the search row of an indexed item. */
+export function searchDocRow(item: IndexedItem): SearchDocRow {
+  const { doc, row } = item;
   const md = doc.metadata ?? {};
   const range = edtfRange(md.publication_date, 'date');
   const rt = Array.isArray(md.resource_types) ? md.resource_types[0] : undefined;
   return {
     id: doc.id,
-    kind: extra.kind,
+    kind: item.kind,
     parent_id: doc.parent.id,
     owner_id: doc.parent.access?.owned_by?.user ?? null,
     is_published: doc.is_published === true,
     is_latest: doc.versions?.is_latest === true,
     is_latest_draft: doc.versions?.is_latest_draft === true,
-    has_draft: extra.hasDraft,
+    // Why always false: a record is (re)indexed only when published, when no edit draft exists
+    // any more; `setHasDraft` flips it while one does. Drafts do not use the column.
+    has_draft: false,
     deletion_status: doc.deletion_status?.status ?? 'P',
     access_record: doc.access?.record ?? 'public',
     access_files: doc.access?.files ?? 'public',
     access_status: doc.access?.status ?? 'open',
     resource_type_id: typeof rt?.id === 'string' ? rt.id : null,
-    resource_type_type: extra.rtType,
-    resource_type_subtype: extra.rtSubtype,
+    resource_type_type: row.resource_type_type,
+    resource_type_subtype: row.resource_type_subtype,
     file_types: fileTypes(doc.files?.entries ?? {}),
     community_ids: Array.isArray(doc.parent.communities?.ids) ? (doc.parent.communities.ids as string[]) : [],
     publication_date_start: range.start,
     publication_date_end: range.end,
-    created: extra.created.toISOString(),
-    updated: extra.updated.toISOString(),
+    created: row.created.toISOString(),
+    updated: row.updated.toISOString(),
     version_index: doc.versions?.index ?? 1,
     revision_id: doc.revision_id,
     doc,

@@ -1,16 +1,145 @@
 /**
- * SQL of record search over `search_docs`: the page of hits, the exact total and the facet rows
- * (separately for queries without `q`, whose hits and counts have their own indexes; in one
+ * All SQL over `search_docs`, the postgres engine's index table (its only owner: the records
+ * domain writes through pg-indexer.ts, search reads through it too).
+ *
+ * Writes run in the caller's transaction. Reads: the page of hits, the exact total and the facet
+ * rows (separately for queries without `q`, whose hits and counts have their own indexes; in one
  * statement over the matching documents for queries with `q`, see `searchMatches`).
- * Each statement runs in its own short read-only transaction with JIT off (PostgreSQL's JIT
+ * Each read statement runs in its own short read-only transaction with JIT off (PostgreSQL's JIT
  * compiles an aggregation over 100,000 rows for 300–900 ms, several times the query itself),
  * 16 MB of work memory and a statement timeout, so independent statements can run side by side
  * on the pool.
  */
-import { Errors, type Knex } from '@rdm/platform';
-import type { ItemDoc } from '../domain/serializers.js';
-import { type AggRow, aggregationSql } from './facets.js';
+import { Errors, type Knex, prepared, searchVectorSql } from '@rdm/platform';
+import type { ItemDoc } from '../model/rows.js';
+import { aggregationSql } from './facet-sql.js';
+import type { AggRow } from './indexer.js';
+import type { SearchDocRow } from './search-doc.js';
 import type { Sql } from './sql.js';
+
+type Db = Knex | Knex.Transaction;
+
+// ---------------------------------------------------------------------------------------------
+// writes
+
+/** Columns of a search document row, in statement order (the vector is computed from `texts`). */
+const DOC_COLUMNS = [
+  'id',
+  'kind',
+  'parent_id',
+  'owner_id',
+  'is_published',
+  'is_latest',
+  'is_latest_draft',
+  'has_draft',
+  'deletion_status',
+  'access_record',
+  'access_files',
+  'access_status',
+  'resource_type_id',
+  'resource_type_type',
+  'resource_type_subtype',
+  'publication_date_start',
+  'publication_date_end',
+  'created',
+  'updated',
+  'version_index',
+  'revision_id',
+] as const;
+
+/** Insert or replace the search document of one draft or record. */
+export async function upsertDoc(db: Db, r: SearchDocRow): Promise<void> {
+  const v = searchVectorSql(r.texts);
+  const names = [...DOC_COLUMNS, 'doc', 'file_types', 'community_ids', 'search_vector'].map((c) => `"${c}"`);
+  const values = [...DOC_COLUMNS.map(() => '?'), '?', '?::text[]', '?::text[]', v.sql];
+  const bindings = [...DOC_COLUMNS.map((c) => r[c]), JSON.stringify(r.doc), r.file_types, r.community_ids, ...v.bindings];
+  await prepared(
+    db,
+    `INSERT INTO search_docs (${names.join(', ')}) VALUES (${values.join(', ')})
+     ON CONFLICT (id, kind) DO UPDATE SET ${names.map((c) => `${c} = EXCLUDED.${c}`).join(', ')}`,
+    bindings,
+  );
+}
+
+/** Delete the search document of one draft or record. */
+export async function deleteDoc(db: Db, id: string, kind: 'draft' | 'record'): Promise<void> {
+  await prepared(db, 'DELETE FROM search_docs WHERE id = ? AND kind = ?', [id, kind]);
+}
+
+/** Set `has_draft` on a record's search document. */
+export async function setHasDraft(db: Db, id: string, hasDraft: boolean): Promise<void> {
+  await prepared(db, "UPDATE search_docs SET has_draft = ? WHERE id = ? AND kind = 'record'", [hasDraft, id]);
+}
+
+/**
+ * Recompute the version flags (`is_latest`, `is_latest_draft`) of the given ids' documents
+ * (both kinds) from the parent's versions state, in one statement.
+ */
+export async function refreshVersionFlags(
+  db: Db,
+  ids: string[],
+  state: { latest_id: string | null; next_draft_id: string | null },
+): Promise<void> {
+  const unique = [...new Set(ids.filter(Boolean))];
+  if (unique.length === 0) return;
+  await db.raw(
+    `UPDATE search_docs SET
+        is_latest = (id = :latest),
+        is_latest_draft = CASE WHEN :next::text IS NOT NULL THEN id = :next ELSE id = :latest END,
+        doc = jsonb_set(jsonb_set(doc, '{versions,is_latest}', to_jsonb(id = :latest)),
+                        '{versions,is_latest_draft}',
+                        to_jsonb(CASE WHEN :next::text IS NOT NULL THEN id = :next ELSE id = :latest END))
+      WHERE id = ANY(:ids)`,
+    { latest: state.latest_id ?? '', next: state.next_draft_id, ids: unique },
+  );
+}
+
+/** Replace the `parent` part and the community ids of every search document of a parent (one statement). */
+export async function setParentOfDocs(db: Db, parentId: string, parent: unknown, communityIds: string[]): Promise<void> {
+  await db.raw(`UPDATE search_docs SET doc = jsonb_set(doc, '{parent}', ?::jsonb), community_ids = ?::text[] WHERE parent_id = ?`, [
+    JSON.stringify(parent),
+    communityIds,
+    parentId,
+  ]);
+}
+
+/** Replace the files summary (and file types) of a draft's search document. */
+export async function setDraftDocFiles(db: Db, id: string, files: unknown, types: string[]): Promise<void> {
+  await prepared(
+    db,
+    `UPDATE search_docs SET doc = jsonb_set(doc, '{files}', ?::jsonb), file_types = ?::text[] WHERE id = ? AND kind = 'draft'`,
+    [JSON.stringify(files), types, id],
+  );
+}
+
+/** Set `status` in the search documents of a parent's drafts. */
+export async function setDraftDocsStatus(db: Db, parentId: string, status: string): Promise<void> {
+  await prepared(db, `UPDATE search_docs SET doc = jsonb_set(doc, '{status}', to_jsonb(?::text)) WHERE parent_id = ? AND kind = 'draft'`, [
+    status,
+    parentId,
+  ]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// reads
+
+/** The files part of a draft's stored document. */
+export async function draftDocFiles(db: Db, id: string): Promise<ItemDoc['files'] | undefined> {
+  const r = await prepared(db, "SELECT doc -> 'files' AS files FROM search_docs WHERE id = ? AND kind = 'draft'", [id]);
+  return (r.rows[0] as { files?: ItemDoc['files'] } | undefined)?.files ?? undefined;
+}
+
+/** The stored `metadata.resource_type.title.en` of one document per resource type id. */
+export async function resourceTypeTitles(db: Db, ids: string[]): Promise<Map<string, string>> {
+  const r = await db.raw(
+    `SELECT k.id, (SELECT d.doc #>> '{metadata,resource_type,title,en}' FROM search_docs d WHERE d.resource_type_id = k.id LIMIT 1) AS title
+       FROM unnest(?::text[]) AS k(id)`,
+    [ids],
+  );
+  const out = new Map<string, string>();
+  for (const row of r.rows as { id: string; title: string | null }[]) if (row.title) out.set(row.id, row.title);
+  return out;
+}
 
 /** Longest a search statement may run before it is cancelled (answered 503). */
 export const STATEMENT_TIMEOUT_MS = 10_000;

@@ -17,6 +17,7 @@ describe('consumer of rdm.files.file.committed', () => {
     await ensureStream(env.nats.jsm, { name: 'FILES', subjects: ['rdm.files.file.committed'] });
     const service = new RecordsService({
       db: env.db,
+      index: env.parts.index,
       files: env.deps.files,
       vocabularies: env.deps.vocabularies,
       logger: testLogger(),

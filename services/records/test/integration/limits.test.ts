@@ -4,7 +4,6 @@
  */
 import { MAX_QUERY_LENGTH } from '@rdm/platform';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { registerSearchRoutes } from '../../src/http/search.routes.js';
 import { as, type Env, fullMetadata, startEnv } from './support.js';
 
 const OWNER = '401';
@@ -13,7 +12,7 @@ describe('records limits', () => {
   let env: Env;
 
   beforeAll(async () => {
-    env = await startEnv({ extraRoutes: [registerSearchRoutes] });
+    env = await startEnv();
   });
   afterAll(async () => {
     await env?.close();

@@ -36,22 +36,4 @@ describe('publish and the files lock', () => {
     expect(res.body.errors).toEqual([{ field: 'files', messages: ['One or more files have not completed their transfer, please wait.'] }]);
     expect(env.files.bucket(d.id).locked).toBe(false);
   });
-
-  it('should fall back to manifest, checks, then lock when files refuses if_complete', async () => {
-    env.files.legacyLock = true;
-    try {
-      const d = await draft();
-      env.files.addFile(d.id, 'a.txt');
-      const res = await env.request.post(`/api/records/${d.id}/draft/actions/publish`).set(as(OWNER)).expect(202);
-      expect(res.body.files.count).toBe(1);
-      expect(callsFor(d.id)).toEqual(['lock', 'manifest', 'lock']);
-      expect(env.files.bucket(d.id).locked).toBe(true);
-      const empty = await draft();
-      const refused = await env.request.post(`/api/records/${empty.id}/draft/actions/publish`).set(as(OWNER));
-      expect(refused.status).toBe(400);
-      expect(env.files.bucket(empty.id).locked).toBe(false);
-    } finally {
-      env.files.legacyLock = false;
-    }
-  });
 });

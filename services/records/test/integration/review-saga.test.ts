@@ -3,9 +3,8 @@ import { ensureStream, prepared } from '@rdm/platform';
 import { waitFor } from '@rdm/platform/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CommunitySummary } from '../../src/domain/ports.js';
-import { SAGA_MESSAGES } from '../../src/domain/review-saga.component.js';
+import { SAGA_MESSAGES } from '../../src/domain/errors.js';
 import { REQUEST_ACCEPTED_DURABLE, requestConsumerWorkers } from '../../src/events/requests-accepted.consumer.js';
-import { registerSearchRoutes } from '../../src/http/search.routes.js';
 import { community } from './review-support.js';
 import { as, type Env, fullMetadata, startEnv } from './support.js';
 
@@ -20,7 +19,7 @@ describe('review saga (rdm.requests.request.* consumers)', () => {
   let restricted: CommunitySummary;
 
   beforeAll(async () => {
-    env = await startEnv({ extraRoutes: [registerSearchRoutes] });
+    env = await startEnv();
     await ensureStream(env.nats.jsm, { name: 'REQUESTS', subjects: ['rdm.requests.request.>'] });
     workers = requestConsumerWorkers({
       db: env.db,

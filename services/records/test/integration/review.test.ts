@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CommunitySummary } from '../../src/domain/ports.js';
-import { REVIEW_MESSAGES } from '../../src/domain/review.component.js';
+import { REVIEW_MESSAGES } from '../../src/domain/errors.js';
 import { as, type Env, fullMetadata, startEnv } from './support.js';
 import { community } from './review-support.js';
 

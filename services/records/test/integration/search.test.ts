@@ -1,6 +1,5 @@
 import { foldText } from '@rdm/platform';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { registerSearchRoutes } from '../../src/http/search.routes.js';
 import { community } from './review-support.js';
 import { as, BASE, type Env, startEnv } from './support.js';
 
@@ -59,7 +58,7 @@ describe('record search (GET /api/records, /api/user/records, /api/communities/<
   const idsOf = (res: { body: any }) => (res.body.hits.hits as any[]).map((h) => h.id);
 
   beforeAll(async () => {
-    env = await startEnv({ extraRoutes: [registerSearchRoutes] });
+    env = await startEnv();
     await create('romans', {
       owner: ALICE,
       title: 'Römäns in Britain',

@@ -4,16 +4,16 @@
  * services that may be running on the shared server), stub files and vocabularies RPC
  * responders served with the platform's real `serveRpc`, and the koa app under supertest.
  */
-import { AppError, type AppState, callRpc, type NatsHandle, type Router, serveRpc, signIdentity } from '@rdm/platform';
+import { AppError, callRpc, type NatsHandle, serveRpc, signIdentity } from '@rdm/platform';
 import { spawnNatsServer, testDb, testLogger, testNats } from '@rdm/platform/testing';
 import supertest from 'supertest';
 import { type AppDeps, createApp } from '../../src/app.js';
-import type { Manifest, ManifestEntry } from '../../src/domain/model.js';
+import type { Manifest, ManifestEntry, VocabEntry } from '../../src/domain/ports.js';
 import { serveAuthorizeFilesRpc } from '../../src/rpc/authorize-files.rpc.js';
 import { RpcFilesClient } from '../../src/rpc/files.client.js';
 import { RpcCommunitiesClient } from '../../src/rpc/communities.client.js';
 import { RpcRequestsClient } from '../../src/rpc/requests.client.js';
-import { RpcVocabulariesClient, type VocabEntry } from '../../src/rpc/vocabularies.client.js';
+import { RpcVocabulariesClient } from '../../src/rpc/vocabularies.client.js';
 import { FakeCommunities, FakeRequests } from './review-support.js';
 
 /** Identity secret of the tests. */
@@ -31,8 +31,6 @@ export function as(user: string | null, roles: string[] = []): Record<string, st
 export class FakeFiles {
   buckets = new Map<string, { locked: boolean; entries: ManifestEntry[] }>();
   calls: { subject: string; payload: any }[] = [];
-  /** Answer `lock` like a files service that predates `if_complete` (400 on the unknown field). */
-  legacyLock = false;
 
   bucket(id: string) {
     let b = this.buckets.get(id);
@@ -144,7 +142,7 @@ export interface Env {
 let portSeq = 0;
 
 /** Start the environment (one per test file). */
-export async function startEnv(opts: { extraRoutes?: ((r: Router<AppState>, d: any) => void)[] } = {}): Promise<Env> {
+export async function startEnv(): Promise<Env> {
   const port = 14300 + (process.pid % 500) + portSeq++ * 7;
   const server = spawnNatsServer({ port });
   await server.start();
@@ -168,11 +166,6 @@ export async function startEnv(opts: { extraRoutes?: ((r: Router<AppState>, d: a
       'rdm.files.rpc.lock',
       async (r) => {
         files.calls.push({ subject: 'lock', payload: r });
-        if (files.legacyLock && r.if_complete !== undefined) {
-          throw new AppError('validation_error', 400, 'A validation error occurred.', {
-            fieldErrors: [{ field: 'if_complete', messages: ['Unknown field.'] }],
-          });
-        }
         const m = files.manifest(r.bucket_id);
         // `if_complete`: lock only a bucket with entries, none pending (proto/README.md).
         if (!r.if_complete || (m.count > 0 && m.pending === 0)) files.bucket(r.bucket_id).locked = true;
@@ -236,7 +229,6 @@ export async function startEnv(opts: { extraRoutes?: ((r: Router<AppState>, d: a
     // Roles never cached in tests: every change is seen at once.
     communities: new RpcCommunitiesClient(nats.nc, 2000, 0),
     nc: nats.nc,
-    extraRoutes: opts.extraRoutes,
   };
   const parts = createApp(deps);
   const { app, service } = parts;

@@ -1,0 +1,249 @@
+/**
+ * Fault trials of the review saga (issue "Review and inclusion" §4; the start of the fault-trials
+ * suite of issue "Reliability and security" §2). Real PostgreSQL, a private JetStream
+ * nats-server and every service as a real process (support/stack.ts); clients only through the
+ * gateway, plus read-only SQL to time the kills and to count outbox events.
+ *
+ * 1. kill -9 of records, then of requests, at each step of "curator accepts → records publishes
+ *    → requests confirms → the accept call answers": right after the accept commit (request
+ *    `accepting`), after records' publish commit (`review_effects` = published), before the
+ *    reply (records: its `record.published` relayed; requests: request `accepted`, accept call
+ *    not answered yet). Each trial kills at the first committed state at or past its point
+ *    (polled back to back), records the state it actually hit, restarts the killed service
+ *    (same command and environment) and moves on.
+ * 2. The private nats-server stopped (SIGTERM, then kill -9 on alternate trials) mid-saga and
+ *    started again on the same store: after the accept commit, after the publish commit.
+ * 3. 20 curators accepting the same request at once.
+ *
+ * Then, once everything settled (bounded: a message a killed process held is redelivered after
+ * the consumers' 30 s ack wait): every accepted request has exactly one published record and every
+ * published record of the community an accepted request — none doubled, none lost (saga.ts
+ * `verifySagas`); the accept call answered 200 only with `accepted`, 202 only with the pending
+ * state, and failed only when the requests service died under it.
+ *
+ * FAULT_TRIALS trials per kill point: 3 by default (the short form `make test` runs), 20 with
+ * `make test-faults` (the long form).
+ * FAULT_EFFECT_WAIT_MS (3000) is the stack's REQUEST_EFFECT_WAIT_MS. Under CI a missing piece
+ * of infrastructure fails the suite; elsewhere it is skipped with a loud message.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sleep } from '../../scripts/up.js';
+import {
+  type SagaState,
+  type Submitted,
+  type Trial,
+  type User,
+  addCurator,
+  call,
+  cliUser,
+  makeCommunity,
+  pool,
+  sagaState,
+  settle,
+  stateLabel,
+  submittedReview,
+  verifySagas,
+  waitState,
+} from './support/saga.js';
+import { CI, type FaultStack, LOG_DIR, probeInfra, startFaultStack } from './support/stack.js';
+
+const TRIALS = Math.max(1, Number(process.env.FAULT_TRIALS ?? 3));
+const EFFECT_WAIT_MS = Number(process.env.FAULT_EFFECT_WAIT_MS ?? 3000);
+/** Bound of the final settling: ack wait (30 s) + back-off + restarts, with room for a loaded machine. */
+const SETTLE_MS = 150_000;
+const say = (l: string) => process.stderr.write(`[faults] ${l}\n`);
+
+const missing = await probeInfra();
+if (missing.length > 0) {
+  const msg = `review-saga fault trials need ${missing.join('; ')}`;
+  if (CI) throw new Error(`${msg} [CI: failing instead of skipping]`);
+  process.stderr.write(`\n${'!'.repeat(100)}\n!! SKIPPED: ${msg}\n${'!'.repeat(100)}\n\n`);
+}
+
+/** A kill point: which process dies, and the first committed state at or past the point. */
+interface KillPoint {
+  name: string;
+  victim: 'records' | 'requests';
+  reached: (s: SagaState) => boolean;
+  /** The point lies before the accept call's answer (a kill after the answer is reported as late). */
+  beforeReply?: boolean;
+}
+
+const accepted = (s: SagaState) => s.req === 'accepting' || s.req === 'accepted';
+const published = (s: SagaState) => s.effect === 'published';
+const POINTS: KillPoint[] = [
+  { name: 'records@accept-commit', victim: 'records', reached: accepted },
+  { name: 'records@publish-commit', victim: 'records', reached: published },
+  { name: 'records@before-reply', victim: 'records', reached: (s) => published(s) && s.publishRelayed === true, beforeReply: true },
+  { name: 'requests@accept-commit', victim: 'requests', reached: accepted },
+  { name: 'requests@publish-commit', victim: 'requests', reached: published },
+  { name: 'requests@before-reply', victim: 'requests', reached: (s) => s.req === 'accepted', beforeReply: true },
+];
+const NATS_POINTS: { name: string; reached: (s: SagaState) => boolean }[] = [
+  { name: 'nats@accept-commit', reached: accepted },
+  { name: 'nats@publish-commit', reached: published },
+];
+
+/** Per kill point: how often each committed state was hit, and the accept call's answers. */
+const report = new Map<string, { hits: Map<string, number>; answers: Map<string, number> }>();
+function note(point: string, hit: string, answer: string): void {
+  let r = report.get(point);
+  if (!r) {
+    r = { hits: new Map(), answers: new Map() };
+    report.set(point, r);
+  }
+  r.hits.set(hit, (r.hits.get(hit) ?? 0) + 1);
+  r.answers.set(answer, (r.answers.get(answer) ?? 0) + 1);
+}
+function printReport(): void {
+  const lines = ['=== review-saga fault trials: committed state at the kill, and the accept answers ==='];
+  for (const [point, r] of report) {
+    lines.push(`  ${point}`);
+    for (const [hit, n] of r.hits) lines.push(`    ${String(n).padStart(3)} × ${hit}`);
+    lines.push(`    answers: ${[...r.answers].map(([a, n]) => `${a} ×${n}`).join(', ')}`);
+  }
+  say(lines.join('\n'));
+}
+
+describe.skipIf(missing.length > 0)('review saga under faults (services as processes, real PostgreSQL and JetStream)', () => {
+  let stack: FaultStack;
+  let admin: User;
+  let depositor: User;
+  let curators: User[];
+  /** The 19 other curators, made in the background (the users CLI costs seconds of CPU each). */
+  let moreCurators: Promise<User[]>;
+  const started = Date.now();
+
+  beforeAll(async () => {
+    say(`starting a private stack (logs ${LOG_DIR}); ${TRIALS} trial(s) per kill point`);
+    stack = await startFaultStack({ REQUEST_EFFECT_WAIT_MS: String(EFFECT_WAIT_MS), COMMUNITY_CREATORS: 'admins' }, say);
+    say(`stack ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    [admin, depositor, ...curators] = await Promise.all([
+      cliUser(stack.databaseUrl, 'admin', { admin: true }),
+      cliUser(stack.databaseUrl, 'depositor'),
+      cliUser(stack.databaseUrl, 'curator0'),
+    ]);
+    moreCurators = pool(19, 2, (i) => cliUser(stack.databaseUrl, `curator${i + 1}`));
+    moreCurators.catch(() => undefined); // awaited (and its error reported) by the test that needs them
+  }, 600_000);
+
+  afterAll(async () => {
+    await moreCurators?.catch(() => undefined);
+    printReport();
+    await stack?.stop();
+    say(`done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  }, 120_000);
+
+  /** A community requiring review, with `n` curators, and `count` submitted reviews to it. */
+  async function setUp(n: number, count: number): Promise<{ community: { id: string; slug: string }; subs: Submitted[] }> {
+    const community = await makeCommunity(stack.base, admin.token);
+    await pool(n, 4, (i) => addCurator(stack.base, admin.token, community.id, curators[i]));
+    const subs = await pool(count, 4, (i) => submittedReview(stack.base, depositor.token, community.id, i));
+    return { community, subs };
+  }
+
+  /** Fire the accept; `after(replied)` runs once the kill condition holds; the trial with its answer. */
+  async function acceptUnder(
+    label: string,
+    sub: Submitted,
+    reached: (s: SagaState) => boolean,
+    fault: () => Promise<void>,
+    recover: () => Promise<void>,
+    beforeReply = false,
+  ): Promise<Trial> {
+    let replied = false;
+    const acceptP = call(stack.base, 'POST', `/api/requests/${sub.requestId}/actions/accept`, {
+      token: curators[0].token,
+      json: { payload: { content: 'Accepted under fault', format: 'html' } },
+    }).then((r) => {
+      replied = true;
+      return r;
+    });
+    const { reached: ok, state } = await waitState(stack.pg, sub.requestId, reached, { timeoutMs: 30_000 });
+    const late = replied;
+    await fault();
+    const at = await sagaState(stack.pg, sub.requestId);
+    const [res] = await Promise.all([acceptP, recover()]);
+    const hit = !ok
+      ? `never reached (${stateLabel(state)})`
+      : `${stateLabel(at)}${late && beforeReply ? ' — LATE: answered before the kill' : late ? ' (answered before the kill)' : ''}`;
+    note(label, hit, String(res.status));
+    return { ...sub, label, acceptStatus: res.status, acceptBody: res.body };
+  }
+
+  it(
+    'kill -9 of records, then of requests, at each step of the saga: every accepted request has exactly one published record',
+    async () => {
+      const { community, subs } = await setUp(1, POINTS.length * TRIALS);
+      const trials: Trial[] = [];
+      const t0 = Date.now();
+      for (const point of POINTS) {
+        for (let i = 0; i < TRIALS; i++) {
+          const sub = subs.pop() as Submitted;
+          trials.push(
+            await acceptUnder(
+              point.name,
+              sub,
+              point.reached,
+              () => stack.kill9(point.victim),
+              () => stack.restart(point.victim),
+              point.beforeReply,
+            ),
+          );
+        }
+        say(`${point.name}: ${TRIALS} trial(s) done (${((Date.now() - t0) / 1000).toFixed(0)} s)`);
+      }
+      const pending = await settle(stack, trials, SETTLE_MS);
+      expect(pending, 'sagas still unfinished after the settle bound').toEqual([]);
+      expect(await verifySagas(stack, trials, { curator: curators[0].token, community })).toEqual([]);
+    },
+    600_000 + POINTS.length * TRIALS * 60_000,
+  );
+
+  it(
+    'NATS stopped and restarted on the same store mid-saga: none doubled, none lost',
+    async () => {
+      const { community, subs } = await setUp(1, NATS_POINTS.length * TRIALS);
+      const trials: Trial[] = [];
+      for (const point of NATS_POINTS) {
+        for (let i = 0; i < TRIALS; i++) {
+          const signal = i % 2 === 0 ? 'SIGTERM' : 'SIGKILL';
+          trials.push(
+            await acceptUnder(
+              `${point.name} (${signal})`,
+              subs.pop() as Submitted,
+              point.reached,
+              () => stack.nats.stop(signal),
+              async () => {
+                await sleep(1000);
+                await stack.nats.start();
+                await stack.waitAllReady(120_000);
+              },
+            ),
+          );
+        }
+      }
+      const pending = await settle(stack, trials, SETTLE_MS);
+      expect(pending, 'sagas still unfinished after the settle bound').toEqual([]);
+      expect(await verifySagas(stack, trials, { curator: curators[0].token, community })).toEqual([]);
+    },
+    600_000 + NATS_POINTS.length * TRIALS * 60_000,
+  );
+
+  it('20 curators accepting the same request at once: one publication, exactly one 200, the others a clean 400', async () => {
+    curators.push(...(await moreCurators));
+    const { community, subs } = await setUp(20, 1);
+    const sub = subs[0];
+    const answers = await Promise.all(
+      curators.map((u) => call(stack.base, 'POST', `/api/requests/${sub.requestId}/actions/accept`, { token: u.token })),
+    );
+    const wins = answers.filter((a) => a.status === 200);
+    expect(wins.map((w) => w.body.status)).toEqual(['accepted']);
+    const losers = answers.filter((a) => a.status !== 200);
+    expect(losers).toHaveLength(19);
+    for (const l of losers) expect(l.body).toEqual({ status: 400, message: "Error for action 'accept': Could not execute the action" });
+    const trial: Trial = { ...sub, label: '20 curators', acceptStatus: 200, acceptBody: wins[0].body };
+    expect(await settle(stack, [trial], SETTLE_MS)).toEqual([]);
+    expect(await verifySagas(stack, [trial], { curator: curators[0].token, community })).toEqual([]);
+  }, 300_000);
+});

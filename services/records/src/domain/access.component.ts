@@ -1,0 +1,83 @@
+/**
+ * The access component: who may do what (the records policy, widened by community roles through
+ * the `accessCtx` hook only when the plain rules refuse, so owners never pay for the lookup), and
+ * the `access` section of a draft write (record/files protection, embargo; changing the record's
+ * protection needs `manage_record_access`; public → restricted only within the grace period).
+ *
+ * When to use: every service method checks its action through `require`; `onCreate`/`onUpdate`
+ * when a draft is written. Secret links and grants will add their generators here.
+ */
+import type { Identity } from '@rdm/platform';
+import { Errors, type FieldError } from '@rdm/platform';
+import { normaliseAccess } from './access.js';
+import type { DraftWrite, RecordsHooks, RecordsServiceConfig } from './component.js';
+import { fieldErrors } from './errors.js';
+import type { Access, ParentRow } from './model.js';
+import { can, type RecordAccessCtx, type RecordAction, recordsPolicy } from './records.policy.js';
+
+/** The permission context of a draft or record and its parent (without community roles). */
+export function ctxOf(row: { access: Access }, parent: ParentRow): RecordAccessCtx {
+  return {
+    ownerId: parent.owner_id,
+    accessRecord: row.access?.record === 'restricted' ? 'restricted' : 'public',
+    accessFiles: row.access?.files === 'restricted' ? 'restricted' : 'public',
+    grants: (parent.access?.grants ?? []) as RecordAccessCtx['grants'],
+  };
+}
+
+/** Permissions and the `access` section of drafts. */
+export class AccessComponent {
+  constructor(
+    private readonly config: Pick<RecordsServiceConfig, 'restrictionGraceDays'>,
+    private readonly hooks: () => RecordsHooks,
+  ) {}
+
+  /**
+   * `policy.require(action)` on `ctx` (returns the context used), first widened by the
+   * `accessCtx` hook when the plain rules refuse.
+   */
+  async require(action: RecordAction, identity: Identity, ctx: RecordAccessCtx, parent: ParentRow): Promise<RecordAccessCtx> {
+    const widen = this.hooks().accessCtx;
+    if (can(action, identity, ctx) || !widen || identity.sub === null) {
+      recordsPolicy.require(action, identity, ctx);
+      return ctx;
+    }
+    const wide = await widen(identity, ctx, parent);
+    recordsPolicy.require(action, identity, wide);
+    return wide;
+  }
+
+  /** The plain policy check (no community roles): for actions only owners, grants and admins have. */
+  requirePlain(action: RecordAction, identity: Identity, ctx?: RecordAccessCtx): void {
+    recordsPolicy.require(action, identity, ctx);
+  }
+
+  /** Whether the plain rules allow `action`. */
+  can(action: RecordAction, identity: Identity, ctx: RecordAccessCtx): boolean {
+    return can(action, identity, ctx);
+  }
+
+  /** Create: the access of the new draft (defaults for what is not sent). */
+  onCreate(w: DraftWrite): void {
+    w.patch.access = normaliseAccess(w.input.data.access as Record<string, any> | undefined);
+  }
+
+  /** Update: the new access when sent; 400 (nothing saved) for a change the caller may not make. */
+  onUpdate(w: DraftWrite): void {
+    const draft = w.draft!;
+    const data = w.input.data;
+    w.patch.access = draft.access;
+    if (!w.input.present.access || !data.access) return;
+    const next = normaliseAccess(data.access as Record<string, any>, draft.access);
+    const hard: FieldError[] = [];
+    if (next.record !== draft.access.record && !can('manage_record_access', w.identity, w.ctx!)) {
+      hard.push(fieldErrors.noRecordAccessPermission());
+    }
+    const grace = this.config.restrictionGraceDays;
+    if (grace !== null && grace !== undefined && draft.access.record === 'public' && next.record === 'restricted') {
+      if (draft.created.getTime() + grace * 86_400_000 <= Date.now()) hard.push(fieldErrors.restrictionGracePassed());
+    }
+    if (hard.length) throw Errors.validation(hard);
+    w.patch.access = next;
+  }
+}

@@ -1,0 +1,234 @@
+/**
+ * The files component: what records knows of files, which live in the files service
+ * (`FilesPort`). A draft's files summary (the live manifest; an edit draft's is its record's
+ * frozen one), the `files` options of a draft write, freezing the files at publish (ONE `lock`
+ * call with `if_complete`: checked and locked atomically, idempotent), the bucket dropped after a
+ * draft deletion, the previous version's files linked into a new version, the files summary of
+ * search documents, and the `authorize-files` answer the files service asks for on every request.
+ *
+ * When to use: from RecordsService's lifecycle (`onUpdate`, `onPublishCheck`, `afterDeleteDraft`)
+ * and for the files operations it delegates (`importFiles`, `refreshDraftFiles`, `authorize`).
+ */
+import { AppError, Errors, type Identity, type Knex, type MsgLogger, withTransaction } from '@rdm/platform';
+import * as repo from '../repo/records.repo.js';
+import { type AccessComponent, ctxOf } from './access.component.js';
+import { draftDoc, frozenSummary } from './builders.js';
+import { type DraftWrite, loadDraft, loadRecord, type PublishCheck } from './component.js';
+import { fieldErrors, RecordErrors } from './errors.js';
+import { fileListLinks } from './links.js';
+import { type DraftRow, type FrozenFiles, type RecordRow, type StoredFiles, summarizeManifest } from './model.js';
+import type { FilesPort, Manifest, SearchIndexPort } from './ports.js';
+import { filesReadForm } from './serializers.js';
+
+/** Authorization request of the files service (`rdm.records.rpc.authorize-files`). */
+export interface AuthorizeFilesRequest {
+  record_id: string;
+  scope: 'draft' | 'record';
+  action: 'read' | 'update';
+  identity: { sub: string | null; roles: string[] };
+  access_token?: string;
+}
+
+/** Authorization grant for the files service. */
+export interface BucketGrant {
+  bucket_id: string;
+  record_id: string;
+  enabled: boolean;
+  locked: boolean;
+  default_preview: string | null;
+  order: string[];
+}
+
+/** Dependencies of the files component. */
+export interface FilesDeps {
+  db: Knex;
+  files: FilesPort;
+  index: SearchIndexPort;
+  access: AccessComponent;
+  logger: MsgLogger;
+  baseUrl: string;
+}
+
+/** Files of drafts and records. */
+export class FilesComponent {
+  constructor(private readonly d: FilesDeps) {}
+
+  /** The files summary of a draft: its record's frozen one for edit drafts, else the live manifest. */
+  async summaryOf(draft: DraftRow, hasRecord: boolean): Promise<{ summary: FrozenFiles; record?: RecordRow }> {
+    const record = hasRecord ? await repo.getRecord(this.d.db, draft.id) : undefined;
+    if (record) return { summary: frozenSummary(record.files), record };
+    return { summary: summarizeManifest(await this.d.files.manifest(draft.bucket_id)) };
+  }
+
+  /** As `summaryOf`, but a files outage answers the summary last indexed (draft reads survive it). */
+  async readSummary(draft: DraftRow, hasRecord: boolean): Promise<{ summary: FrozenFiles; record?: RecordRow }> {
+    try {
+      return await this.summaryOf(draft, hasRecord);
+    } catch (err) {
+      if (!(err instanceof AppError) || err.status !== 503) throw err;
+      this.d.logger.warn({ err, id: draft.id }, 'files manifest unavailable; using the indexed summary');
+      const f = await this.d.index.storedDraftFiles(draft.id);
+      return { summary: { count: f?.count ?? 0, total_bytes: f?.total_bytes ?? 0, entries: f?.entries ?? {} } };
+    }
+  }
+
+  /** Update: the `files` options (InvenioRDM's draft files component; `files` omitted means enabled). */
+  onUpdate(w: DraftWrite): void {
+    const draft = w.draft!;
+    const summary = w.summary!;
+    const filesIn = (w.input.data.files ?? {}) as Record<string, any>;
+    let enabled: boolean = typeof filesIn.enabled === 'boolean' ? filesIn.enabled : true;
+    let checkMissing = true;
+    if (enabled !== draft.files.enabled && !this.d.access.can('manage_files', w.identity, w.ctx!)) {
+      fieldErrors.add(w.errors, fieldErrors.noFilesOptionsPermission());
+      enabled = draft.files.enabled;
+      checkMissing = false;
+    } else if (!enabled && summary.count > 0) {
+      fieldErrors.add(w.errors, fieldErrors.deleteFilesFirst());
+      enabled = draft.files.enabled;
+      checkMissing = false;
+    }
+    if (checkMissing && enabled && summary.count === 0) fieldErrors.add(w.errors, fieldErrors.missingFiles());
+    let defaultPreview: string | null = null;
+    const dp = filesIn.default_preview;
+    if (typeof dp === 'string' && dp !== '') {
+      if (Object.hasOwn(summary.entries, dp)) defaultPreview = dp;
+      else fieldErrors.add(w.errors, fieldErrors.invalidDefaultPreview(dp));
+    }
+    const order = Array.isArray(filesIn.order) ? filesIn.order : (draft.files.order ?? []);
+    w.patch.files = { enabled, default_preview: defaultPreview, order };
+  }
+
+  /**
+   * Publish: files present and complete (else field errors). With `lock` and no error from the
+   * other components, the files of a first-version draft are frozen by ONE `lock` call with
+   * `if_complete` (idempotent: a publication retried after a failed transaction, or a
+   * redelivered event, locks nothing twice); without, only the manifest is read (submit-review
+   * validates without freezing). Returns the files summary the record will carry.
+   */
+  async onPublishCheck(c: PublishCheck, o: { lock: boolean }): Promise<FrozenFiles> {
+    const { draft, record } = c;
+    const othersValid = c.errors.metadata.length + c.errors.pids.length + c.errors.communities.length === 0;
+    let manifest: Manifest | undefined;
+    if (draft.files.enabled) {
+      if (record?.files.enabled) {
+        if ((record.files.count ?? 0) === 0) c.errors.files.push(fieldErrors.missingFiles());
+      } else if (o.lock && !record && othersValid) {
+        manifest = await this.d.files.lock(draft.bucket_id, { ifComplete: true });
+      } else {
+        manifest = await this.d.files.manifest(draft.bucket_id);
+      }
+      if (manifest && manifest.count === 0) c.errors.files.push(fieldErrors.missingFiles());
+      else if (manifest && manifest.pending > 0) c.errors.files.push(fieldErrors.filesPending());
+    }
+    if (record) return frozenSummary(record.files);
+    return summarizeManifest(draft.files.enabled ? manifest : undefined);
+  }
+
+  /** After a draft deletion (not an edit draft's): ask files to drop the bucket now (best effort). */
+  async afterDeleteDraft(bucketId: string): Promise<void> {
+    // Why: the event makes the files service drop the bucket eventually; asking now frees it at once.
+    try {
+      await this.d.files.deleteBucket(bucketId);
+    } catch (err) {
+      this.d.logger.warn({ err, bucket: bucketId }, 'delete-bucket failed; the draft.deleted event will retry');
+    }
+  }
+
+  /** POST /api/records/{id}/draft/actions/files-import: link the previous version's files. */
+  async importFiles(identity: Identity, id: string): Promise<Record<string, unknown>> {
+    const { draft, parent, hasRecord } = await loadDraft(this.d.db, id);
+    this.d.access.requirePlain('import_files', identity, ctxOf(draft, parent));
+    const latest = parent.latest_id ? await repo.getRecord(this.d.db, parent.latest_id) : undefined;
+    if (!latest) throw Errors.notFound();
+    this.d.access.requirePlain('read_files', identity, ctxOf(latest, parent));
+    if (!draft.files.enabled) throw RecordErrors.filesMustBeEnabled();
+    const current = hasRecord ? { count: latest.files.count ?? 0 } : await this.d.files.manifest(draft.bucket_id);
+    if (current.count > 0) throw RecordErrors.removeFilesFirst();
+    if (!latest.files.enabled || (latest.files.count ?? 0) === 0) throw RecordErrors.recordHasNoFiles();
+    const manifest = await this.d.files.importFiles(latest.bucket_id, draft.bucket_id);
+    const summary = summarizeManifest(manifest);
+    const preview = latest.files.default_preview;
+    const files: StoredFiles = {
+      enabled: true,
+      default_preview: preview && summary.entries[preview] ? preview : null,
+      order: (latest.files.order ?? []).filter((k) => k in summary.entries),
+    };
+    await withTransaction(this.d.db, async (trx) => {
+      const locked = await repo.getDraft(trx, id, true);
+      if (!locked) throw Errors.pidDoesNotExist();
+      const now = new Date();
+      const revision = await repo.updateDraft(trx, id, { files }, now);
+      const updated: DraftRow = { ...locked, files, updated: now, revision_id: revision };
+      await this.d.index.index(trx, { kind: 'draft', row: updated, doc: draftDoc(updated, parent, false, summary) });
+    });
+    return {
+      enabled: true,
+      links: fileListLinks(id, 'draft', { baseUrl: this.d.baseUrl }),
+      entries: manifest.entries.map((e) => fileListEntry(id, e, this.d.baseUrl)),
+      default_preview: files.default_preview ?? null,
+      order: files.order,
+    };
+  }
+
+  /**
+   * Refresh the files summary in the search document of the draft using `bucketId` (called by the
+   * `rdm.files.file.committed` consumer inside its transaction). Edit drafts are skipped.
+   */
+  async refreshDraftFiles(trx: Knex.Transaction, bucketId: string): Promise<void> {
+    const found = await repo.draftByBucketWithRecordFlag(trx, bucketId);
+    if (!found || found.hasRecord) return;
+    const summary = summarizeManifest(await this.d.files.manifest(bucketId));
+    await this.d.index.setDraftFiles(trx, found.draft.id, filesReadForm(found.draft.files, summary));
+  }
+
+  /** RPC rdm.records.rpc.authorize-files: the bucket and options, or the HTTP route's 404/403/410. */
+  async authorize(req: AuthorizeFilesRequest): Promise<BucketGrant> {
+    const identity: Identity = { sub: req.identity?.sub ?? null, roles: req.identity?.roles ?? [] };
+    if (req.scope === 'draft') {
+      const { draft, parent, hasRecord } = await loadDraft(this.d.db, req.record_id);
+      await this.d.access.require(req.action === 'update' ? 'update_draft' : 'read_draft', identity, ctxOf(draft, parent), parent);
+      return grantOf(draft, hasRecord);
+    }
+    const { record, parent } = await loadRecord(this.d.db, req.record_id);
+    if (req.action === 'update') throw Errors.permissionDenied();
+    const ctx = await this.d.access.require('read', identity, ctxOf(record, parent), parent);
+    await this.d.access.require('read_files', identity, ctx, parent);
+    return grantOf(record, true);
+  }
+}
+
+function grantOf(row: DraftRow | RecordRow, locked: boolean): BucketGrant {
+  return {
+    bucket_id: row.bucket_id,
+    record_id: row.id,
+    enabled: row.files.enabled,
+    locked,
+    default_preview: row.files.default_preview ?? null,
+    order: row.files.order ?? [],
+  };
+}
+
+/** One entry of a draft's file list (the files service's listing form) from a manifest entry. */
+export function fileListEntry(id: string, e: Manifest['entries'][number], baseUrl: string): Record<string, unknown> {
+  const root = `${baseUrl}/api/records/${encodeURIComponent(id)}/draft/files/${e.key.split('/').map(encodeURIComponent).join('/')}`;
+  const out: Record<string, unknown> = {
+    created: e.created,
+    updated: e.updated,
+    mimetype: e.mimetype,
+    version_id: e.version_id,
+    file_id: e.file_id,
+    bucket_id: e.bucket_id,
+    metadata: e.metadata ?? null,
+    access: { hidden: e.access?.hidden === true },
+    links: { self: root, content: `${root}/content`, commit: `${root}/commit` },
+    key: e.key,
+    size: e.size,
+    transfer: e.transfer ?? { type: 'L' },
+    status: e.status ?? 'completed',
+    checksum: e.checksum,
+    storage_class: e.storage_class ?? 'L',
+  };
+  for (const k of Object.keys(out)) if (out[k] === undefined) Reflect.deleteProperty(out, k);
+  return out;
+}

@@ -1,0 +1,52 @@
+/**
+ * The metadata component: the write form of a draft (`metadata`, `custom_fields`) with its
+ * vocabulary references resolved in ONE batched call to the vocabularies service and replaced by
+ * their dereferenced form (unknown ids: 400, nothing saved), and the strict schema validation of
+ * a publication (validation.ts, every error at once).
+ *
+ * When to use: `load` once per write (hard errors thrown: a body that is not an object, bad
+ * `access`), then `onCreate`/`onUpdate` after the access checks; `onPublishCheck` at publish.
+ */
+import { Errors } from '@rdm/platform';
+import type { DraftWrite, PublishCheck } from './component.js';
+import { fieldErrors } from './errors.js';
+import type { VocabulariesPort } from './ports.js';
+import { type LoadResult, loadWriteForm, validateStored } from './validation.js';
+import { resolveAndDereference } from './vocabulary-refs.js';
+
+/** Metadata, custom fields and their vocabulary references. */
+export class MetadataComponent {
+  constructor(private readonly vocabularies: VocabulariesPort) {}
+
+  /** The lax write form of a body (InvenioRDM's save: invalid values dropped into `errors`); 400 on hard errors. */
+  load(body: unknown): LoadResult {
+    const input = loadWriteForm(body);
+    if (input.hardErrors.length) throw Errors.validation(input.hardErrors);
+    return input;
+  }
+
+  /** Create: resolved metadata, custom fields and the resource type columns. */
+  onCreate(w: DraftWrite): Promise<void> {
+    return this.write(w);
+  }
+
+  /** Update: a full replace of metadata and custom fields. */
+  onUpdate(w: DraftWrite): Promise<void> {
+    return this.write(w);
+  }
+
+  private async write(w: DraftWrite): Promise<void> {
+    const data = w.input.data as Record<string, any>;
+    const rt = await resolveAndDereference(data, w.input.vocabRefs, this.vocabularies);
+    w.patch.metadata = (data.metadata ?? {}) as Record<string, any>;
+    w.patch.custom_fields = (data.custom_fields ?? {}) as Record<string, any>;
+    w.patch.resource_type_type = rt.type;
+    w.patch.resource_type_subtype = rt.subtype;
+    for (const e of w.input.errors) fieldErrors.add(w.errors, e);
+  }
+
+  /** Publish: every schema error of the stored draft. */
+  onPublishCheck(c: PublishCheck): void {
+    c.errors.metadata.push(...validateStored(c.draft));
+  }
+}

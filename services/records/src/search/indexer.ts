@@ -1,0 +1,72 @@
+/**
+ * The search index of records: one interface, one implementation per engine. `postgres`
+ * (pg-indexer.ts: `search_docs` with a tsvector and GIN indexes) is the only engine today; an
+ * OpenSearch engine implements the same interface (writes after commit, reads with query DSL).
+ *
+ * When to use: the records domain writes through the `SearchIndexPort` half (domain/ports.ts),
+ * inside the transaction of each change; the search service reads through `search`. Nothing
+ * else touches the index: its SQL lives in search.repo.ts only.
+ */
+import type { Identity } from '@rdm/platform';
+import type { SearchIndexPort } from '../domain/ports.js';
+import type { ItemDoc } from '../model/rows.js';
+import type { FacetFilters } from './facet-params.js';
+
+/** Which documents a search may return (each engine turns it into its own filter). */
+export type ScopeSpec =
+  /** `/api/records` and `/api/communities/<id>/records`: published, readable records. */
+  | { kind: 'published'; identity: Identity; allVersions: boolean; communityId?: string; member?: boolean }
+  /** `/api/user/records`: the caller's drafts and records (`sharedWithMe`: through grants). */
+  | { kind: 'user'; identity: Identity; allVersions: boolean; sharedWithMe?: boolean };
+
+/** An engine-neutral search: scope, raw `q`, facet filters (post-filters), sort and page. */
+export interface SearchPlan {
+  scope: ScopeSpec;
+  q: string;
+  filters: FacetFilters;
+  /** One of `RECORD_SORTS` (search.service.ts). */
+  sort: string;
+  limit: number;
+  offset: number;
+  /** Whether the `is_published` facet is counted (the caller's records). */
+  isPublished?: boolean;
+  /** Clock of date math in `q`. */
+  now?: Date;
+}
+
+/**
+ * One row of facet counts, the form every engine returns: `f` names the facet — `a` access
+ * status (`k`), `r` resource type (`k` type, `s` subtype), `f` file types (`a` the document's
+ * array), `y` publication years (`ys`..`ye`), `p` is_published (`k`) — and `n` counts documents.
+ * Rows of several parts of a scope may be concatenated: the renderer sums them.
+ */
+export interface AggRow {
+  f: string;
+  k: string | null;
+  s: string | null;
+  a: string[] | null;
+  ys: number | null;
+  ye: number | null;
+  n: number;
+}
+
+/** One hit: the stored document and its kind. */
+export interface SearchHit {
+  kind: 'draft' | 'record';
+  doc: ItemDoc;
+}
+
+/** What a search finds: the page, the exact total and the facet counts (facet filters ignored). */
+export interface SearchPage {
+  hits: SearchHit[];
+  total: number;
+  rows: AggRow[];
+}
+
+/** The search index: the domain's writes plus the reads of search. */
+export interface Indexer extends SearchIndexPort {
+  /** Run a search (400 on a `q` syntax error). */
+  search(plan: SearchPlan): Promise<SearchPage>;
+  /** Resource type titles stored in the documents (`metadata.resource_type.title.en`), by id. */
+  resourceTypeTitles(ids: string[]): Promise<Map<string, string>>;
+}

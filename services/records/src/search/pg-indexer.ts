@@ -1,0 +1,157 @@
+/**
+ * The postgres engine of the records search index (`SEARCH_ENGINE=postgres`, the default):
+ * documents in `search_docs` (written in the transaction of each change, so a writer's next
+ * search sees its write) and searches compiled to SQL.
+ *
+ * A search yields the page of hits (scope AND `q` AND facet filters, sorted, LIMIT/OFFSET), the
+ * exact total of the same condition, and the facet counts of scope AND `q` (facet filters are
+ * post-filters: counts ignore them).
+ * - With `q`: one statement reads the matching documents once (search.repo `searchMatches`).
+ * - Without `q`: hits, total and facets run side by side; the facet counts of the part of the
+ *   scope shared by all callers (public records) come from a short stale-while-revalidate cache
+ *   (agg-cache.ts) and the caller's own restricted records are counted live and added.
+ * Hits and totals are never cached (read-your-writes).
+ */
+import { Errors, type Knex, QuerySyntaxError } from '@rdm/platform';
+import type { IndexedItem } from '../domain/ports.js';
+import type { ItemDoc } from '../model/rows.js';
+import { AggCache, type AggCacheOptions } from './agg-cache.js';
+import { facetFilterSql } from './facet-sql.js';
+import { type CompiledQuery, compileQuery } from './fields.js';
+import type { AggRow, Indexer, ScopeSpec, SearchPage, SearchPlan } from './indexer.js';
+import { publishedScope, type Scope, scopeSql, userScope } from './scopes.js';
+import { fileTypes, searchDocRow } from './search-doc.js';
+import * as repo from './search.repo.js';
+import { andAll, type Sql } from './sql.js';
+
+/** ORDER BY of each sort but `bestmatch` (ties broken by creation, then id, for stable pages). */
+const ORDER: Readonly<Record<string, string>> = {
+  mostrecent: 'created DESC, id DESC',
+  newest: 'created DESC, id DESC',
+  oldest: 'created ASC, id ASC',
+  version: 'version_index DESC, created DESC, id DESC',
+  'updated-desc': 'updated DESC, id DESC',
+  'updated-asc': 'updated ASC, id ASC',
+  mostviewed: 'views DESC, created DESC, id DESC',
+  mostdownloaded: 'downloads DESC, created DESC, id DESC',
+};
+
+/** Options of the engine. */
+export interface PostgresIndexerOptions {
+  /** Facet-count cache of the shared part of published scopes (`{freshMs: 0}` disables it). */
+  aggCache?: AggCacheOptions;
+}
+
+const scopeOf = (s: ScopeSpec): Scope => (s.kind === 'published' ? publishedScope(s.identity, s) : userScope(s.identity, s));
+
+/** The search index on PostgreSQL. */
+export class PostgresIndexer implements Indexer {
+  private readonly aggCache: AggCache<AggRow[]>;
+
+  constructor(
+    private readonly db: Knex,
+    o: PostgresIndexerOptions = {},
+  ) {
+    this.aggCache = new AggCache<AggRow[]>(o.aggCache);
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // writes (in the caller's transaction)
+
+  index(trx: Knex.Transaction, item: IndexedItem): Promise<void> {
+    return repo.upsertDoc(trx, searchDocRow(item));
+  }
+
+  remove(trx: Knex.Transaction, id: string, kind: 'draft' | 'record'): Promise<void> {
+    return repo.deleteDoc(trx, id, kind);
+  }
+
+  setHasDraft(trx: Knex.Transaction, id: string, hasDraft: boolean): Promise<void> {
+    return repo.setHasDraft(trx, id, hasDraft);
+  }
+
+  refreshVersionFlags(trx: Knex.Transaction, ids: string[], state: { latest_id: string | null; next_draft_id: string | null }) {
+    return repo.refreshVersionFlags(trx, ids, state);
+  }
+
+  refreshParent(trx: Knex.Transaction, parentId: string, parent: ItemDoc['parent']): Promise<void> {
+    const ids = (parent?.communities as { ids?: unknown } | undefined)?.ids;
+    return repo.setParentOfDocs(trx, parentId, parent, Array.isArray(ids) ? (ids as string[]) : []);
+  }
+
+  setDraftFiles(trx: Knex.Transaction, id: string, files: ItemDoc['files']): Promise<void> {
+    return repo.setDraftDocFiles(trx, id, files, fileTypes(files?.entries ?? {}));
+  }
+
+  setDraftsStatus(trx: Knex.Transaction, parentId: string, status: string): Promise<void> {
+    return repo.setDraftDocsStatus(trx, parentId, status);
+  }
+
+  storedDraftFiles(id: string): Promise<ItemDoc['files'] | undefined> {
+    return repo.draftDocFiles(this.db, id);
+  }
+
+  resourceTypeTitles(ids: string[]): Promise<Map<string, string>> {
+    return repo.resourceTypeTitles(this.db, ids);
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // search
+
+  async search(plan: SearchPlan): Promise<SearchPage> {
+    let compiled: CompiledQuery;
+    try {
+      compiled = compileQuery(plan.q, plan.now);
+    } catch (err) {
+      if (err instanceof QuerySyntaxError) throw Errors.invalidQuerySyntax(err);
+      throw err;
+    }
+    const scope = scopeOf(plan.scope);
+    const facets = facetFilterSql(plan.filters);
+    // A query without full-text terms ranks every hit 0 (`ORDER BY 0` would be a column position).
+    const ranked = plan.sort === 'bestmatch' && compiled.rank.sql !== '0';
+    const order = ranked ? `rank DESC, ${ORDER.mostrecent}, kind` : `${ORDER[plan.sort] ?? ORDER.mostrecent}, kind`;
+    const page = { limit: plan.limit, offset: plan.offset };
+    if (!compiled.matchAll) {
+      // With q: the matching documents are read once for hits, total and facets.
+      return repo.searchMatches(this.db, {
+        where: andAll([scopeSql(scope), compiled.where]),
+        facets,
+        rank: ranked ? compiled.rank : null,
+        order,
+        ...page,
+        isPublished: plan.isPublished,
+      });
+    }
+    // Without q: hits walk a sort index, the total is an index-only count, facets are (partly) cached.
+    const [hits, total, rows] = await Promise.all([
+      repo.findHits(this.db, andAll([scopeSql(scope), facets]), { sql: order, bindings: [] }, page),
+      this.count(scope, facets),
+      this.aggregate(scope, plan.isPublished),
+    ]);
+    return { hits, total, rows };
+  }
+
+  /** Exact total of a scope AND facets: the shared and the personal part counted apart (each has its index). */
+  private async count(scope: Scope, facets: Sql | null): Promise<number> {
+    if (!scope.shared || !scope.personal) return repo.countHits(this.db, andAll([scopeSql(scope), facets]));
+    const counts = await Promise.all([
+      repo.countHits(this.db, andAll([scope.common, scope.shared, facets])),
+      repo.countHits(this.db, andAll([scope.common, scope.personal, facets])),
+    ]);
+    return counts[0] + counts[1];
+  }
+
+  /** Facet rows of a scope (facet filters ignored): the shared part cached, the personal part live. */
+  private async aggregate(scope: Scope, isPublished: boolean | undefined): Promise<AggRow[]> {
+    const o = { isPublished };
+    if (!scope.shareable || !scope.shared) return repo.facetRows(this.db, scopeSql(scope), o);
+    const shared = andAll([scope.common, scope.shared]);
+    const key = JSON.stringify([shared.sql, shared.bindings, o.isPublished ?? false]);
+    const [a, b] = await Promise.all([
+      this.aggCache.get(key, () => repo.facetRows(this.db, shared, o)),
+      scope.personal ? repo.facetRows(this.db, andAll([scope.common, scope.personal]), o) : Promise.resolve([]),
+    ]);
+    return [...a, ...b];
+  }
+}
