@@ -6,6 +6,7 @@ import type { CommunitiesPort, FilesPort, RequestsPort, VocabulariesPort } from 
 import { RecordsService } from './domain/records.service.js';
 import { ReviewComponent } from './domain/review.component.js';
 import { ReviewSagaComponent } from './domain/review-saga.component.js';
+import { registerInteropRoutes } from './export/index.js';
 import { registerOpenApiRoute } from './http/openapi.js';
 import { registerRecordsRoutes } from './http/records.routes.js';
 import { registerReviewRoutes } from './http/review.routes.js';
@@ -73,6 +74,7 @@ export function createApp(deps: AppDeps) {
   }
   const router = new Router<AppState>();
   registerOpenApiRoute(router);
+  registerInteropRoutes(router, { ...deps, service }); // exports + /oai2d, before the records routes (content negotiation)
   const communities = parts?.recordCommunities;
   const search = new RecordSearchService({
     index,
