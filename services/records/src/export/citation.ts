@@ -15,6 +15,7 @@ import {
   list,
   type RecordJson,
   resourceTypeOf,
+  plain,
   stripHtml,
   yearOf,
 } from './util.js';
@@ -30,7 +31,7 @@ function cslName(c: Record<string, any>): Record<string, string> | undefined {
 export function cslJson(r: RecordJson, ctx: ExportContext): Record<string, any> {
   const m = r.metadata ?? {};
   const csl = ctx.props('resourcetypes', resourceTypeOf(r)?.id).csl;
-  const out: Record<string, any> = { id: r.id, type: typeof csl === 'string' && csl ? csl : 'article', title: stripHtml(m.title) };
+  const out: Record<string, any> = { id: r.id, type: typeof csl === 'string' && csl ? csl : 'article', title: plain(m.title) };
   const authors = list(m.creators).map(cslName).filter(Boolean);
   if (authors.length) out.author = authors;
   const editors = list(m.contributors).map(cslName).filter(Boolean);
@@ -80,6 +81,8 @@ export function latexEscape(value: string): string {
     .replace(/([{}&%$#_])/g, '\\$1')
     .replace(/~/g, '\\textasciitilde{}')
     .replace(/\^/g, '\\textasciicircum{}')
+    .replace(/</g, '\\textless{}')
+    .replace(/>/g, '\\textgreater{}')
     .replace(/\u0000/g, '\\textbackslash{}')
     .replace(/[\r\n\t]+/g, ' ');
 }
@@ -108,7 +111,7 @@ export function bibtex(r: RecordJson, ctx: ExportContext): string {
   const fields: [string, string | undefined][] = [];
   const authors = creators.map(bibtexName).filter(Boolean);
   fields.push(['author', authors.length ? authors.join(' and ') : undefined]);
-  fields.push(['title', m.title ? `{${latexEscape(stripHtml(m.title))}}` : undefined]);
+  fields.push(['title', m.title ? `{${latexEscape(plain(m.title))}}` : undefined]);
   const parts = dateParts(m.publication_date);
   if (parts?.[1]) fields.push(['month', MONTHS[parts[1] - 1]]);
   fields.push(['year', year]);

@@ -20,6 +20,7 @@ import {
   personName,
   type RecordJson,
   resourceTypeOf,
+  plain,
   stripHtml,
   yearOf,
 } from './util.js';
@@ -143,9 +144,9 @@ export function dataciteJson(r: RecordJson, ctx: ExportContext): DataCiteJson {
   if (contributors.length) out.contributors = contributors;
 
   out.titles = [];
-  if (m.title) out.titles.push({ title: stripHtml(m.title) });
+  if (m.title) out.titles.push({ title: plain(m.title) });
   for (const t of list(m.additional_titles)) {
-    const title: DataCiteJson = { title: stripHtml(t.title) };
+    const title: DataCiteJson = { title: plain(t.title) };
     const type = ctx.props('titletypes', t.type?.id).datacite;
     if (['AlternativeTitle', 'Subtitle', 'TranslatedTitle', 'Other'].includes(type)) title.titleType = type;
     if (t.lang?.id) title.lang = t.lang.id;

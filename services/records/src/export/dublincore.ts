@@ -16,6 +16,7 @@ import {
   personName,
   type RecordJson,
   resourceTypeOf,
+  plain,
   stripHtml,
 } from './util.js';
 
@@ -34,8 +35,8 @@ export function dublinCoreValues(r: RecordJson, ctx: ExportContext): Record<stri
     if (typeof v !== 'string' || v.trim() === '') return;
     (dc[k] ??= []).includes(v) || dc[k].push(v);
   };
-  add('title', stripHtml(m.title));
-  for (const t of list(m.additional_titles)) add('title', stripHtml(t.title));
+  add('title', plain(m.title));
+  for (const t of list(m.additional_titles)) add('title', plain(t.title));
   for (const c of list(m.creators)) add('creator', personName(c.person_or_org));
   for (const c of list(m.contributors)) add('contributor', personName(c.person_or_org));
   for (const s of list(m.subjects)) add('subject', s.subject);

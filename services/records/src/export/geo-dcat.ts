@@ -17,6 +17,7 @@ import {
   personName,
   type RecordJson,
   resourceTypeOf,
+  plain,
   stripHtml,
   visibleFiles,
 } from './util.js';
@@ -113,7 +114,7 @@ export function dcatXml(r: RecordJson, ctx: ExportContext): XmlNode {
       'dcat:Dataset',
       { 'rdf:about': about },
       textEl('dct:identifier', about),
-      textEl('dct:title', stripHtml(m.title)),
+      textEl('dct:title', plain(m.title)),
       textEl('dct:description', stripHtml(m.description)),
       ...list(m.creators).map((c) => el('dct:creator', null, agentOf(c))),
       ...list(m.contributors).map((c) => el('dct:contributor', null, agentOf(c))),

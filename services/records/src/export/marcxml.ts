@@ -17,6 +17,7 @@ import {
   personName,
   type RecordJson,
   resourceTypeOf,
+  plain,
   stripHtml,
   visibleFiles,
 } from './util.js';
@@ -51,7 +52,7 @@ export function marcXml(r: RecordJson, ctx: ExportContext): XmlNode {
   for (const l of list(m.languages)) fields.push(field('041', ' ', ' ', [['a', l.id]]));
   const creators = list(m.creators);
   if (creators[0]) fields.push(field('100', ' ', ' ', nameSubs(creators[0], ctx, 'creatorsroles')));
-  fields.push(field('245', ' ', ' ', [['a', stripHtml(m.title)]]));
+  fields.push(field('245', ' ', ' ', [['a', plain(m.title)]]));
   fields.push(field('260', ' ', ' ', [['b', m.publisher], ['c', m.publication_date]]));
   for (const d of list(m.additional_descriptions)) fields.push(field('500', ' ', ' ', [['a', stripHtml(d.description)]]));
   fields.push(field('520', ' ', ' ', [['a', stripHtml(m.description)]]));

@@ -18,6 +18,7 @@ import {
   personName,
   type RecordJson,
   resourceTypeOf,
+  plain,
   stripHtml,
   visibleFiles,
 } from './util.js';
@@ -74,7 +75,7 @@ export function schemaOrg(r: RecordJson, ctx: ExportContext): Record<string, any
     '@id': id,
     '@type': type,
     identifier: id,
-    name: stripHtml(m.title),
+    name: plain(m.title),
     url: landingPage(r, ctx),
   };
   const creators = list(m.creators).map(agent).filter(Boolean);

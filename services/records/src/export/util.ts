@@ -51,6 +51,11 @@ export function stripHtml(html: unknown): string {
     .trim();
 }
 
+/** A plain-text value (titles are text, not HTML): whitespace collapsed, '' for non-strings. */
+export function plain(value: unknown): string {
+  return typeof value === 'string' ? value.replace(/\s+/g, ' ').trim() : '';
+}
+
 /** The start of an EDTF level-0 date or interval (`2020-06/2021` → `2020-06`). */
 export function edtfStart(value: unknown): string | undefined {
   if (typeof value !== 'string' || value === '') return undefined;
