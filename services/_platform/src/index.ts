@@ -10,6 +10,7 @@ export * from './health.js';
 export * from './metrics.js';
 export * from './telemetry.js';
 export * from './service.js';
+export * from './service-main.js';
 export * from './db.js';
 export * from './nats.js';
 export * from './events.js';
