@@ -14,7 +14,9 @@
  * - A running stack must have rate limiting off or high enough (`RATE_LIMIT_ENABLED=false`):
  *   a run with more than 1 % non-2xx answers fails.
  * - Env: BENCH_ENTRY_ID (image-photo), BENCH_SECONDS (10), BENCH_CONNECTIONS (50),
- *   BENCH_LOG_LEVEL (warn; the services' LOG_LEVEL when the bench starts them).
+ *   BENCH_LOG_LEVEL (warn; the services' LOG_LEVEL when the bench starts them),
+ *   BENCH_RATE_LIMIT_STORE (unset: rate limiting off; `local` or `nats`: on, with that
+ *   RATE_LIMIT_STORE and limits high enough never to refuse, to measure the limiter's cost).
  * Exit code 0 when both runs completed without errors; the p99 target is reported, not enforced.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -30,6 +32,14 @@ const CONNECTIONS = Math.min(Math.max(Number(process.env.BENCH_CONNECTIONS ?? 50
 const PATH = `/api/vocabularies/resourcetypes/${encodeURIComponent(ENTRY_ID)}`;
 const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'warn';
 const P99_TARGET_MS = 20;
+
+/** The gateway's rate-limit variables for BENCH_RATE_LIMIT_STORE (off when unset). */
+function rateLimitEnv(): Record<string, string> {
+  const store = process.env.BENCH_RATE_LIMIT_STORE;
+  if (!store) return { RATE_LIMIT_ENABLED: 'false' };
+  const high = '100000000';
+  return { RATE_LIMIT_ENABLED: 'true', RATE_LIMIT_STORE: store, RATE_LIMIT_AUTHENTICATED: high, RATE_LIMIT_ANONYMOUS: high };
+}
 
 /** Refuse anything but the loopback interface. */
 function assertLoopback(url: string): string {
@@ -126,7 +136,7 @@ try {
     stack = await startStack({
       only: ['vocabularies', 'gateway'],
       ports: { gateway: gwPort, vocabularies: gwPort + 2 },
-      env: { RATE_LIMIT_ENABLED: 'false', LOG_LEVEL, PUBLIC_BASE_URL: `http://127.0.0.1:${gwPort}` },
+      env: { ...rateLimitEnv(), LOG_LEVEL, PUBLIC_BASE_URL: `http://127.0.0.1:${gwPort}` },
       restart: false,
       logDir: join(REPO_ROOT, '.data', 'bench-logs'),
       readyTimeoutMs: 120_000,

@@ -5,6 +5,7 @@ export * from './logger.js';
 export * from './identity.js';
 export * from './policy.js';
 export * from './list.js';
+export * from './html.js';
 export * from './http.js';
 export * from './health.js';
 export * from './metrics.js';

@@ -15,6 +15,7 @@ import { OPENAPI_PATH, OpenApiAssembler, buildBaseDocument } from './openapi.js'
 import { UpstreamProxy, type Upstream, parseUpstream } from './proxy.js';
 import { RateLimiter, rateLimitHeaders } from './rate-limit.js';
 import { upstreamsCheck } from './readiness.js';
+import { type RateLimitStore, SharedRateLimiter } from './shared-rate-limit.js';
 import { RouteMatcher, allowedMethods } from './route-matcher.js';
 import { ROUTES, type RouteSpec, SERVICES, type ServiceName } from './routes.js';
 
@@ -35,7 +36,12 @@ export interface Gateway {
   app: Koa<any>;
   health: Health;
   tokens: TokenCache;
+  /** The in-process limiter (RATE_LIMIT_STORE=local, and the fallback of the shared one). */
   limiter: RateLimiter;
+  /** What requests are counted against: the shared limiter when there is NATS and RATE_LIMIT_STORE=nats, else `limiter`. */
+  rateLimits: RateLimitStore;
+  /** The shared limiter, to `start()` (open its bucket) and `stop()` with the process. */
+  sharedLimits?: SharedRateLimiter;
   proxy: UpstreamProxy;
   matcher: RouteMatcher;
   openapi: OpenApiAssembler;
@@ -77,6 +83,18 @@ export function createApp(deps: GatewayDeps): Gateway {
     max: config.TOKEN_CACHE_MAX,
   });
   const limiter = new RateLimiter({ windowMs: config.RATE_LIMIT_WINDOW_SECONDS * 1000, maxKeys: config.RATE_LIMIT_MAX_KEYS });
+  const sharedLimits =
+    deps.nc && config.RATE_LIMIT_STORE === 'nats'
+      ? new SharedRateLimiter({
+          nc: deps.nc,
+          windowMs: config.RATE_LIMIT_WINDOW_SECONDS * 1000,
+          fallback: limiter,
+          bucket: config.RATE_LIMIT_BUCKET,
+          timeoutMs: config.RATE_LIMIT_STORE_TIMEOUT_MS,
+          logger,
+        })
+      : undefined;
+  const rateLimits: RateLimitStore = sharedLimits ?? limiter;
   const drain: DrainLimits = { maxBytes: config.EARLY_ANSWER_DRAIN_BYTES, timeoutMs: config.EARLY_ANSWER_DRAIN_MS };
   const proxy = new UpstreamProxy({
     identitySecret: config.IDENTITY_SECRET,
@@ -132,7 +150,9 @@ export function createApp(deps: GatewayDeps): Gateway {
 
     // 2. Rate limit: per token, else (no token or an invalid one) per client address.
     if (rateLimited) {
-      const d = principal ? limiter.take(`t:${principal.tokenId}`, limitAuth) : limiter.take(`a:${ctx.ip}`, limitAnon);
+      const taken = principal ? rateLimits.take(`t:${principal.tokenId}`, limitAuth) : rateLimits.take(`a:${ctx.ip}`, limitAnon);
+      // Why not always await: the in-process limiter and a refusal at the limit answer synchronously.
+      const d = taken instanceof Promise ? await taken : taken;
       const h = rateLimitHeaders(d);
       ctx.set(h);
       if (!d.allowed) throw Errors.tooManyRequests(h);
@@ -177,7 +197,7 @@ export function createApp(deps: GatewayDeps): Gateway {
     });
   });
 
-  return { app, health, tokens, limiter, proxy, matcher, openapi, upstreams };
+  return { app, health, tokens, limiter, rateLimits, sharedLimits, proxy, matcher, openapi, upstreams };
 }
 
 /** `users,records` → the known service names it lists (config validation has refused unknown ones). */

@@ -67,6 +67,25 @@ export const configProperties = {
   RATE_LIMIT_AUTHENTICATED: { type: 'integer', default: 1000, minimum: 1, description: 'Requests per window per token.' },
   RATE_LIMIT_ANONYMOUS: { type: 'integer', default: 500, minimum: 1, description: 'Requests per window per client address.' },
   RATE_LIMIT_WINDOW_SECONDS: { type: 'integer', default: 60, minimum: 1 },
+  RATE_LIMIT_STORE: {
+    type: 'string',
+    default: 'nats',
+    enum: ['nats', 'local'],
+    description:
+      '`nats`: fixed-window counters in a NATS KV bucket shared by every gateway replica (the in-process limiter decides while NATS is unreachable); `local`: per-process limits only.',
+  },
+  RATE_LIMIT_BUCKET: {
+    type: 'string',
+    default: 'rdm_rate_limits',
+    pattern: '^[-\\w]+$',
+    description: 'NATS KV bucket of the shared rate limits (memory storage, TTL two windows).',
+  },
+  RATE_LIMIT_STORE_TIMEOUT_MS: {
+    type: 'integer',
+    default: 250,
+    minimum: 10,
+    description: 'Longest wait for the shared rate-limit store; then the in-process limiter decides for a second.',
+  },
   RATE_LIMIT_MAX_KEYS: { type: 'integer', default: 100000, minimum: 100, description: 'Bound on tracked clients (memory).' },
   TOKEN_CACHE_TTL_MS: {
     type: 'integer',

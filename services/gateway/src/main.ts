@@ -28,6 +28,12 @@ await runService({
   shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
   workers: [
     {
+      name: 'rate-limits',
+      // Not awaited: until the bucket is open, the in-process limiter decides.
+      start: () => void gw.sharedLimits?.start(),
+      stop: () => gw.sharedLimits?.stop(),
+    },
+    {
       name: 'openapi',
       // Not awaited: fragments arrive in the background while the gateway already serves.
       start: () => void gw.openapi.start(),

@@ -10,7 +10,7 @@
  * clients send them).
  */
 import type { FieldError } from '@rdm/platform';
-import { sanitizeHtml } from './html.js';
+import { sanitizeHtml } from '@rdm/platform';
 
 /** The read form of `access`. */
 export interface CommunityAccess {

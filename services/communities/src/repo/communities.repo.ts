@@ -6,7 +6,7 @@
  */
 import { type FieldMap, type Knex, type SqlFragment, searchVectorSql } from '@rdm/platform';
 import type { CommunityAccess } from '../domain/community-input.js';
-import { htmlToText } from '../domain/html.js';
+import { htmlToText } from '@rdm/platform';
 
 /** A stored community. */
 export interface CommunityRow {

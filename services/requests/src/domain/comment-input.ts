@@ -1,6 +1,6 @@
 /** Validation of comment bodies `{payload: {content, format}}` (InvenioRDM's messages); content is sanitized. */
 import { Errors, type FieldError } from '@rdm/platform';
-import { sanitizeHtml } from './html.js';
+import { sanitizeHtml } from '@rdm/platform';
 
 /** A valid comment payload. */
 export interface CommentInput {
