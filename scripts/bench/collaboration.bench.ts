@@ -70,7 +70,10 @@ async function draftWithFile(base: string, token: string, i: number): Promise<st
 async function invite(base: string, owner: string, cid: string, user: { id: string; token: string }, role: string): Promise<string> {
   expectStatus(
     'invite',
-    await call(base, 'POST', `/api/communities/${cid}/invitations`, { token: owner, json: { members: [{ id: user.id, type: 'user' }], role } }),
+    await call(base, 'POST', `/api/communities/${cid}/invitations`, {
+      token: owner,
+      json: { members: [{ id: user.id, type: 'user' }], role },
+    }),
     204,
   );
   const mine = await call(base, 'GET', '/api/user/requests?size=100', { token: user.token });
@@ -93,10 +96,12 @@ async function pool<T>(n: number, concurrency: number, fn: (i: number) => Promis
   return out;
 }
 
-const fmt = (r: ReadResult) => `${String(r.rps).padStart(6)} req/s, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, ${r.bad} bad (load ${r.load})`;
+const fmt = (r: ReadResult) =>
+  `${String(r.rps).padStart(6)} req/s, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, ${r.bad} bad (load ${r.load})`;
 
 let target: BenchTarget | null = null;
-for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => void (target?.stop() ?? Promise.resolve()).finally(() => process.exit(130)));
+for (const sig of ['SIGINT', 'SIGTERM'] as const)
+  process.once(sig, () => void (target?.stop() ?? Promise.resolve()).finally(() => process.exit(130)));
 
 let exitCode = 0;
 const summary: string[] = [];
@@ -118,7 +123,10 @@ try {
   const curators = await pool(2, 2, (i) => cliUser(databaseUrl, `bench-cur${i}-${run}@example.org`, { name: `Curator ${i}` }));
 
   const slug = `bench-${run}`;
-  const community = await call(base, 'POST', '/api/communities', { token: admin.token, json: communityBody(slug, 'Bench Review Community') });
+  const community = await call(base, 'POST', '/api/communities', {
+    token: admin.token,
+    json: communityBody(slug, 'Bench Review Community'),
+  });
   expectStatus('create community', community, 201);
   const cid = community.body.id as string;
   for (const c of curators) {
@@ -132,9 +140,10 @@ try {
     const commenter = depositors[0];
     const rid = await invite(base, admin.token, cid, commenter, 'reader');
     await pool(100, 8, (i) =>
-      call(base, 'POST', `/api/requests/${rid}/comments`, { token: commenter.token, json: { payload: { content: `<p>Comment ${i}</p>`, format: 'html' } } }).then((r) =>
-        expectStatus('comment', r, 201),
-      ),
+      call(base, 'POST', `/api/requests/${rid}/comments`, {
+        token: commenter.token,
+        json: { payload: { content: `<p>Comment ${i}</p>`, format: 'html' } },
+      }).then((r) => expectStatus('comment', r, 201)),
     );
     const r = await readRun(`${base}/api/records/${recId}`, CONNECTIONS, SECONDS);
     say(`(r) GET /api/records/<id>:             ${fmt(r)}`);
@@ -155,7 +164,14 @@ try {
     const t0 = performance.now();
     await pool(COMMUNITIES, 16, async (i) => {
       const s = `bench-${run}-${i}`;
-      expectStatus('create community', await call(base, 'POST', '/api/communities', { token: admin.token, json: communityBody(s, `Community number ${i} ${i % 7 === 0 ? 'oceanography' : 'astronomy'}`) }), 201);
+      expectStatus(
+        'create community',
+        await call(base, 'POST', '/api/communities', {
+          token: admin.token,
+          json: communityBody(s, `Community number ${i} ${i % 7 === 0 ? 'oceanography' : 'astronomy'}`),
+        }),
+        201,
+      );
     });
     const secs = (performance.now() - t0) / 1000;
     say(`(c) ${COMMUNITIES} communities created in ${secs.toFixed(1)} s (${(COMMUNITIES / secs).toFixed(0)}/s; load ${load()})`);
@@ -191,9 +207,19 @@ try {
     const depositing = pool(REVIEWS, 8, async (i) => {
       const who = depositors[i % depositors.length];
       const id = await draftWithFile(base, who.token, i);
-      const put = await call(base, 'PUT', `/api/records/${id}/draft/review`, { token: who.token, json: { type: 'community-submission', receiver: { community: cid } } });
+      const put = await call(base, 'PUT', `/api/records/${id}/draft/review`, {
+        token: who.token,
+        json: { type: 'community-submission', receiver: { community: cid } },
+      });
       expectStatus('attach review', put, 200);
-      expectStatus('submit review', await call(base, 'POST', `/api/records/${id}/draft/actions/submit-review`, { token: who.token, json: { payload: { content: 'please', format: 'html' } } }), 202);
+      expectStatus(
+        'submit review',
+        await call(base, 'POST', `/api/records/${id}/draft/actions/submit-review`, {
+          token: who.token,
+          json: { payload: { content: 'please', format: 'html' } },
+        }),
+        202,
+      );
       queue.push({ rid: put.body.id, id });
       submitted++;
     });

@@ -55,7 +55,12 @@ describe('communities: validation, permissions, lifecycle', () => {
 
     const uuid = await createCommunity(admin.token, communityBody('1b4e28ba-2fa1-11d2-883f-0016d3cca427', 'U'));
     expect(uuid.status).toBe(400);
-    const badJson = await api('/api/communities', { method: 'POST', token: admin.token, raw: '{"slug":', headers: { 'content-type': 'application/json' } });
+    const badJson = await api('/api/communities', {
+      method: 'POST',
+      token: admin.token,
+      raw: '{"slug":',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(badJson.status).toBe(400);
   });
 
@@ -130,7 +135,11 @@ describe('communities: validation, permissions, lifecycle', () => {
   it('a member may leave (204) and is then gone from the members', async () => {
     const m = await createUser({ email: uniqueEmail('ce-leaver'), name: 'Leaver' });
     await addMember(admin.token, c.id, m, 'reader');
-    const res = await api(`/api/communities/${c.id}/members`, { method: 'DELETE', token: m.token, body: { members: [{ type: 'user', id: m.id }] } });
+    const res = await api(`/api/communities/${c.id}/members`, {
+      method: 'DELETE',
+      token: m.token,
+      body: { members: [{ type: 'user', id: m.id }] },
+    });
     expect(res.status, res.text).toBe(204);
     const list = await api(`/api/communities/${c.id}/members?size=100`, { token: admin.token });
     expect(list.body.hits.hits.map((h: any) => h.member.id)).not.toContain(m.id);
@@ -204,7 +213,11 @@ describe('communities: validation, permissions, lifecycle', () => {
     expect((await api('/api/requests')).status).toBe(403);
     expect((await api('/api/requests/00000000-0000-4000-8000-000000000000', { token: user.token })).status).toBe(404);
     const x = await createUser({ email: uniqueEmail('ce-y'), name: 'Y' });
-    await api(`/api/communities/${c.id}/invitations`, { method: 'POST', token: admin.token, body: { members: [{ type: 'user', id: x.id }], role: 'reader' } });
+    await api(`/api/communities/${c.id}/invitations`, {
+      method: 'POST',
+      token: admin.token,
+      body: { members: [{ type: 'user', id: x.id }], role: 'reader' },
+    });
     const mine = await api('/api/user/requests', { token: x.token });
     const rid = mine.body.hits.hits.find((h: any) => h.topic?.community === c.id).id;
     expect((await api(`/api/requests/${rid}/actions/decline`, { method: 'POST', token: user.token })).status).toBe(403);

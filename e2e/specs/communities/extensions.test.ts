@@ -78,7 +78,11 @@ describe('community schema extensions and featured communities', () => {
 
   it('featured: administrators feature a community, anyone lists it; owners who are not admins 403', async () => {
     const owner = await createUser({ email: uniqueEmail('ext-owner') });
-    const denied = await api(`/api/communities/${c.id}/featured`, { method: 'POST', token: owner.token, body: { start_date: new Date().toISOString() } });
+    const denied = await api(`/api/communities/${c.id}/featured`, {
+      method: 'POST',
+      token: owner.token,
+      body: { start_date: new Date().toISOString() },
+    });
     expect(denied.status).toBe(403);
     const bad = await api(`/api/communities/${c.id}/featured`, { method: 'POST', token: admin.token, body: {} });
     expect(bad.status).toBe(400);

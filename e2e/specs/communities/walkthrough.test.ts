@@ -12,10 +12,7 @@ import { communityBody, createCommunity, uniqueSlug } from './support.js';
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(\+00:00|Z)$/;
 const COMMENT_TS = /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{6}$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const PNG = Buffer.from(
-  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
-  'base64',
-);
+const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
 
 describe('communities walkthrough: create, logo, search, invite, accept, comment', () => {
   let admin: TestUser;
@@ -234,7 +231,9 @@ describe('communities walkthrough: create, logo, search, invite, accept, comment
     ]);
     for (const h of tl.body.hits.hits) {
       expect(h.created).toMatch(ISO);
-      expect(h.permissions).toEqual(expect.objectContaining({ can_update_comment: expect.any(Boolean), can_delete_comment: expect.any(Boolean) }));
+      expect(h.permissions).toEqual(
+        expect.objectContaining({ can_update_comment: expect.any(Boolean), can_delete_comment: expect.any(Boolean) }),
+      );
     }
     const last = tl.body.hits.hits[3];
     expect(last.permissions).toMatchObject({ can_update_comment: true, can_delete_comment: true });

@@ -14,7 +14,14 @@ describe('search endpoints: a too-long q says its limit', () => {
     user = await createUser({ email: uniqueEmail('qlimit') });
   });
 
-  for (const path of ['/api/records', '/api/user/records', '/api/communities', '/api/requests', '/api/users', '/api/vocabularies/languages']) {
+  for (const path of [
+    '/api/records',
+    '/api/user/records',
+    '/api/communities',
+    '/api/requests',
+    '/api/users',
+    '/api/vocabularies/languages',
+  ]) {
     it(`GET ${path}?q=<2400 characters> → 400 naming the limit`, async () => {
       const res = await api(`${path}?q=${LONG}`, { token: user.token });
       expect(res.status, res.text).toBe(400);

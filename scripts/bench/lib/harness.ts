@@ -78,7 +78,8 @@ export function expectStatus(step: string, res: Res, status: number): void {
 /** Refuse anything but the loopback interface; returns `protocol//host`. */
 export function assertLoopback(url: string): string {
   const u = new URL(url);
-  if (!['127.0.0.1', 'localhost', '[::1]'].includes(u.hostname)) throw new Error(`BENCH_BASE_URL must be a loopback address (got ${u.hostname})`);
+  if (!['127.0.0.1', 'localhost', '[::1]'].includes(u.hostname))
+    throw new Error(`BENCH_BASE_URL must be a loopback address (got ${u.hostname})`);
   return `${u.protocol}//${u.host}`;
 }
 
@@ -135,7 +136,11 @@ export async function readRun(url: string, connections: number, seconds: number,
 }
 
 /** A user made with the users CLI (as `make user` does) against `databaseUrl`. */
-export async function cliUser(databaseUrl: string, email: string, o: { admin?: boolean; name?: string } = {}): Promise<{ id: string; token: string }> {
+export async function cliUser(
+  databaseUrl: string,
+  email: string,
+  o: { admin?: boolean; name?: string } = {},
+): Promise<{ id: string; token: string }> {
   const args = ['--silent', '--filter', '@rdm/users', 'exec', 'tsx', 'src/cli.ts', 'create-user', `--email=${email}`];
   if (o.admin) args.push('--admin');
   if (o.name) args.push(`--name=${o.name}`);

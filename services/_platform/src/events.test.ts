@@ -22,13 +22,16 @@ describe(validateEvent.name, () => {
     const documented = (subject: string) => {
       const [, svc, entity, verb] = subject.split('.');
       return rows.some(
-        (r) => r.includes(`\`${subject}\``) || (r.includes(`rdm.${svc}.${entity}.`) && new RegExp(`[\`.]${verb}[\`]`).test(r.split('|')[1])),
+        (r) =>
+          r.includes(`\`${subject}\``) || (r.includes(`rdm.${svc}.${entity}.`) && new RegExp(`[\`.]${verb}[\`]`).test(r.split('|')[1])),
       );
     };
     const subjects = eventSubjects();
     expect(subjects.length).toBeGreaterThan(20);
     expect(subjects.filter((s) => !documented(s))).toEqual([]);
-    expect(subjects).toEqual(expect.arrayContaining(['rdm.files.file.committed', 'rdm.records.record.published', 'rdm.requests.request.accepted']));
+    expect(subjects).toEqual(
+      expect.arrayContaining(['rdm.files.file.committed', 'rdm.records.record.published', 'rdm.requests.request.accepted']),
+    );
     expect(eventSubjects('records')).toEqual(subjects.filter((s) => s.startsWith('rdm.records.')));
     expect(eventSubjects('records')).toEqual(expect.arrayContaining(['rdm.records.draft.created', 'rdm.records.review.failed']));
   });

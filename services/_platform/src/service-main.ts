@@ -90,7 +90,11 @@ const stopAll = (name: string, items: Stoppable[]): Worker => ({
 });
 
 /** Migrate the service's schema (creating schema and role first), then `afterMigrate`. */
-export async function migrateService<C extends ServiceMainConfig>(desc: ServiceDescription<C>, config: C, logger: Logger): Promise<string[]> {
+export async function migrateService<C extends ServiceMainConfig>(
+  desc: ServiceDescription<C>,
+  config: C,
+  logger: Logger,
+): Promise<string[]> {
   await ensureServiceSchema(config.DATABASE_URL, desc.name);
   const db = createDb({ url: config.DATABASE_URL, service: desc.name, pool: { max: 2 } });
   try {

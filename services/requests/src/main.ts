@@ -17,7 +17,11 @@ await serviceMain({
   migrations: new URL('./db/migrations', import.meta.url),
   stream: { name: REQUESTS_STREAM, subjects: REQUESTS_STREAM_SUBJECTS },
   async start({ config, logger, db, nats }) {
-    const communities = new NatsCommunitiesClient(nats.nc, { ttlMs: config.COMMUNITIES_CACHE_TTL_MS, timeoutMs: config.RPC_TIMEOUT_MS, logger });
+    const communities = new NatsCommunitiesClient(nats.nc, {
+      ttlMs: config.COMMUNITIES_CACHE_TTL_MS,
+      timeoutMs: config.RPC_TIMEOUT_MS,
+      logger,
+    });
     await communities.start();
     const { app, health, requests, actions, comments, waiter } = createApp({ config, logger, db, communities, nc: nats.nc });
     await waiter.start();

@@ -11,7 +11,6 @@ import { usersRouter } from './users.routes.js';
 type Doc = { paths: Record<string, Record<string, any>>; components: Record<string, Record<string, unknown>> };
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head'];
 
-
 describe(openapiFragment.name, () => {
   const fragment = openapiFragment() as unknown as Doc;
 
