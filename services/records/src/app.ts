@@ -2,6 +2,7 @@
 import { type AppState, createHttpApp, type Knex, type Logger, mountRouter, type NatsHandle, Router } from '@rdm/platform';
 import { oaiPrefix, type RecordsConfig } from './config.js';
 import { CommunitiesComponent } from './domain/communities.component.js';
+import { CommunityRecordsComponent } from './domain/community-records.component.js';
 import type { CommunitiesPort, FilesPort, RequestsPort, VocabulariesPort } from './domain/ports.js';
 import { RecordsService } from './domain/records.service.js';
 import { ReviewComponent } from './domain/review.component.js';
@@ -34,6 +35,7 @@ export interface AppDeps {
 export interface ReviewParts {
   review: ReviewComponent;
   recordCommunities: CommunitiesComponent;
+  communityRecords: CommunityRecordsComponent;
   saga: ReviewSagaComponent;
 }
 
@@ -65,9 +67,11 @@ export function createApp(deps: AppDeps) {
   let parts: ReviewParts | undefined;
   if (deps.requests && deps.communities) {
     const common = { db: deps.db, records: service, index, requests: deps.requests, communities: deps.communities, logger: deps.logger };
+    const recordCommunities = new CommunitiesComponent(common);
     parts = {
       review: new ReviewComponent({ ...common, baseUrl: deps.config.PUBLIC_BASE_URL }),
-      recordCommunities: new CommunitiesComponent(common),
+      recordCommunities,
+      communityRecords: new CommunityRecordsComponent({ db: deps.db, communities: deps.communities, inclusions: recordCommunities }),
       saga: new ReviewSagaComponent(common),
     };
     service.useHooks({ ...parts.review.hooks(), ...parts.recordCommunities.hooks() });
@@ -85,7 +89,8 @@ export function createApp(deps: AppDeps) {
   const urls = { baseUrl: deps.config.PUBLIC_BASE_URL, doiResolverUrl: deps.config.DOI_RESOLVER_URL };
   registerSearchRoutes(router, { search, ...urls });
   if (parts) {
-    registerReviewRoutes(router, { review: parts.review, communities: parts.recordCommunities, baseUrl: deps.config.PUBLIC_BASE_URL });
+    const { review, recordCommunities: communities, communityRecords } = parts;
+    registerReviewRoutes(router, { review, communities, communityRecords, baseUrl: deps.config.PUBLIC_BASE_URL });
   }
   registerRecordsRoutes(router, { service, review: parts?.review, ...urls });
   mountRouter(app, router);

@@ -9,13 +9,14 @@
  * events); summaries from `rdm.communities.rpc.get`. Inclusions are requests
  * (`community-inclusion`, created and submitted through the requests service); the effect on
  * acceptance is review-saga.component.ts. Removal is direct and writes
- * `rdm.records.inclusion.removed` in the same transaction.
+ * `rdm.records.inclusion.removed` in the same transaction. A publication validates the community
+ * schema extension of its metadata (`checkPublish` hook, `rdm.communities.rpc.validate-extension`).
  */
-import { Errors, type Identity, isAdmin, isSystem, type Knex, type MsgLogger, withTransaction, writeOutbox } from '@rdm/platform';
+import { AppError, Errors, type Identity, isAdmin, isSystem, type Knex, type MsgLogger, withTransaction, writeOutbox } from '@rdm/platform';
 import * as repo from '../repo/records.repo.js';
 import { ctxOf } from './access.component.js';
-import { loadRecord, type RecordsHooks } from './component.js';
-import { INCLUSION_MESSAGES } from './errors.js';
+import { loadRecord, type PublishCheck, type RecordsHooks } from './component.js';
+import { fieldErrors, INCLUSION_MESSAGES } from './errors.js';
 import type { ParentCommunities, ParentRow, RecordRow } from './model.js';
 import {
   type CommunitiesPort,
@@ -56,9 +57,34 @@ const idsOf = (p: Pick<ParentRow, 'communities'>) => ((p.communities as ParentCo
 export class CommunitiesComponent {
   constructor(private readonly d: CommunitiesDeps) {}
 
-  /** Hooks for RecordsService: community roles widen a context the plain rules refused. */
+  /**
+   * Hooks for RecordsService: community roles widen a context the plain rules refused; a
+   * publication validates the community schema extension.
+   */
   hooks(): RecordsHooks {
-    return { accessCtx: (identity, ctx, parent) => this.accessCtx(identity, ctx, parent) };
+    return {
+      accessCtx: (identity, ctx, parent) => this.accessCtx(identity, ctx, parent),
+      checkPublish: (check) => this.checkExtension(check),
+    };
+  }
+
+  /**
+   * Publish: `metadata.community_extension` validated against `metadata.community_extension_schema`
+   * by the communities service (`validate-extension`); its field errors join the publication's
+   * 400. An unknown schema (404) is an error on `metadata.community_extension_schema`; a draft
+   * without a schema id is not checked (an absent extension is validated as `{}`).
+   */
+  async checkExtension(check: PublishCheck): Promise<void> {
+    const md = check.draft.metadata ?? {};
+    const schemaId = md.community_extension_schema;
+    if (typeof schemaId !== 'string' || schemaId === '') return;
+    try {
+      const r = await this.d.communities.validateExtension(schemaId, md.community_extension ?? {});
+      if (!r.valid) check.errors.communities.push(...(r.errors?.length ? r.errors : [fieldErrors.invalidExtension()]));
+    } catch (err) {
+      if (!(err instanceof AppError) || err.status !== 404) throw err;
+      check.errors.communities.push(fieldErrors.unknownExtensionSchema());
+    }
   }
 
   /** `ctx` with the record's communities, the open review's community and the caller's roles in them. */
@@ -174,32 +200,42 @@ export class CommunitiesComponent {
     const errors: { community_id: string; message: string }[] = [];
     await withTransaction(this.d.db, async (trx) => {
       const locked = (await repo.getParent(trx, parent.id, true))!;
-      const c = { ...((locked.communities ?? {}) as ParentCommunities) };
-      const removed: string[] = [];
-      for (const cid of wanted) {
-        if (!isManager && !CURATOR_ROLES.includes(roles[cid] as never))
-          errors.push({ community_id: cid, message: INCLUSION_MESSAGES.denied });
-        else if (!(c.ids ?? []).includes(cid)) errors.push({ community_id: cid, message: INCLUSION_MESSAGES.notIncluded });
-        else {
-          c.ids = (c.ids ?? []).filter((x) => x !== cid);
-          c.entries = (c.entries ?? []).filter((e) => (e as { id?: string }).id !== cid);
-          if (c.default === cid) c.default = c.ids[0] ?? null;
-          removed.push(cid);
-        }
-      }
-      if (removed.length === 0) return;
-      const communities = (c.ids?.length ? c : {}) as Record<string, unknown>;
-      await repo.updateParent(trx, locked.id, { communities });
-      await this.d.index.refreshParent(trx, locked.id, parentDoc({ ...locked, communities }));
-      for (const cid of removed) {
-        await writeOutbox(trx, {
-          subject: 'rdm.records.inclusion.removed',
-          aggregate: { type: 'parent', id: locked.id, revision: locked.revision_id + 1 },
-          data: { parent_id: locked.id, record_id: locked.latest_id ?? id, community_id: cid, request_id: null },
-        });
+      const allowed = wanted.filter((cid) => {
+        if (isManager || CURATOR_ROLES.includes(roles[cid] as never)) return true;
+        errors.push({ community_id: cid, message: INCLUSION_MESSAGES.denied });
+        return false;
+      });
+      const removed = await this.removeFromParent(trx, locked, allowed, id);
+      for (const cid of allowed) {
+        if (!removed.includes(cid)) errors.push({ community_id: cid, message: INCLUSION_MESSAGES.notIncluded });
       }
     });
     return errors.length ? { errors } : {};
+  }
+
+  /**
+   * Remove communities from a (locked) parent: the parent row, its search documents and one
+   * `rdm.records.inclusion.removed` per community removed, in `trx`. Returns the ids removed
+   * (those the parent was in). Shared by both removal endpoints.
+   */
+  async removeFromParent(trx: Knex.Transaction, locked: ParentRow, communityIds: string[], recordId: string): Promise<string[]> {
+    const c = { ...((locked.communities ?? {}) as ParentCommunities) };
+    const removed = communityIds.filter((cid) => (c.ids ?? []).includes(cid));
+    if (removed.length === 0) return removed;
+    c.ids = (c.ids ?? []).filter((x) => !removed.includes(x));
+    c.entries = (c.entries ?? []).filter((e) => !removed.includes((e as { id?: string }).id ?? ''));
+    if (c.default && removed.includes(c.default)) c.default = c.ids[0] ?? null;
+    const communities = (c.ids.length ? c : {}) as Record<string, unknown>;
+    await repo.updateParent(trx, locked.id, { communities });
+    await this.d.index.refreshParent(trx, locked.id, parentDoc({ ...locked, communities }));
+    for (const cid of removed) {
+      await writeOutbox(trx, {
+        subject: 'rdm.records.inclusion.removed',
+        aggregate: { type: 'parent', id: locked.id, revision: locked.revision_id + 1 },
+        data: { parent_id: locked.id, record_id: locked.latest_id ?? recordId, community_id: cid, request_id: null },
+      });
+    }
+    return removed;
   }
 
   /** GET /api/records/<id>/communities-suggestions: the caller's communities the record is not in. */

@@ -69,6 +69,7 @@ export const fieldErrors = {
     ),
   pidTaken: (field: string, scheme: string, identifier: string) => fe(field, `${scheme}:${identifier} already exists.`),
   unknownExtensionSchema: () => fe('metadata.community_extension_schema', 'Unknown community schema extension.'),
+  invalidExtension: () => fe('metadata.community_extension', 'Invalid value.'),
   /** Collect `e` into `errors` (messages of one field merged, duplicates dropped). */
   add(errors: FieldError[], e: FieldError): void {
     const existing = errors.find((x) => x.field === e.field);

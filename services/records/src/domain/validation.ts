@@ -14,6 +14,9 @@
  * in "apply" mode, where keywords normalise (names "family, given", identifier schemes,
  * sanitized HTML, embargo.active) and collect vocabulary references for ONE batched resolve.
  * Validation is synchronous, so the module-level pass state is safe.
+ *
+ * Why one file over 400 lines: the `x-…` keywords are one table of InvenioRDM's field rules and
+ * messages, and the two passes share its state; split, each half would be read with the other.
  */
 import { readFileSync } from 'node:fs';
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';

@@ -163,7 +163,7 @@ describe(openapiFragment.name, () => {
     const router = new Router<AppState>();
     registerSearchRoutes(router, { search: {} as never, baseUrl: BASE, doiResolverUrl: 'https://doi.org' });
     registerRecordsRoutes(router, { service: {} as RecordsService, baseUrl: BASE, doiResolverUrl: 'https://doi.org' });
-    registerReviewRoutes(router, { review: {} as never, communities: {} as never, baseUrl: BASE });
+    registerReviewRoutes(router, { review: {} as never, communities: {} as never, communityRecords: {} as never, baseUrl: BASE });
     const ids = new Set<string>();
     for (const [path, item] of Object.entries(fragment.paths)) {
       for (const m of METHODS.filter((k) => item[k])) {

@@ -14,6 +14,9 @@
  * saved leniently; only publishing requires those fields).
  *
  * When to edit: a records route, its parameters, or the read form (domain/serializers.ts) change.
+ *
+ * Why one file over 400 lines: it is a declarative table (paths, then component schemas) that is
+ * read by searching for a path; the review and communities operations are in openapi-review.ts.
  */
 import { readFileSync } from 'node:fs';
 import type { AppState, Router } from '@rdm/platform';
@@ -347,6 +350,50 @@ function paths(): Record<string, Json> {
         tags: TAGS,
         parameters: searchParams(false),
         responses: { '200': recordList('A page of records with facets.'), ...errors('400', '404', '410') },
+      },
+      delete: {
+        operationId: 'removeCommunityRecords',
+        summary: 'Remove records from the community',
+        description:
+          "Curators, managers and owners of the community, or each record's owner. At most 10 records (400 beyond). 200 with `{}`, or " +
+          '`{errors: [{record, message}]}` for the records refused (not found, not in the community, permission denied); the others are removed.',
+        tags: TAGS,
+        security: AUTHENTICATED,
+        requestBody: {
+          required: true,
+          content: json({
+            type: 'object',
+            required: ['records'],
+            properties: {
+              records: {
+                type: 'array',
+                minItems: 1,
+                maxItems: 10,
+                items: { type: 'object', required: ['id'], properties: { id: { type: 'string' } } },
+              },
+            },
+          }),
+        },
+        responses: {
+          '200': {
+            description: 'Errors of the records refused, if any.',
+            headers: rate,
+            content: json({
+              type: 'object',
+              properties: {
+                errors: {
+                  type: 'array',
+                  items: {
+                    type: 'object',
+                    required: ['record', 'message'],
+                    properties: { record: { type: 'string' }, message: { type: 'string' } },
+                  },
+                },
+              },
+            }),
+          },
+          ...errors('400', '403', '404', '410'),
+        },
       },
     },
   };

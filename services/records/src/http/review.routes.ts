@@ -1,10 +1,12 @@
 /**
  * HTTP routes of reviews and record communities: `/api/records/<id>/draft/review`,
- * `…/draft/actions/submit-review`, `/api/records/<id>/communities` and
- * `…/communities-suggestions`. Each parses its input and makes ONE component call.
+ * `…/draft/actions/submit-review`, `/api/records/<id>/communities`, `…/communities-suggestions`
+ * and the removal `DELETE /api/communities/<id>/records`. Each parses its input and makes ONE
+ * component call.
  */
 import { type AppContext, type AppState, jsonBody, type Router } from '@rdm/platform';
 import type { CommunitiesComponent } from '../domain/communities.component.js';
+import type { CommunityRecordsComponent } from '../domain/community-records.component.js';
 import type { CommunitySummary } from '../domain/ports.js';
 import type { ReviewComponent } from '../domain/review.component.js';
 
@@ -12,6 +14,7 @@ import type { ReviewComponent } from '../domain/review.component.js';
 export interface ReviewRoutesDeps {
   review: ReviewComponent;
   communities: CommunitiesComponent;
+  communityRecords: CommunityRecordsComponent;
   baseUrl: string;
 }
 
@@ -31,7 +34,7 @@ function communityList(items: CommunitySummary[], baseUrl: string, path: string)
 
 /** Register the routes on `router` (before the records routes). */
 export function registerReviewRoutes(router: Router<AppState>, deps: ReviewRoutesDeps): void {
-  const { review, communities, baseUrl } = deps;
+  const { review, communities, communityRecords, baseUrl } = deps;
   const id = (ctx: AppContext) => String(ctx.params.id);
   const body = (ctx: AppContext) => jsonBody(ctx, { limit: BODY_LIMIT });
 
@@ -72,5 +75,10 @@ export function registerReviewRoutes(router: Router<AppState>, deps: ReviewRoute
   router.get('/api/records/:id/communities-suggestions', async (ctx: AppContext) => {
     const items = await communities.suggestions(ctx.state.identity, id(ctx));
     ctx.body = communityList(items, baseUrl, `/api/records/${encodeURIComponent(id(ctx))}/communities-suggestions`);
+  });
+
+  router.delete('/api/communities/:id/records', async (ctx: AppContext) => {
+    // InvenioRDM answers 200 with `{}`, or `{errors: [{record, message}]}` for the records refused.
+    ctx.body = await communityRecords.remove(ctx.state.identity, String(ctx.params.id), await body(ctx));
   });
 }

@@ -28,6 +28,8 @@ export function community(slug: string, o: Partial<CommunitySummary> = {}): Comm
 export class FakeCommunities {
   communities: CommunitySummary[] = [];
   roles = new Map<string, Record<string, CommunityRole>>();
+  /** Schema extensions by schema id: a validator of `community_extension` (unknown ids answer 404). */
+  extensions = new Map<string, (extension: any) => { valid: boolean; errors?: { field: string; messages: string[] }[] }>();
   calls: { subject: string; payload: any }[] = [];
 
   add(c: CommunitySummary): CommunitySummary {
@@ -57,6 +59,17 @@ export class FakeCommunities {
           const all = this.roles.get(r.user_id) ?? {};
           const roles = Object.fromEntries(Object.entries(all).filter(([c]) => !r.community_ids || r.community_ids.includes(c)));
           return { roles };
+        },
+        opts,
+      ),
+      serveRpc<{ schema_id: string; community_extension: unknown }>(
+        nc,
+        'rdm.communities.rpc.validate-extension',
+        async (r) => {
+          this.calls.push({ subject: 'validate-extension', payload: r });
+          const validate = this.extensions.get(r.schema_id);
+          if (!validate) throw new AppError('schema_not_found', 404, 'The persistent identifier does not exist.');
+          return validate(r.community_extension);
         },
         opts,
       ),

@@ -1,0 +1,95 @@
+/**
+ * A community's records, from the community's side (reference invenio-records §4.2):
+ * `DELETE /api/communities/<id or slug>/records` `{records: [{id}]}` removes records from the
+ * community. Curators, managers and owners of the community may remove any of its records; a
+ * record's owner (and administrators, the system) may remove their own. Per-record refusals come
+ * back as `{errors: [{record, message}]}` with 200, as InvenioRDM answers; the removals that are
+ * allowed are written in ONE transaction, each parent with its `rdm.records.inclusion.removed`
+ * (the communities service keeps its statistics from it).
+ *
+ * When to use: the community-records routes only. (The search of a community's records is
+ * search.service's `searchCommunityRecords`.)
+ */
+import { Errors, type Identity, isAdmin, isSystem, type Knex, withTransaction } from '@rdm/platform';
+import * as repo from '../repo/records.repo.js';
+import type { CommunitiesComponent } from './communities.component.js';
+import { INCLUSION_MESSAGES } from './errors.js';
+import { type CommunitiesPort, CURATOR_ROLES } from './ports.js';
+
+/** Most records handled by one call (InvenioRDM's `max_number`). */
+export const MAX_RECORDS_PER_CALL = 10;
+
+/** Dependencies of the component. */
+export interface CommunityRecordsDeps {
+  db: Knex;
+  communities: CommunitiesPort;
+  inclusions: CommunitiesComponent;
+}
+
+/** One refused record. */
+export interface RecordRemovalError {
+  record: string;
+  message: string;
+}
+
+const isObj = (v: unknown): v is Record<string, any> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** `{records: [{id}]}` → the ids, de-duplicated (400 when malformed or too many). */
+export function parseRecordIds(body: unknown): string[] {
+  const list = isObj(body) ? body.records : undefined;
+  if (list === undefined || list === null) throw Errors.validation([{ field: 'records', messages: ['Missing data for required field.'] }]);
+  if (!Array.isArray(list)) throw Errors.validation([{ field: 'records', messages: ['Not a valid list.'] }]);
+  if (list.length === 0) throw Errors.validation([{ field: 'records', messages: ['Shorter than minimum length 1.'] }]);
+  if (list.length > MAX_RECORDS_PER_CALL) {
+    throw Errors.badRequest(`Exceeded maximum amount of records that can be updated at once: ${MAX_RECORDS_PER_CALL}.`);
+  }
+  const ids = list.map((r, i) => {
+    if (!isObj(r) || typeof r.id !== 'string' || r.id === '') {
+      throw Errors.validation([{ field: `records.${i}.id`, messages: ['Missing data for required field.'] }]);
+    }
+    return r.id;
+  });
+  return [...new Set(ids)];
+}
+
+/** Removal of records by the community side. */
+export class CommunityRecordsComponent {
+  constructor(private readonly d: CommunityRecordsDeps) {}
+
+  /** DELETE /api/communities/<id or slug>/records: `{}` or `{errors}` (200); 404/410 for the community. */
+  async remove(identity: Identity, idOrSlug: string, body: unknown): Promise<{ errors?: RecordRemovalError[] }> {
+    if (identity.sub === null && !isSystem(identity)) throw Errors.permissionDenied();
+    const ids = parseRecordIds(body);
+    const [community] = await this.d.communities.get([idOrSlug]);
+    if (!community) throw Errors.pidDoesNotExist();
+    if (community.is_deleted) throw Errors.gone();
+    const privileged = isAdmin(identity) || isSystem(identity);
+    const roles = privileged || identity.sub === null ? {} : await this.d.communities.roles(identity.sub, [community.id]);
+    const curator = privileged || CURATOR_ROLES.includes(roles[community.id] as never);
+    const errors: RecordRemovalError[] = [];
+    await withTransaction(this.d.db, async (trx) => {
+      for (const id of ids) {
+        const message = await this.removeOne(trx, identity, curator, id, community.id);
+        if (message) errors.push({ record: id, message });
+      }
+    });
+    return errors.length ? { errors } : {};
+  }
+
+  /** Remove one record in `trx`; the refusal's message, or undefined when removed. */
+  private async removeOne(
+    trx: Knex.Transaction,
+    identity: Identity,
+    curator: boolean,
+    id: string,
+    communityId: string,
+  ): Promise<string | undefined> {
+    const record = await repo.getRecord(trx, id);
+    if (!record || record.deletion_status !== 'P') return Errors.pidDoesNotExist().message;
+    const parent = await repo.getParent(trx, record.parent_id, true);
+    if (!parent) return Errors.pidDoesNotExist().message;
+    if (!curator && (identity.sub === null || parent.owner_id !== identity.sub)) return INCLUSION_MESSAGES.denied;
+    const removed = await this.d.inclusions.removeFromParent(trx, parent, [communityId], id);
+    return removed.length ? undefined : INCLUSION_MESSAGES.notIncluded;
+  }
+}
