@@ -74,17 +74,24 @@ const BIBTEX_TYPES: Record<string, string> = {
   dataset: 'dataset',
 };
 
+const LATEX: Record<string, string> = {
+  '\\': '\\textbackslash{}',
+  '{': '\\{',
+  '}': '\\}',
+  '&': '\\&',
+  '%': '\\%',
+  $: '\\$',
+  '#': '\\#',
+  _: '\\_',
+  '~': '\\textasciitilde{}',
+  '^': '\\textasciicircum{}',
+  '<': '\\textless{}',
+  '>': '\\textgreater{}',
+};
+
 /** Escape a value for a braced BibTeX field (LaTeX specials). */
 export function latexEscape(value: string): string {
-  return value
-    .replace(/\\/g, '\u0000')
-    .replace(/([{}&%$#_])/g, '\\$1')
-    .replace(/~/g, '\\textasciitilde{}')
-    .replace(/\^/g, '\\textasciicircum{}')
-    .replace(/</g, '\\textless{}')
-    .replace(/>/g, '\\textgreater{}')
-    .replace(/\u0000/g, '\\textbackslash{}')
-    .replace(/[\r\n\t]+/g, ' ');
+  return value.replace(/[\\{}&%$#_~^<>]/g, (c) => LATEX[c]).replace(/[\r\n\t]+/g, ' ');
 }
 
 function bibtexName(c: Record<string, any>): string | undefined {
@@ -107,7 +114,10 @@ export function bibtex(r: RecordJson, ctx: ExportContext): string {
     .replace(/[^A-Za-z0-9]/g, '')
     .toLowerCase();
   const year = yearOf(m.publication_date);
-  const key = [firstFamily || 'record', year, r.id].filter(Boolean).join('_').replace(/[^A-Za-z0-9_-]/g, '');
+  const key = [firstFamily || 'record', year, r.id]
+    .filter(Boolean)
+    .join('_')
+    .replace(/[^A-Za-z0-9_-]/g, '');
   const fields: [string, string | undefined][] = [];
   const authors = creators.map(bibtexName).filter(Boolean);
   fields.push(['author', authors.length ? authors.join(' and ') : undefined]);
@@ -115,7 +125,10 @@ export function bibtex(r: RecordJson, ctx: ExportContext): string {
   const parts = dateParts(m.publication_date);
   if (parts?.[1]) fields.push(['month', MONTHS[parts[1] - 1]]);
   fields.push(['year', year]);
-  fields.push([type === 'techreport' || type === 'phdthesis' ? 'institution' : 'publisher', m.publisher ? latexEscape(String(m.publisher)) : undefined]);
+  fields.push([
+    type === 'techreport' || type === 'phdthesis' ? 'institution' : 'publisher',
+    m.publisher ? latexEscape(String(m.publisher)) : undefined,
+  ]);
   fields.push(['version', m.version ? latexEscape(String(m.version)) : undefined]);
   const doi = doiOf(r);
   fields.push(['doi', doi ? latexEscape(doi) : undefined]);

@@ -124,7 +124,8 @@ export function dataciteJson(r: RecordJson, ctx: ExportContext): DataCiteJson {
   const doi = doiOf(r);
   out.identifiers = [{ identifier: landingPage(r, ctx), identifierType: 'URL' }];
   for (const [scheme, pid] of Object.entries((r.pids ?? {}) as Record<string, any>)) {
-    if (typeof pid?.identifier === 'string') out.identifiers.push({ identifier: pid.identifier, identifierType: scheme === 'doi' ? 'DOI' : scheme });
+    if (typeof pid?.identifier === 'string')
+      out.identifiers.push({ identifier: pid.identifier, identifierType: scheme === 'doi' ? 'DOI' : scheme });
   }
   for (const a of alternateIdentifiersOf(r)) {
     if (typeof a.identifier === 'string') out.identifiers.push({ identifier: a.identifier, identifierType: String(a.scheme ?? 'Other') });
@@ -237,14 +238,18 @@ export function dataciteJson(r: RecordJson, ctx: ExportContext): DataCiteJson {
     const type = ctx.props('descriptiontypes', d.type?.id).datacite;
     const desc: DataCiteJson = {
       description: text,
-      descriptionType: ['Abstract', 'Methods', 'SeriesInformation', 'TableOfContents', 'TechnicalInfo', 'Other'].includes(type) ? type : 'Other',
+      descriptionType: ['Abstract', 'Methods', 'SeriesInformation', 'TableOfContents', 'TechnicalInfo', 'Other'].includes(type)
+        ? type
+        : 'Other',
     };
     if (d.lang?.id) desc.lang = d.lang.id;
     descriptions.push(desc);
   }
   if (descriptions.length) out.descriptions = descriptions;
 
-  const geo = list(m.locations?.features).map(geoLocation).filter((g) => Object.keys(g).length > 0);
+  const geo = list(m.locations?.features)
+    .map(geoLocation)
+    .filter((g) => Object.keys(g).length > 0);
   if (geo.length) out.geoLocations = geo;
 
   const funding = list(m.funding)
@@ -329,7 +334,7 @@ function pointXml(name: string, p: DataCiteJson): XmlNode {
 
 /** The `<resource>` element (DataCite kernel-4) of a DataCite JSON. */
 export function dataciteResourceXml(d: DataCiteJson): XmlNode {
-  const wrap = (name: string, items: XmlChild[] | undefined) => (items && items.length ? el(name, null, ...items) : undefined);
+  const wrap = (name: string, items: XmlChild[] | undefined) => (items?.length ? el(name, null, ...items) : undefined);
   const ids = d.identifiers as DataCiteJson[];
   const main = d.doi ? { identifier: d.doi, identifierType: 'DOI' } : ids[0];
   const alternates = ids.filter((i) => !(i.identifierType === main.identifierType && i.identifier === main.identifier));
@@ -341,8 +346,18 @@ export function dataciteResourceXml(d: DataCiteJson): XmlNode {
       'xsi:schemaLocation': 'http://datacite.org/schema/kernel-4 http://schema.datacite.org/meta/kernel-4.5/metadata.xsd',
     },
     el('identifier', { identifierType: main.identifierType }, main.identifier),
-    el('creators', null, ...(d.creators.length ? d.creators : [{ name: ':unav', nameType: 'Organizational' }]).map((c: DataCiteJson) => nameXml('creator', c))),
-    el('titles', null, ...(d.titles.length ? d.titles : [{ title: ':unas' }]).map((t: DataCiteJson) => textEl('title', t.title, { titleType: t.titleType, ...langAttr(t.lang) }))),
+    el(
+      'creators',
+      null,
+      ...(d.creators.length ? d.creators : [{ name: ':unav', nameType: 'Organizational' }]).map((c: DataCiteJson) => nameXml('creator', c)),
+    ),
+    el(
+      'titles',
+      null,
+      ...(d.titles.length ? d.titles : [{ title: ':unas' }]).map((t: DataCiteJson) =>
+        textEl('title', t.title, { titleType: t.titleType, ...langAttr(t.lang) }),
+      ),
+    ),
     el('publisher', null, d.publisher.name),
     el('publicationYear', null, d.publicationYear ?? new Date().getUTCFullYear()),
     el('resourceType', { resourceTypeGeneral: d.types.resourceTypeGeneral }, d.types.resourceType),
@@ -350,7 +365,10 @@ export function dataciteResourceXml(d: DataCiteJson): XmlNode {
       'subjects',
       d.subjects?.map((s: DataCiteJson) => textEl('subject', s.subject, { subjectScheme: s.subjectScheme, valueURI: s.valueUri })),
     ),
-    wrap('contributors', d.contributors?.map((c: DataCiteJson) => nameXml('contributor', c))),
+    wrap(
+      'contributors',
+      d.contributors?.map((c: DataCiteJson) => nameXml('contributor', c)),
+    ),
     wrap(
       'dates',
       d.dates?.map((x: DataCiteJson) => textEl('date', x.date, { dateType: x.dateType, dateInformation: x.dateInformation })),
@@ -370,22 +388,34 @@ export function dataciteResourceXml(d: DataCiteJson): XmlNode {
         }),
       ),
     ),
-    wrap('sizes', d.sizes?.map((s: string) => textEl('size', s))),
-    wrap('formats', d.formats?.map((s: string) => textEl('format', s))),
+    wrap(
+      'sizes',
+      d.sizes?.map((s: string) => textEl('size', s)),
+    ),
+    wrap(
+      'formats',
+      d.formats?.map((s: string) => textEl('format', s)),
+    ),
     textEl('version', d.version),
     wrap(
       'rightsList',
       d.rightsList?.map((x: DataCiteJson) =>
-        el('rights', {
-          rightsURI: x.rightsUri,
-          rightsIdentifier: x.rightsIdentifier,
-          rightsIdentifierScheme: x.rightsIdentifierScheme,
-        }, x.rights),
+        el(
+          'rights',
+          {
+            rightsURI: x.rightsUri,
+            rightsIdentifier: x.rightsIdentifier,
+            rightsIdentifierScheme: x.rightsIdentifierScheme,
+          },
+          x.rights,
+        ),
       ),
     ),
     wrap(
       'descriptions',
-      d.descriptions?.map((x: DataCiteJson) => textEl('description', x.description, { descriptionType: x.descriptionType, ...langAttr(x.lang) })),
+      d.descriptions?.map((x: DataCiteJson) =>
+        textEl('description', x.description, { descriptionType: x.descriptionType, ...langAttr(x.lang) }),
+      ),
     ),
     wrap(
       'geoLocations',
@@ -404,7 +434,8 @@ export function dataciteResourceXml(d: DataCiteJson): XmlNode {
               textEl('southBoundLatitude', g.geoLocationBox.southBoundLatitude),
               textEl('northBoundLatitude', g.geoLocationBox.northBoundLatitude),
             ),
-          g.geoLocationPolygon && el('geoLocationPolygon', null, ...g.geoLocationPolygon.map((p: DataCiteJson) => pointXml('polygonPoint', p.polygonPoint))),
+          g.geoLocationPolygon &&
+            el('geoLocationPolygon', null, ...g.geoLocationPolygon.map((p: DataCiteJson) => pointXml('polygonPoint', p.polygonPoint))),
         ),
       ),
     ),

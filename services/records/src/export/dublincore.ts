@@ -33,7 +33,8 @@ export function dublinCoreValues(r: RecordJson, ctx: ExportContext): Record<stri
   const dc: Record<string, string[]> = {};
   const add = (k: string, v: unknown) => {
     if (typeof v !== 'string' || v.trim() === '') return;
-    (dc[k] ??= []).includes(v) || dc[k].push(v);
+    dc[k] ??= [];
+    if (!dc[k].includes(v)) dc[k].push(v);
   };
   add('title', plain(m.title));
   for (const t of list(m.additional_titles)) add('title', plain(t.title));
@@ -75,7 +76,23 @@ export function dublinCoreValues(r: RecordJson, ctx: ExportContext): Record<stri
   return dc;
 }
 
-const ORDER = ['title', 'creator', 'subject', 'description', 'publisher', 'contributor', 'date', 'type', 'format', 'identifier', 'source', 'language', 'relation', 'coverage', 'rights'];
+const ORDER = [
+  'title',
+  'creator',
+  'subject',
+  'description',
+  'publisher',
+  'contributor',
+  'date',
+  'type',
+  'format',
+  'identifier',
+  'source',
+  'language',
+  'relation',
+  'coverage',
+  'rights',
+];
 
 /** The `<oai_dc:dc>` element of a record. */
 export function dublinCoreXml(r: RecordJson, ctx: ExportContext): XmlNode {

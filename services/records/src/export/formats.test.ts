@@ -1,5 +1,5 @@
 import { parse as parseBibtex } from '@retorquere/bibtex-parser';
-import Ajv from 'ajv';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import { bibtex, cslJson } from './citation.js';
 import { dataciteJson, dataciteResourceXml } from './datacite.js';
@@ -56,7 +56,14 @@ describe('XML exports against the official XSDs (xmllint)', () => {
     it(`should produce well-formed DCAT-AP RDF/XML for ${label}`, () => {
       const xml = xmlDocument(dcatXml(make(), ctx));
       expect(wellFormed(xml)).toEqual([]);
-      for (const tag of ['<rdf:RDF', '<dcat:Dataset rdf:about=', '<dct:title>', '<dct:identifier>', '<dcat:landingPage', '<dct:accessRights']) {
+      for (const tag of [
+        '<rdf:RDF',
+        '<dcat:Dataset rdf:about=',
+        '<dct:title>',
+        '<dct:identifier>',
+        '<dcat:landingPage',
+        '<dct:accessRights',
+      ]) {
         expect(xml).toContain(tag);
       }
     });
@@ -77,10 +84,16 @@ describe(dataciteJson.name, () => {
       name: 'Brown, Troy',
       nameType: 'Personal',
       nameIdentifiers: [{ nameIdentifier: '0000-0002-1825-0097', nameIdentifierScheme: 'ORCID' }],
-      affiliation: [{ name: 'CERN', affiliationIdentifier: 'https://ror.org/01ggx4157', affiliationIdentifierScheme: 'ROR' }, { name: 'Free text U' }],
+      affiliation: [
+        { name: 'CERN', affiliationIdentifier: 'https://ror.org/01ggx4157', affiliationIdentifierScheme: 'ROR' },
+        { name: 'Free text U' },
+      ],
     });
     expect(sut.contributors.map((c: any) => c.contributorType)).toEqual(['Editor', 'Other']);
-    expect(sut.titles).toEqual([{ title: 'A Romans story & <friends>' }, { title: 'Another title', titleType: 'AlternativeTitle', lang: 'eng' }]);
+    expect(sut.titles).toEqual([
+      { title: 'A Romans story & <friends>' },
+      { title: 'Another title', titleType: 'AlternativeTitle', lang: 'eng' },
+    ]);
     expect(sut.publicationYear).toBe('2020');
     expect(sut.dates).toEqual([
       { date: '2020-06-01', dateType: 'Issued' },
@@ -93,9 +106,18 @@ describe(dataciteJson.name, () => {
       { relatedIdentifier: '10.1234/pppp1-pppp2', relatedIdentifierType: 'DOI', relationType: 'IsVersionOf' },
       { relatedIdentifier: 'https://rdm.example.org/communities/ocean', relatedIdentifierType: 'URL', relationType: 'IsPartOf' },
     ]);
-    expect(sut.geoLocations[1].geoLocationBox).toEqual({ westBoundLongitude: '0', eastBoundLongitude: '10', southBoundLatitude: '0', northBoundLatitude: '5' });
+    expect(sut.geoLocations[1].geoLocationBox).toEqual({
+      westBoundLongitude: '0',
+      eastBoundLongitude: '10',
+      southBoundLatitude: '0',
+      northBoundLatitude: '5',
+    });
     expect(sut.geoLocations[2].geoLocationPolygon).toHaveLength(5);
-    expect(sut.fundingReferences[0]).toMatchObject({ funderName: 'European Commission', funderIdentifierType: 'ROR', awardNumber: '755021' });
+    expect(sut.fundingReferences[0]).toMatchObject({
+      funderName: 'European Commission',
+      funderIdentifierType: 'ROR',
+      awardNumber: '755021',
+    });
     expect(sut.rightsList[0]).toMatchObject({ rightsIdentifier: 'cc-by-4.0', rightsIdentifierScheme: 'spdx' });
   });
 
@@ -123,13 +145,28 @@ const SCHEMA_ORG_SHAPE = {
     creator: {
       type: 'array',
       minItems: 1,
-      items: { type: 'object', required: ['@type', 'name'], properties: { '@type': { enum: ['Person', 'Organization'] }, name: { type: 'string' } } },
+      items: {
+        type: 'object',
+        required: ['@type', 'name'],
+        properties: { '@type': { enum: ['Person', 'Organization'] }, name: { type: 'string' } },
+      },
     },
     publisher: { type: 'object', required: ['@type', 'name'], properties: { '@type': { const: 'Organization' } } },
-    license: { anyOf: [{ type: 'string', format: 'uri' }, { type: 'array', items: { type: 'string' } }] },
-    distribution: { type: 'array', items: { type: 'object', required: ['@type', 'contentUrl'], properties: { '@type': { const: 'DataDownload' } } } },
+    license: {
+      anyOf: [
+        { type: 'string', format: 'uri' },
+        { type: 'array', items: { type: 'string' } },
+      ],
+    },
+    distribution: {
+      type: 'array',
+      items: { type: 'object', required: ['@type', 'contentUrl'], properties: { '@type': { const: 'DataDownload' } } },
+    },
     spatialCoverage: { type: 'array', items: { type: 'object', required: ['@type'], properties: { '@type': { const: 'Place' } } } },
-    funding: { type: 'array', items: { type: 'object', required: ['@type', 'funder'], properties: { '@type': { const: 'MonetaryGrant' } } } },
+    funding: {
+      type: 'array',
+      items: { type: 'object', required: ['@type', 'funder'], properties: { '@type': { const: 'MonetaryGrant' } } },
+    },
   },
 };
 
@@ -138,15 +175,41 @@ const CSL_SHAPE = {
   required: ['id', 'type', 'title'],
   properties: {
     id: { type: 'string' },
-    type: { enum: ['article', 'book', 'chapter', 'dataset', 'graphic', 'report', 'speech', 'software', 'thesis', 'paper-conference', 'article-journal'] },
+    type: {
+      enum: [
+        'article',
+        'book',
+        'chapter',
+        'dataset',
+        'graphic',
+        'report',
+        'speech',
+        'software',
+        'thesis',
+        'paper-conference',
+        'article-journal',
+      ],
+    },
     title: { type: 'string' },
-    author: { type: 'array', items: { anyOf: [{ type: 'object', required: ['family'] }, { type: 'object', required: ['literal'] }] } },
-    issued: { type: 'object', required: ['date-parts'], properties: { 'date-parts': { type: 'array', items: { type: 'array', items: { type: 'integer' }, minItems: 1, maxItems: 3 } } } },
+    author: {
+      type: 'array',
+      items: {
+        anyOf: [
+          { type: 'object', required: ['family'] },
+          { type: 'object', required: ['literal'] },
+        ],
+      },
+    },
+    issued: {
+      type: 'object',
+      required: ['date-parts'],
+      properties: { 'date-parts': { type: 'array', items: { type: 'array', items: { type: 'integer' }, minItems: 1, maxItems: 3 } } },
+    },
   },
 };
 
 describe('JSON exports', () => {
-  const ajv = new Ajv({ strict: false });
+  const ajv = new Ajv2020({ strict: false });
   const schemaOk = ajv.compile(SCHEMA_ORG_SHAPE);
   const cslOk = ajv.compile(CSL_SHAPE);
 

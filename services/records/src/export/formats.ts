@@ -38,7 +38,12 @@ export const EXPORT_FORMATS: readonly ExportFormat[] = [
     contentType: 'application/vnd.inveniordm.v1+json; charset=utf-8',
     render: (r, c) => json(uiJson(r, c)),
   },
-  { name: 'json-ld', mediaType: 'application/ld+json', contentType: 'application/ld+json; charset=utf-8', render: (r, c) => json(schemaOrg(r, c)) },
+  {
+    name: 'json-ld',
+    mediaType: 'application/ld+json',
+    contentType: 'application/ld+json; charset=utf-8',
+    render: (r, c) => json(schemaOrg(r, c)),
+  },
   {
     name: 'datacite-json',
     mediaType: 'application/vnd.datacite.datacite+json',
@@ -58,10 +63,30 @@ export const EXPORT_FORMATS: readonly ExportFormat[] = [
     render: (r, c) => json(cslJson(r, c)),
   },
   { name: 'bibtex', mediaType: 'application/x-bibtex', contentType: 'application/x-bibtex; charset=utf-8', render: (r, c) => bibtex(r, c) },
-  { name: 'dublincore', mediaType: 'application/x-dc+xml', contentType: 'application/x-dc+xml; charset=utf-8', render: (r, c) => xmlDocument(dublinCoreXml(r, c)) },
-  { name: 'marcxml', mediaType: 'application/marcxml+xml', contentType: 'application/marcxml+xml; charset=utf-8', render: (r, c) => xmlDocument(marcXml(r, c)) },
-  { name: 'dcat-ap', mediaType: 'application/dcat+xml', contentType: 'application/dcat+xml; charset=utf-8', render: (r, c) => xmlDocument(dcatXml(r, c)) },
-  { name: 'geojson', mediaType: 'application/vnd.geo+json', contentType: 'application/vnd.geo+json; charset=utf-8', render: (r) => json(geoJson(r)) },
+  {
+    name: 'dublincore',
+    mediaType: 'application/x-dc+xml',
+    contentType: 'application/x-dc+xml; charset=utf-8',
+    render: (r, c) => xmlDocument(dublinCoreXml(r, c)),
+  },
+  {
+    name: 'marcxml',
+    mediaType: 'application/marcxml+xml',
+    contentType: 'application/marcxml+xml; charset=utf-8',
+    render: (r, c) => xmlDocument(marcXml(r, c)),
+  },
+  {
+    name: 'dcat-ap',
+    mediaType: 'application/dcat+xml',
+    contentType: 'application/dcat+xml; charset=utf-8',
+    render: (r, c) => xmlDocument(dcatXml(r, c)),
+  },
+  {
+    name: 'geojson',
+    mediaType: 'application/vnd.geo+json',
+    contentType: 'application/vnd.geo+json; charset=utf-8',
+    render: (r) => json(geoJson(r)),
+  },
 ];
 
 /** Aliases of format names (InvenioRDM's UI export names and common short forms). */

@@ -35,12 +35,18 @@ export function geoJson(r: RecordJson): Record<string, any> {
 }
 
 const XSD = 'http://www.w3.org/2001/XMLSchema#';
-const ACCESS_RIGHT: Record<string, string> = { open: 'PUBLIC', embargoed: 'NON_PUBLIC', restricted: 'RESTRICTED', 'metadata-only': 'NON_PUBLIC' };
+const ACCESS_RIGHT: Record<string, string> = {
+  open: 'PUBLIC',
+  embargoed: 'NON_PUBLIC',
+  restricted: 'RESTRICTED',
+  'metadata-only': 'NON_PUBLIC',
+};
 
 function wkt(geometry: Record<string, any> | undefined): string | undefined {
   const c = geometry?.coordinates;
   if (geometry?.type === 'Point' && Array.isArray(c)) return `POINT(${c[0]} ${c[1]})`;
-  if (geometry?.type === 'Polygon' && Array.isArray(c?.[0])) return `POLYGON((${(c[0] as number[][]).map((p) => `${p[0]} ${p[1]}`).join(', ')}))`;
+  if (geometry?.type === 'Polygon' && Array.isArray(c?.[0]))
+    return `POLYGON((${(c[0] as number[][]).map((p) => `${p[0]} ${p[1]}`).join(', ')}))`;
   return undefined;
 }
 
@@ -125,12 +131,18 @@ export function dcatXml(r: RecordJson, ctx: ExportContext): XmlNode {
       typeof r.updated === 'string' ? el('dct:modified', { 'rdf:datatype': `${XSD}dateTime` }, r.updated) : undefined,
       ...(dc.subject ?? []).map((s) => textEl('dcat:keyword', s)),
       ...list(m.languages).map((l) =>
-        res('dct:language', typeof l.id === 'string' ? `http://publications.europa.eu/resource/authority/language/${l.id.toUpperCase()}` : undefined),
+        res(
+          'dct:language',
+          typeof l.id === 'string' ? `http://publications.europa.eu/resource/authority/language/${l.id.toUpperCase()}` : undefined,
+        ),
       ),
       typeof typeIri === 'string' ? res('dct:type', typeIri) : undefined,
       textEl('owl:versionInfo', m.version),
       res('dcat:landingPage', landingPage(r, ctx)),
-      res('dct:accessRights', `http://publications.europa.eu/resource/authority/access-right/${ACCESS_RIGHT[r.access?.status] ?? 'PUBLIC'}`),
+      res(
+        'dct:accessRights',
+        `http://publications.europa.eu/resource/authority/access-right/${ACCESS_RIGHT[r.access?.status] ?? 'PUBLIC'}`,
+      ),
       ...list(m.rights).map((x) => textEl('dct:rights', l10n(x.title))),
       ...(dc.relation ?? []).filter((u) => /^https?:\/\//.test(u)).map((u) => res('dct:relation', u)),
       ...list(m.locations?.features).map((f) =>
@@ -141,7 +153,9 @@ export function dcatXml(r: RecordJson, ctx: ExportContext): XmlNode {
             'dct:Location',
             null,
             textEl('locn:geographicName', f.place),
-            wkt(f.geometry) ? el('locn:geometry', { 'rdf:datatype': 'http://www.opengis.net/ont/geosparql#wktLiteral' }, wkt(f.geometry)) : undefined,
+            wkt(f.geometry)
+              ? el('locn:geometry', { 'rdf:datatype': 'http://www.opengis.net/ont/geosparql#wktLiteral' }, wkt(f.geometry))
+              : undefined,
           ),
         ),
       ),

@@ -48,35 +48,74 @@ export function marcXml(r: RecordJson, ctx: ExportContext): XmlNode {
   const m = r.metadata ?? {};
   const fields: (XmlNode | undefined)[] = [];
   const doi = doiOf(r);
-  if (doi) fields.push(field('024', '7', ' ', [['a', doi], ['2', 'doi']]));
+  if (doi)
+    fields.push(
+      field('024', '7', ' ', [
+        ['a', doi],
+        ['2', 'doi'],
+      ]),
+    );
   for (const l of list(m.languages)) fields.push(field('041', ' ', ' ', [['a', l.id]]));
   const creators = list(m.creators);
   if (creators[0]) fields.push(field('100', ' ', ' ', nameSubs(creators[0], ctx, 'creatorsroles')));
   fields.push(field('245', ' ', ' ', [['a', plain(m.title)]]));
-  fields.push(field('260', ' ', ' ', [['b', m.publisher], ['c', m.publication_date]]));
+  fields.push(
+    field('260', ' ', ' ', [
+      ['b', m.publisher],
+      ['c', m.publication_date],
+    ]),
+  );
   for (const d of list(m.additional_descriptions)) fields.push(field('500', ' ', ' ', [['a', stripHtml(d.description)]]));
   fields.push(field('520', ' ', ' ', [['a', stripHtml(m.description)]]));
   for (const f of list(m.funding)) {
-    fields.push(field('536', ' ', ' ', [['a', l10n(f.award?.title)], ['c', f.award?.number], ['f', f.funder?.name ?? l10n(f.funder?.title)]]));
+    fields.push(
+      field('536', ' ', ' ', [
+        ['a', l10n(f.award?.title)],
+        ['c', f.award?.number],
+        ['f', f.funder?.name ?? l10n(f.funder?.title)],
+      ]),
+    );
   }
-  for (const right of list(m.rights)) fields.push(field('540', ' ', ' ', [['a', l10n(right.title)], ['u', right.props?.url ?? right.link]]));
+  for (const right of list(m.rights))
+    fields.push(
+      field('540', ' ', ' ', [
+        ['a', l10n(right.title)],
+        ['u', right.props?.url ?? right.link],
+      ]),
+    );
   if (m.copyright) fields.push(field('540', ' ', ' ', [['a', m.copyright]]));
   fields.push(field('542', ' ', ' ', [['l', r.access?.status]]));
   for (const s of list(m.subjects)) fields.push(field('653', ' ', ' ', [['a', s.subject]]));
   for (const c of creators.slice(1)) fields.push(field('700', ' ', ' ', nameSubs(c, ctx, 'creatorsroles')));
   for (const c of list(m.contributors)) fields.push(field('700', ' ', ' ', nameSubs(c, ctx, 'contributorsroles')));
   for (const f of visibleFiles(r)) {
-    fields.push(field('856', '4', ' ', [['s', f.size], ['u', fileUrl(r, f.key, ctx)], ['z', f.checksum]]));
+    fields.push(
+      field('856', '4', ' ', [
+        ['s', f.size],
+        ['u', fileUrl(r, f.key, ctx)],
+        ['z', f.checksum],
+      ]),
+    );
   }
   for (const x of list(m.related_identifiers)) {
     const url = identifierUrl(x.identifier, x.scheme);
-    fields.push(field('856', '4', '2', [['u', url], ['z', x.relation_type?.id]]));
+    fields.push(
+      field('856', '4', '2', [
+        ['u', url],
+        ['z', x.relation_type?.id],
+      ]),
+    );
   }
   const oai = r.pids?.oai?.identifier;
   const communities = list(r.parent?.communities?.entries);
   fields.push(field('909', 'c', 'o', [['o', oai], ...communities.map((c): Sub => ['p', c.slug])]));
   const rtProps = ctx.props('resourcetypes', resourceTypeOf(r)?.id);
-  fields.push(field('980', ' ', ' ', [['a', rtProps.marc21_type ?? resourceTypeOf(r)?.id], ['b', rtProps.marc21_subtype]]));
+  fields.push(
+    field('980', ' ', ' ', [
+      ['a', rtProps.marc21_type ?? resourceTypeOf(r)?.id],
+      ['b', rtProps.marc21_subtype],
+    ]),
+  );
   for (const c of communities) fields.push(field('980', ' ', ' ', [['a', c.slug ? `user-${c.slug}` : undefined]]));
 
   const updated = typeof r.updated === 'string' ? r.updated.replace(/[-:T]/g, '').slice(0, 14) : undefined;

@@ -29,7 +29,9 @@ export async function readPublishedJson(
 ): Promise<{ record: RecordJson } | { redirect: string }> {
   const view = await reader.readRecord(identity, id);
   if ('redirect' in view) return { redirect: view.redirect };
-  return { record: serializeItem(view.doc, { baseUrl: o.baseUrl, identity, kind: 'record', doiResolverUrl: o.doiResolverUrl }) as RecordJson };
+  return {
+    record: serializeItem(view.doc, { baseUrl: o.baseUrl, identity, kind: 'record', doiResolverUrl: o.doiResolverUrl }) as RecordJson,
+  };
 }
 
 /** The public (anonymous) JSON of a stored record document (OAI-PMH renders search documents). */

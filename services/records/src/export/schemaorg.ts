@@ -109,7 +109,10 @@ export function schemaOrg(r: RecordJson, ctx: ExportContext): Record<string, any
   const funding = list(m.funding)
     .filter((f) => f.funder)
     .map((f) => {
-      const grant: Record<string, any> = { '@type': 'MonetaryGrant', funder: { '@type': 'Organization', name: f.funder.name ?? l10n(f.funder.title) } };
+      const grant: Record<string, any> = {
+        '@type': 'MonetaryGrant',
+        funder: { '@type': 'Organization', name: f.funder.name ?? l10n(f.funder.title) },
+      };
       if (f.award?.number) grant.identifier = String(f.award.number);
       const title = l10n(f.award?.title);
       if (title) grant.name = title;
@@ -124,7 +127,10 @@ export function schemaOrg(r: RecordJson, ctx: ExportContext): Record<string, any
     const prop = RELATION_PROPERTY[String(x.relation_type?.id ?? '')];
     if (!url || !prop) continue;
     if (prop === 'sameAs') sameAs.push(url);
-    else (out[prop] ??= []).push({ '@id': url });
+    else {
+      out[prop] ??= [];
+      out[prop].push({ '@id': url });
+    }
   }
   if (sameAs.length) out.sameAs = sameAs;
   const files = visibleFiles(r);

@@ -83,10 +83,18 @@ export function fixtureRecord(): RecordJson {
         { person_or_org: { type: 'organizational', name: 'Mars Institute' } },
       ],
       contributors: [
-        { person_or_org: { type: 'personal', name: 'Collins, Thomas', family_name: 'Collins', given_name: 'Thomas' }, role: { id: 'editor', title: { en: 'Editor' } } },
-        { person_or_org: { type: 'personal', name: 'Lang, Ada', family_name: 'Lang', given_name: 'Ada' }, role: { id: 'translator', title: { en: 'Translator' } } },
+        {
+          person_or_org: { type: 'personal', name: 'Collins, Thomas', family_name: 'Collins', given_name: 'Thomas' },
+          role: { id: 'editor', title: { en: 'Editor' } },
+        },
+        {
+          person_or_org: { type: 'personal', name: 'Lang, Ada', family_name: 'Lang', given_name: 'Ada' },
+          role: { id: 'translator', title: { en: 'Translator' } },
+        },
       ],
-      additional_titles: [{ title: 'Another title', type: { id: 'alternative-title', title: { en: 'Alternative title' } }, lang: { id: 'eng' } }],
+      additional_titles: [
+        { title: 'Another title', type: { id: 'alternative-title', title: { en: 'Alternative title' } }, lang: { id: 'eng' } },
+      ],
       description: '<p>A <b>description</b> with 50% &amp; more</p>',
       additional_descriptions: [{ description: 'Some methods', type: { id: 'methods', title: { en: 'Methods' } }, lang: { id: 'eng' } }],
       rights: [
@@ -99,7 +107,10 @@ export function fixtureRecord(): RecordJson {
       ],
       copyright: '(c) 2020 Mars Institute',
       subjects: [{ id: 'http://id.nlm.nih.gov/mesh/A-D000007', subject: 'Abdominal Injuries', scheme: 'MeSH' }, { subject: 'custom' }],
-      languages: [{ id: 'dan', title: { en: 'Danish' } }, { id: 'eng', title: { en: 'English' } }],
+      languages: [
+        { id: 'dan', title: { en: 'Danish' } },
+        { id: 'eng', title: { en: 'English' } },
+      ],
       dates: [
         { date: '1939/1945', type: { id: 'other', title: { en: 'Other' } }, description: 'A date' },
         { date: '2019', type: { id: 'coverage', title: { en: 'Coverage' } } },
@@ -122,15 +133,51 @@ export function fixtureRecord(): RecordJson {
       formats: ['application/pdf'],
       locations: {
         features: [
-          { geometry: { type: 'Point', coordinates: [-32.94682, -60.63932] }, place: 'test location place', description: 'test location description' },
-          { geometry: { type: 'Polygon', coordinates: [[[0, 0], [10, 0], [10, 5], [0, 5], [0, 0]]] }, place: 'a box' },
-          { geometry: { type: 'Polygon', coordinates: [[[0, 0], [10, 0], [12, 6], [3, 9], [0, 0]]] } },
+          {
+            geometry: { type: 'Point', coordinates: [-32.94682, -60.63932] },
+            place: 'test location place',
+            description: 'test location description',
+          },
+          {
+            geometry: {
+              type: 'Polygon',
+              coordinates: [
+                [
+                  [0, 0],
+                  [10, 0],
+                  [10, 5],
+                  [0, 5],
+                  [0, 0],
+                ],
+              ],
+            },
+            place: 'a box',
+          },
+          {
+            geometry: {
+              type: 'Polygon',
+              coordinates: [
+                [
+                  [0, 0],
+                  [10, 0],
+                  [12, 6],
+                  [3, 9],
+                  [0, 0],
+                ],
+              ],
+            },
+          },
         ],
       },
       funding: [
         {
           funder: { id: '00k4n6c32', name: 'European Commission' },
-          award: { id: '755021', number: '755021', title: { en: 'Personalised Treatment For Cystic Fibrosis Patients' }, identifiers: [{ scheme: 'url', identifier: 'https://cordis.europa.eu/project/id/755021' }] },
+          award: {
+            id: '755021',
+            number: '755021',
+            title: { en: 'Personalised Treatment For Cystic Fibrosis Patients' },
+            identifiers: [{ scheme: 'url', identifier: 'https://cordis.europa.eu/project/id/755021' }],
+          },
         },
       ],
     },
@@ -142,7 +189,15 @@ export function fixtureRecord(): RecordJson {
       count: 1,
       total_bytes: 1024,
       entries: {
-        'data file.csv': { id: 'f1', key: 'data file.csv', checksum: 'md5:d41d8cd98f00b204e9800998ecf8427e', ext: 'csv', size: 1024, mimetype: 'text/csv', access: { hidden: false } },
+        'data file.csv': {
+          id: 'f1',
+          key: 'data file.csv',
+          checksum: 'md5:d41d8cd98f00b204e9800998ecf8427e',
+          ext: 'csv',
+          size: 1024,
+          mimetype: 'text/csv',
+          access: { hidden: false },
+        },
       },
     },
     media_files: { enabled: false },

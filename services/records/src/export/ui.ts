@@ -31,7 +31,12 @@ const ACCESS: Record<string, { title: string; description: string; icon: string;
     message_class: 'error',
   },
   'metadata-only': { title: 'Metadata-only', description: 'No files are available for this record.', icon: 'tag', message_class: '' },
-  embargoed: { title: 'Embargoed', description: 'The files will be made publicly available on the embargo date.', icon: 'outline clock', message_class: 'warning' },
+  embargoed: {
+    title: 'Embargoed',
+    description: 'The files will be made publicly available on the embargo date.',
+    icon: 'outline clock',
+    message_class: 'warning',
+  },
 };
 
 function people(items: Record<string, any>[]) {
@@ -85,12 +90,20 @@ export function uiJson(r: RecordJson, _ctx: ExportContext): Record<string, any> 
     is_draft: r.is_draft === true,
   };
   if (list(m.additional_titles).length) {
-    ui.additional_titles = list(m.additional_titles).map((t) => ({ ...t, type: t.type ? { ...t.type, title_l10n: l10n(t.type.title) } : t.type }));
+    ui.additional_titles = list(m.additional_titles).map((t) => ({
+      ...t,
+      type: t.type ? { ...t.type, title_l10n: l10n(t.type.title) } : t.type,
+    }));
   }
   if (list(m.dates).length) {
-    ui.dates = list(m.dates).map((d) => ({ ...d, date: formatEdtf(d.date, 'long'), type: d.type ? { ...d.type, title_l10n: l10n(d.type.title) } : d.type }));
+    ui.dates = list(m.dates).map((d) => ({
+      ...d,
+      date: formatEdtf(d.date, 'long'),
+      type: d.type ? { ...d.type, title_l10n: l10n(d.type.title) } : d.type,
+    }));
   }
-  if (list(m.rights).length) ui.rights = list(m.rights).map((x) => ({ ...x, title_l10n: l10n(x.title), description_l10n: l10n(x.description) }));
+  if (list(m.rights).length)
+    ui.rights = list(m.rights).map((x) => ({ ...x, title_l10n: l10n(x.title), description_l10n: l10n(x.description) }));
   for (const k of Object.keys(ui)) if (ui[k] === undefined) delete ui[k];
   return { ...r, ui };
 }

@@ -12,7 +12,9 @@ import { list, type PropsLookup, type RecordJson, resourceTypeOf } from './util.
 
 /** What the cache needs from the vocabularies service (the records service's VocabulariesPort). */
 export interface VocabResolver {
-  resolve(items: { type: string; id: string }[]): Promise<{ type: string; id: string; found: boolean; entry?: { props?: Record<string, any> } }[]>;
+  resolve(
+    items: { type: string; id: string }[],
+  ): Promise<{ type: string; id: string; found: boolean; entry?: { props?: Record<string, any> } }[]>;
 }
 
 /** A `{type, id}` reference. */

@@ -16,16 +16,12 @@ export interface XmlNode {
 export type XmlChild = XmlNode | string | number | null | undefined | false;
 
 // Why: XML 1.0 allows only #x9 | #xA | #xD | [#x20-#xD7FF] | [#xE000-#xFFFD] | [#x10000-#x10FFFF].
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the point is to remove the characters XML 1.0 forbids.
 const INVALID = /[^\x09\x0A\x0D\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
 
 /** Text with the XML special characters escaped and forbidden characters removed. */
 export function escapeXml(value: string): string {
-  return value
-    .replace(INVALID, '')
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;');
+  return value.replace(INVALID, '').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }
 
 /** Build an element (children that are null/undefined/false/'' are skipped). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkArgs, fromBound, granularityOf, OaiError, untilExclusiveBound } from './oai.args.js';
+import { checkArgs, fromBound, granularityOf, type OaiError, untilExclusiveBound } from './oai.args.js';
 import { decodeToken, encodeToken, type TokenState } from './tokens.js';
 
 const code = (raw: Record<string, string[]>) => {
@@ -17,7 +17,9 @@ describe(checkArgs.name, () => {
     expect(code({ verb: ['ListMetadataFormats'], identifier: ['oai:x:1'] })).toBe('ok');
     expect(code({ verb: ['ListSets'] })).toBe('ok');
     expect(code({ verb: ['GetRecord'], identifier: ['oai:x:1'], metadataPrefix: ['oai_dc'] })).toBe('ok');
-    expect(code({ verb: ['ListIdentifiers'], metadataPrefix: ['oai_dc'], from: ['2020-01-01'], until: ['2020-12-31'], set: ['s'] })).toBe('ok');
+    expect(code({ verb: ['ListIdentifiers'], metadataPrefix: ['oai_dc'], from: ['2020-01-01'], until: ['2020-12-31'], set: ['s'] })).toBe(
+      'ok',
+    );
     expect(code({ verb: ['ListRecords'], resumptionToken: ['t'] })).toBe('ok');
   });
   it('should answer badVerb for a missing, unknown or repeated verb', () => {

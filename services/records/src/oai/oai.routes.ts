@@ -11,7 +11,10 @@ const MAX_FORM_BYTES = 64 * 1024;
 
 function rawArgs(params: URLSearchParams): RawArgs {
   const out: RawArgs = {};
-  for (const [k, v] of params) (out[k] ??= []).push(v);
+  for (const [k, v] of params) {
+    out[k] ??= [];
+    out[k].push(v);
+  }
   return out;
 }
 
@@ -37,7 +40,11 @@ export function registerOaiRoutes(router: Router<AppState>, provider: OaiProvide
   router.get('/oai2d', async (ctx: AppContext) => answer(ctx, new URLSearchParams(ctx.querystring)));
   router.post('/oai2d', async (ctx: AppContext) => {
     if (!ctx.is('application/x-www-form-urlencoded')) {
-      throw new AppError('unsupported_media_type', 415, "Invalid 'Content-Type' header. Expected one of: application/x-www-form-urlencoded");
+      throw new AppError(
+        'unsupported_media_type',
+        415,
+        "Invalid 'Content-Type' header. Expected one of: application/x-www-form-urlencoded",
+      );
     }
     await answer(ctx, new URLSearchParams(await formBody(ctx)));
   });

@@ -121,7 +121,15 @@ export class OaiProvider {
   }
 
   private requestAttrs(a: OaiArgs): Record<string, string | undefined> {
-    return { verb: a.verb, identifier: a.identifier, metadataPrefix: a.metadataPrefix, from: a.from, until: a.until, set: a.set, resumptionToken: a.resumptionToken };
+    return {
+      verb: a.verb,
+      identifier: a.identifier,
+      metadataPrefix: a.metadataPrefix,
+      from: a.from,
+      until: a.until,
+      set: a.set,
+      resumptionToken: a.resumptionToken,
+    };
   }
 
   private envelope(now: Date, attrs: Record<string, string | undefined>, body: XmlChild[]): string {
@@ -193,7 +201,15 @@ export class OaiProvider {
     return el(
       'ListMetadataFormats',
       null,
-      ...FORMATS.map((f) => el('metadataFormat', null, el('metadataPrefix', null, f.prefix), el('schema', null, f.schema), el('metadataNamespace', null, f.namespace))),
+      ...FORMATS.map((f) =>
+        el(
+          'metadataFormat',
+          null,
+          el('metadataPrefix', null, f.prefix),
+          el('schema', null, f.schema),
+          el('metadataNamespace', null, f.namespace),
+        ),
+      ),
     );
   }
 
@@ -241,14 +257,37 @@ export class OaiProvider {
     const more = rows.length > limit;
     const page = rows.slice(0, limit);
     const offset = state.offset ?? 0;
-    const total = state.total ?? (more ? await repo.countOaiItems(this.d.db, { from: filter.from, untilExclusive: filter.untilExclusive, communityId: filter.communityId, resourceTypeId: filter.resourceTypeId }) : page.length);
+    const total =
+      state.total ??
+      (more
+        ? await repo.countOaiItems(this.d.db, {
+            from: filter.from,
+            untilExclusive: filter.untilExclusive,
+            communityId: filter.communityId,
+            resourceTypeId: filter.resourceTypeId,
+          })
+        : page.length);
     const items = withRecords ? await this.records(page, format) : await this.headers(page);
     let token: XmlNode | undefined;
     if (more || offset > 0) {
       const last = page[page.length - 1];
       const exp = Math.floor(now.getTime() / 1000) + OAI_TOKEN_TTL_SECONDS;
-      const next: TokenState = { verb: a.verb, metadataPrefix: format.prefix, set: state.set, from: state.from, until: state.until, after: { cursor: last.cursor, id: last.id }, offset: offset + page.length, total, exp };
-      const attrs = { completeListSize: Math.max(total, offset + page.length), cursor: offset, expirationDate: more ? `${new Date(exp * 1000).toISOString().slice(0, 19)}Z` : undefined };
+      const next: TokenState = {
+        verb: a.verb,
+        metadataPrefix: format.prefix,
+        set: state.set,
+        from: state.from,
+        until: state.until,
+        after: { cursor: last.cursor, id: last.id },
+        offset: offset + page.length,
+        total,
+        exp,
+      };
+      const attrs = {
+        completeListSize: Math.max(total, offset + page.length),
+        cursor: offset,
+        expirationDate: more ? `${new Date(exp * 1000).toISOString().slice(0, 19)}Z` : undefined,
+      };
       token = el('resumptionToken', attrs, more ? encodeToken(next, this.d.config.secret) : undefined);
     }
     return el(a.verb, null, ...items, token);

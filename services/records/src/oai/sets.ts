@@ -78,7 +78,8 @@ export class OaiSets {
     sets.sort((a, b) => a.spec.localeCompare(b.spec));
     for (const t of used.resourceTypes) {
       if (!SPEC_SAFE.test(t.id)) continue;
-      const title = t.title && typeof t.title === 'object' ? ((t.title as Record<string, string>).en ?? Object.values(t.title)[0]) : undefined;
+      const title =
+        t.title && typeof t.title === 'object' ? ((t.title as Record<string, string>).en ?? Object.values(t.title)[0]) : undefined;
       sets.push({ spec: `${RESOURCE_TYPE}${t.id}`, name: typeof title === 'string' && title ? title : t.id });
     }
     return sets;

@@ -82,14 +82,19 @@ export async function countOaiItems(db: Knex, f: Omit<OaiListFilter, 'after'>): 
 
 /** One item by record id. */
 export async function getOaiItem(db: Knex, id: string): Promise<OaiItemRow | undefined> {
-  const q = db('search_docs').select(db.raw(columns(true).join(', '))).where('id', id);
+  const q = db('search_docs')
+    .select(db.raw(columns(true).join(', ')))
+    .where('id', id);
   where(q, {});
   return (await q.first()) as OaiItemRow | undefined;
 }
 
 /** The earliest datestamp of any item (Identify), or undefined when there is none. */
 export async function earliestOaiDatestamp(db: Knex): Promise<string | undefined> {
-  const row = (await db('search_docs').select(db.raw(`min(${CURSOR}) AS cursor`)).whereRaw(ITEM).first()) as { cursor: string | null } | undefined;
+  const row = (await db('search_docs')
+    .select(db.raw(`min(${CURSOR}) AS cursor`))
+    .whereRaw(ITEM)
+    .first()) as { cursor: string | null } | undefined;
   return row?.cursor ?? undefined;
 }
 

@@ -5,10 +5,14 @@ import { OWNER, publish } from './export-support.js';
 import { as, BASE, type Env, startEnv } from './support.js';
 
 /** Buffer any response body as text (supertest only buffers JSON and text/* by itself). */
-function asText<T extends { buffer(b: boolean): T; parse(fn: (r: any, cb: (e: Error | null, body: string) => void) => void): T }>(req: T): T {
+function asText<T extends { buffer(b: boolean): T; parse(fn: (r: any, cb: (e: Error | null, body: string) => void) => void): T }>(
+  req: T,
+): T {
   return req.buffer(true).parse((r, cb) => {
     let s = '';
-    r.on('data', (c: Buffer) => (s += c.toString('utf8')));
+    r.on('data', (c: Buffer) => {
+      s += c.toString('utf8');
+    });
     r.on('end', () => cb(null, s));
   });
 }
