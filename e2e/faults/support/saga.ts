@@ -175,11 +175,11 @@ export async function submittedReview(base: string, token: string, communityId: 
 export interface SagaState {
   /** requests.requests.status (`accepting` = accept committed, effect not applied). */
   req: string | null;
-  /** The `rdm.requests.request.accepted` outbox row was relayed to JetStream. */
+  /** The `rdm.requests.request.accepted` outbox row is marked published (JetStream acked it). */
   acceptRelayed: boolean | null;
   /** records.review_effects.outcome (`published` = publication committed). */
   effect: string | null;
-  /** The `rdm.records.record.published` outbox row was relayed. */
+  /** The `rdm.records.record.published` outbox row is marked published. */
   publishRelayed: boolean | null;
 }
 
@@ -202,9 +202,13 @@ export async function sagaState(pg: PgPool, requestId: string): Promise<SagaStat
   return { req: r.req, acceptRelayed: r.accept_relayed, effect: r.effect, publishRelayed: r.publish_relayed };
 }
 
-/** A short label of a state, e.g. `req=accepting(relayed) effect=published(not relayed)`. */
+/**
+ * A short label of a state, e.g. `req=accepting(sent) effect=published(unsent)`: `sent` = the
+ * outbox row is marked published (after JetStream's ack); `unsent` = not marked yet (the event may
+ * be on its way: the relay marks it after the ack).
+ */
 export function stateLabel(s: SagaState): string {
-  const rel = (b: boolean | null) => (b === null ? '' : b ? '(relayed)' : '(not relayed)');
+  const rel = (b: boolean | null) => (b === null ? '' : b ? '(sent)' : '(unsent)');
   return `req=${s.req}${s.req === 'accepting' || s.req === 'accepted' ? rel(s.acceptRelayed) : ''} effect=${s.effect ?? '-'}${s.effect ? rel(s.publishRelayed) : ''}`;
 }
 
