@@ -6,7 +6,8 @@
  */
 import { Errors } from '@rdm/platform';
 import { bibtex, cslJson } from './citation.js';
-import { dataciteJson, dataciteResourceXml } from './datacite.js';
+import { dataciteJson } from './datacite.js';
+import { dataciteResourceXml } from './datacite-xml.js';
 import { dublinCoreXml } from './dublincore.js';
 import { dcatXml, geoJson } from './geo-dcat.js';
 import { marcXml } from './marcxml.js';

@@ -7,7 +7,8 @@
  * with `<error code>`; infrastructure errors propagate (JSON 503 from the error middleware).
  */
 import type { Knex } from '@rdm/platform';
-import { dataciteJson, dataciteResourceXml } from '../export/datacite.js';
+import { dataciteJson } from '../export/datacite.js';
+import { dataciteResourceXml } from '../export/datacite-xml.js';
 import { dublinCoreXml } from '../export/dublincore.js';
 import { marcXml } from '../export/marcxml.js';
 import { publicJsonOfDoc } from '../export/reader.js';
