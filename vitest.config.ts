@@ -15,6 +15,16 @@ export default defineConfig({
       },
       {
         test: {
+          // Offline checks of charts/rdm (helm + kubernetes-models from scripts/infra/helm.sh).
+          name: 'charts',
+          include: ['charts/test/**/*.test.ts'],
+          environment: 'node',
+          testTimeout: 120_000,
+          hookTimeout: 300_000,
+        },
+      },
+      {
+        test: {
           name: 'integration',
           include: ['services/*/test/integration/**/*.test.ts'],
           environment: 'node',

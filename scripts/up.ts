@@ -10,8 +10,14 @@
  * - Migrations run one at a time: `tsx src/main.ts migrate` with cwd `services/<svc>`; a failing
  *   migration aborts the start. A service whose package.json has a `fixtures` script (e.g. the
  *   vocabularies loader) gets that script run after all migrations, in the same order.
- * - Each child runs `node --import tsx src/main.ts` (same as `tsx src/main.ts`, but one process
- *   per service, so the pid we signal is the server itself) in its own process group; its output
+ * - Runtime (`StackOptions.runtime`): `dist` runs the production build,
+ *   `node --enable-source-maps dist/<svc>/main.js` with NODE_ENV=production (what the image and
+ *   the Kubernetes Deployment run; `scripts/build.ts` makes it). `tsx` runs
+ *   `node --import tsx src/main.ts` (same as `tsx src/main.ts`, but one process per service, so
+ *   the pid we signal is the server itself). The CLI (`make up`) uses `dist` and rebuilds the
+ *   services whose sources are newer than their build; `DEV=1` (or `--dev`) uses tsx with
+ *   `--watch` (a service restarts when one of its files changes). Library callers (e2e) default
+ *   to tsx. Each child runs in its own process group; its output
  *   is prefixed with a coloured `[svc]` tag (or appended to a log file, see `StackOptions.logDir`).
  * - Crash policy of the CLI: a child that exits unexpectedly is restarted with exponential
  *   backoff (1 s, 2 s, 4 s … 30 s max; reset after 60 s of uptime); after 5 crashes in a row,
@@ -85,6 +91,10 @@ export interface StackOptions {
   say?: (line: string) => void;
   /** Throw (after stopping everything) when a child is not ready in time; default false = warn. */
   strict?: boolean;
+  /** `tsx` (sources, default) or `dist` (the production build in `<root>/dist`, see header). */
+  runtime?: 'tsx' | 'dist';
+  /** With the tsx runtime: restart a service when its sources change (`node --watch`). */
+  watch?: boolean;
 }
 
 /** Everything needed to (re)start one child; serialisable, so e2e can restart a service. */
@@ -153,7 +163,9 @@ export function planStack(opts: StackOptions = {}): { specs: ServiceSpec[]; skip
   const shared: Record<string, string> = { ...DEFAULT_ENV, PUBLIC_BASE_URL: `http://127.0.0.1:${portOf(GATEWAY)}`, ...urls };
   for (const [k, v] of Object.entries(baseEnv)) if (v !== undefined && k in shared) shared[k] = v;
   Object.assign(shared, opts.env ?? {});
-  const loader = tsxLoaderUrl(root);
+  const runtime = opts.runtime ?? 'tsx';
+  const loader = runtime === 'tsx' ? tsxLoaderUrl(root) : '';
+  if (runtime === 'dist') shared.NODE_ENV = baseEnv.NODE_ENV ?? 'production';
   const specs: ServiceSpec[] = [];
   const skipped: string[] = [];
   for (const name of wanted) {
@@ -162,18 +174,32 @@ export function planStack(opts: StackOptions = {}): { specs: ServiceSpec[]; skip
       continue;
     }
     const port = portOf(name);
+    const args =
+      runtime === 'dist'
+        ? ['--enable-source-maps', join(root, 'dist', name, 'main.js')]
+        : ['--enable-source-maps', ...(opts.watch ? ['--watch'] : []), '--import', loader, 'src/main.ts'];
     specs.push({
       name,
       cwd: join(root, 'services', name),
       command: process.execPath,
-      args: ['--enable-source-maps', '--import', loader, 'src/main.ts'],
-      env: { ...shared, PORT: String(port) },
+      args,
+      env: { ...shared, ...(runtime === 'dist' ? distStorageEnv(name, root, baseEnv) : {}), PORT: String(port) },
       port,
       readyUrl: `http://127.0.0.1:${port}/readyz`,
       logFile: opts.logDir ? join(opts.logDir, `${name}.log`) : undefined,
     });
   }
   return { specs, skipped };
+}
+
+/**
+ * Storage roots the services default to relative to their source file (`<root>/.data/<svc>`);
+ * a bundle lives elsewhere, so the dist runtime passes them explicitly (the caller's win).
+ */
+function distStorageEnv(name: string, root: string, baseEnv: NodeJS.ProcessEnv): Record<string, string> {
+  const key = name === 'files' ? 'FILES_STORAGE_PATH' : name === 'communities' ? 'COMMUNITIES_STORAGE_PATH' : undefined;
+  if (!key || baseEnv[key]) return {};
+  return { [key]: join(root, '.data', name) };
 }
 
 /** Coloured `[name]` tag padded to the longest service name. */
@@ -453,8 +479,19 @@ async function main(argv: string[]): Promise<void> {
     .split(',')
     .filter(Boolean);
   const say = (l: string) => process.stderr.write(`${tag('up')} ${l}\n`);
+  const dev = flag('--dev') || ['1', 'true', 'yes'].includes(process.env.DEV ?? '');
+  const runtime = dev ? 'tsx' : 'dist';
+  if (!dev) {
+    // Rebuild only the services whose sources are newer than their dist/<svc>/main.js.
+    const { BUILD_SERVICES, buildService, isStale } = await import('./build.js');
+    for (const svc of BUILD_SERVICES.filter((n) => serviceExists(n) && (!only || only.includes(n)) && isStale(n))) {
+      const started = Date.now();
+      await buildService(svc, join(REPO_ROOT, 'dist'));
+      say(`${svc}: built dist/${svc} (${Date.now() - started} ms)`);
+    }
+  }
   if (flag('--migrate-only')) {
-    const { specs, skipped } = planStack({ only });
+    const { specs, skipped } = planStack({ only, runtime });
     for (const name of skipped) say(`note: ${name}: services/${name}/src/main.ts does not exist yet; skipped`);
     await runMigrations(specs, say);
     return;
@@ -475,7 +512,10 @@ async function main(argv: string[]): Promise<void> {
   };
   for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(s, onSignal);
   killTrackedOnExit(); // also covers a Ctrl-C during migrations
-  stack = await startStack({ only, migrate: !flag('--no-migrate'), restart: !flag('--no-restart'), say });
+  say(
+    dev ? 'DEV: running the TypeScript sources through tsx, restarting on change' : 'running the production build (dist/); DEV=1 for tsx',
+  );
+  stack = await startStack({ only, migrate: !flag('--no-migrate'), restart: !flag('--no-restart'), say, runtime, watch: dev });
   if (stack.baseUrl && stack.ready) {
     console.log(`stack ready: ${stack.baseUrl}`);
   } else if (stack.baseUrl) {

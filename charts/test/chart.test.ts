@@ -1,0 +1,232 @@
+/**
+ * charts/rdm, checked offline: helm lint --strict and helm template with three value sets, every
+ * rendered object validated against the Kubernetes API schemas (kubernetes-models), and the
+ * policies that matter asserted on the output. Run: `make chart-check`.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  CHART,
+  CUSTOM_KINDS,
+  type Manifest,
+  SERVED_1_29_TO_1_31,
+  type ValueSet,
+  admits,
+  matches,
+  podTemplates,
+  render,
+  runHelm,
+  validate,
+  valueArgs,
+} from './render.js';
+
+const SERVICES = ['communities', 'files', 'gateway', 'records', 'requests', 'users', 'vocabularies'];
+const MIGRATED = SERVICES.filter((s) => s !== 'gateway');
+
+const SETS: ValueSet[] = [
+  { name: 'default (kind, in-cluster infrastructure)', files: [], set: [] },
+  { name: 'production (external infrastructure, TLS, 3 replicas)', files: ['ci/production-values.yaml'], set: [] },
+  {
+    name: 'in-cluster OpenSearch, local storage on PVCs',
+    files: [],
+    set: ['opensearch.enabled=true', 'search.engine=opensearch', 'storage.engine=local', 'storage.local.persistence=true'],
+  },
+];
+
+const byKind = (objs: Manifest[], kind: string) => objs.filter((o) => o.kind === kind);
+const containersOf = (spec: Manifest): Manifest[] => [...(spec.initContainers ?? []), ...spec.containers];
+
+describe.each(SETS)('charts/rdm with $name', (values) => {
+  let objs: Manifest[];
+  beforeAll(() => {
+    objs = render(values);
+  });
+
+  it('passes helm lint --strict', () => {
+    expect(runHelm(['lint', '--strict', CHART, ...valueArgs(values)])).toMatch(/1 chart\(s\) linted, 0 chart\(s\) failed/);
+  });
+
+  it('renders only objects that validate against the Kubernetes API schemas', () => {
+    expect(objs.length).toBeGreaterThan(30);
+    const problems = objs.map((o) => [`${o.kind}/${o.metadata?.name}`, validate(o)]).filter(([, p]) => p !== null);
+    expect(problems).toEqual([]);
+  });
+
+  it('uses only API versions served by Kubernetes 1.29 and 1.31; custom resources only when asked for', () => {
+    for (const o of objs) expect(`${o.kind} ${o.apiVersion}`).toBe(`${o.kind} ${SERVED_1_29_TO_1_31[o.kind]}`);
+    const custom = objs.filter((o) => CUSTOM_KINDS.has(`${o.apiVersion}/${o.kind}`));
+    expect(custom.length).toBe(values.files.includes('ci/production-values.yaml') ? 1 : 0);
+  });
+
+  it('has one Deployment per service with /readyz and /healthz probes, resources and a read-only, non-root container', () => {
+    const deployments = byKind(objs, 'Deployment');
+    expect(deployments.map((d) => d.metadata.name).sort()).toEqual(SERVICES.map((s) => `rdm-${s}`));
+    for (const d of deployments) {
+      const pod = d.spec.template.spec;
+      const [c] = pod.containers;
+      expect(pod.securityContext.runAsNonRoot, d.metadata.name).toBe(true);
+      expect(pod.securityContext.runAsUser).toBeGreaterThan(0);
+      expect(c.securityContext).toMatchObject({ runAsNonRoot: true, readOnlyRootFilesystem: true, allowPrivilegeEscalation: false });
+      expect(c.securityContext.capabilities.drop).toEqual(['ALL']);
+      expect(c.readinessProbe.httpGet).toEqual({ path: '/readyz', port: 'http' });
+      expect(c.livenessProbe.httpGet).toEqual({ path: '/healthz', port: 'http' });
+      expect(c.resources.requests.cpu && c.resources.requests.memory && c.resources.limits.memory).toBeTruthy();
+      const svc = d.metadata.name.replace(/^rdm-/, '');
+      expect(c.args).toEqual(['--enable-source-maps', `dist/${svc}/main.js`]);
+      expect(pod.automountServiceAccountToken).toBe(false);
+    }
+  });
+
+  it('runs no container as root, and gives every container resources and every server probes', () => {
+    for (const { obj, spec } of podTemplates(objs)) {
+      const podNonRoot = spec.securityContext?.runAsNonRoot === true && spec.securityContext?.runAsUser > 0;
+      for (const c of containersOf(spec)) {
+        const where = `${obj.kind}/${obj.metadata.name}/${c.name}`;
+        expect(podNonRoot || (c.securityContext?.runAsNonRoot === true && c.securityContext?.runAsUser > 0), where).toBe(true);
+        expect(c.securityContext?.runAsUser ?? 1, where).not.toBe(0);
+        expect(c.securityContext?.allowPrivilegeEscalation, where).toBe(false);
+        expect(c.resources?.requests?.memory && c.resources?.limits?.memory, where).toBeTruthy();
+      }
+      if (obj.kind !== 'Job') for (const c of spec.containers) expect(c.readinessProbe && c.livenessProbe, obj.metadata.name).toBeTruthy();
+    }
+  });
+
+  it('pins every image (a tag, never latest)', () => {
+    const images = podTemplates(objs).flatMap(({ spec }) => containersOf(spec).map((c) => c.image as string));
+    expect(images.length).toBeGreaterThan(7);
+    for (const image of images) expect(image).toMatch(/^[^:]+(:\d+)?\/?[^:]*:(?!latest$)[\w][\w.-]*$/);
+  });
+
+  it('routes /api of the ingress to the gateway Service', () => {
+    const [ing] = byKind(objs, 'Ingress');
+    const path = ing.spec.rules[0].http.paths.find((p: Manifest) => p.path === '/api');
+    expect(path.pathType).toBe('Prefix');
+    const gw = byKind(objs, 'Service').find((s) => s.metadata.name === path.backend.service.name);
+    expect(gw?.spec.selector['app.kubernetes.io/name']).toBe('gateway');
+    expect(gw?.spec.ports.map((p: Manifest) => p.name)).toContain(path.backend.service.port.name);
+    const gwDeploy = byKind(objs, 'Deployment').find((d) => d.metadata.name === 'rdm-gateway');
+    expect(matches({ matchLabels: gw?.spec.selector }, gwDeploy?.spec.template.metadata.labels)).toBe(true);
+    expect(Boolean(ing.spec.tls)).toBe(values.files.includes('ci/production-values.yaml'));
+  });
+
+  it('migrates every service with a database in a hook Job before its pods (after the in-cluster database exists)', () => {
+    const jobs = byKind(objs, 'Job');
+    const inCluster = !values.files.includes('ci/production-values.yaml');
+    expect(jobs.map((j) => j.metadata.name).sort()).toEqual(MIGRATED.map((s) => `rdm-${s}-migrate`));
+    for (const j of jobs) {
+      const svc = j.metadata.name.replace(/^rdm-|-migrate$/g, '');
+      expect(j.metadata.annotations['helm.sh/hook']).toBe(inCluster ? 'post-install,pre-upgrade' : 'pre-install,pre-upgrade');
+      expect(j.spec.template.spec.containers[0].args).toEqual(['--enable-source-maps', `dist/${svc}/main.js`, 'migrate']);
+      expect(Boolean(j.spec.template.spec.initContainers)).toBe(inCluster);
+    }
+    // What the Jobs read exists before them: the ConfigMap (and the chart's Secret) are hooks of a lower weight.
+    for (const o of [...byKind(objs, 'ConfigMap'), ...byKind(objs, 'Secret').filter((s) => s.metadata.name === 'rdm-secrets')]) {
+      expect(o.metadata.annotations['helm.sh/hook']).toBe('pre-install,pre-upgrade');
+      expect(Number(o.metadata.annotations['helm.sh/hook-weight'])).toBeLessThan(0);
+    }
+  });
+
+  it('takes every secret value from values or the existing Secret, never inline in a pod', () => {
+    const existing = values.files.includes('ci/production-values.yaml') ? 'rdm-production' : undefined;
+    const secrets = byKind(objs, 'Secret');
+    const names = new Set(secrets.map((s) => s.metadata.name));
+    if (existing) {
+      expect(names.has('rdm-secrets')).toBe(false);
+      expect(secrets).toEqual([]);
+    }
+    const valuesText = readFileSync(join(CHART, 'values.yaml'), 'utf8') + values.set.join('\n');
+    for (const s of secrets) {
+      expect(s.data).toBeUndefined();
+      for (const [k, v] of Object.entries(s.stringData as Record<string, string>)) {
+        // Every value is a values.yaml value (the database URL is assembled from postgresql.*).
+        if (k === 'DATABASE_URL') expect(v).toBe('postgres://rdm:rdm-dev-password@rdm-postgresql:5432/rdm');
+        else expect(valuesText, k).toContain(v);
+      }
+    }
+    for (const { obj, spec } of podTemplates(objs)) {
+      for (const c of containersOf(spec)) {
+        for (const e of c.env ?? []) {
+          if (/SECRET|PASSWORD|ACCESS_KEY|DATABASE_URL/.test(e.name)) expect(e.value, `${obj.metadata.name} ${e.name}`).toBeUndefined();
+          const ref = e.valueFrom?.secretKeyRef?.name;
+          if (ref && obj.kind !== 'StatefulSet') expect(ref).toBe(existing ?? 'rdm-secrets');
+          if (ref) expect(existing === ref || names.has(ref), ref).toBe(true);
+        }
+      }
+    }
+  });
+
+  it('lets NetworkPolicies admit gateway → services, services → infrastructure, and nothing else', () => {
+    const policies = byKind(objs, 'NetworkPolicy');
+    const ns = (name: string) => ({ 'kubernetes.io/metadata.name': name });
+    const pods = Object.fromEntries(podTemplates(objs).map(({ obj, labels }) => [obj.metadata.name, { namespace: ns('rdm'), labels }]));
+    const stranger = { namespace: ns('rdm'), labels: { app: 'debug-shell' } };
+    const otherNs = { namespace: ns('tenant-b'), labels: pods['rdm-users'].labels };
+    const ingressCtl = { namespace: ns('ingress-nginx'), labels: { 'app.kubernetes.io/name': 'ingress-nginx' } };
+    expect(admits(policies, ingressCtl, pods['rdm-gateway'], 'http')).toBe(true);
+    expect(admits(policies, stranger, pods['rdm-gateway'], 'http')).toBe(false);
+    for (const s of SERVICES.filter((n) => n !== 'gateway')) {
+      expect(admits(policies, pods['rdm-gateway'], pods[`rdm-${s}`], 'http'), `gateway → ${s}`).toBe(true);
+      expect(admits(policies, pods['rdm-records'], pods[`rdm-${s}`], 'http'), `records → ${s}`).toBe(true);
+      expect(admits(policies, ingressCtl, pods[`rdm-${s}`], 'http'), `ingress → ${s}`).toBe(false);
+      expect(admits(policies, stranger, pods[`rdm-${s}`], 'http'), `stranger → ${s}`).toBe(false);
+      expect(admits(policies, otherNs, pods[`rdm-${s}`], 'http'), `other namespace → ${s}`).toBe(false);
+      expect(admits(policies, pods['rdm-users-migrate'], pods[`rdm-${s}`], 'http'), `migration → ${s}`).toBe(false);
+      if (pods['rdm-postgresql'])
+        expect(admits(policies, pods['rdm-postgresql'], pods[`rdm-${s}`], 'http'), `postgresql → ${s}`).toBe(false);
+    }
+    const infra: [string, number][] = [
+      ['rdm-postgresql', 5432],
+      ['rdm-nats', 4222],
+      ['rdm-opensearch', 9200],
+    ];
+    for (const [name, port] of infra.filter(([n]) => pods[n])) {
+      expect(admits(policies, pods['rdm-users'], pods[name], port), `users → ${name}`).toBe(true);
+      expect(admits(policies, pods['rdm-users-migrate'], pods[name], port), `migration → ${name}`).toBe(true);
+      expect(admits(policies, stranger, pods[name], port), `stranger → ${name}`).toBe(false);
+      expect(admits(policies, ingressCtl, pods[name], port), `ingress → ${name}`).toBe(false);
+    }
+    if (pods['rdm-minio']) {
+      expect(admits(policies, pods['rdm-files'], pods['rdm-minio'], 9000)).toBe(true);
+      expect(admits(policies, pods['rdm-communities'], pods['rdm-minio'], 9000)).toBe(true);
+      expect(admits(policies, pods['rdm-gateway'], pods['rdm-minio'], 9000)).toBe(false);
+      expect(admits(policies, pods['rdm-users'], pods['rdm-minio'], 9000)).toBe(false);
+    }
+    // Every pod of the release is isolated (selected by at least one policy).
+    for (const [name, pod] of Object.entries(pods))
+      expect(
+        policies.some((p) => matches(p.spec.podSelector, pod.labels)),
+        name,
+      ).toBe(true);
+  });
+
+  it('mounts a writable /tmp (and /data for local storage) on every service, nothing else writable', () => {
+    for (const d of byKind(objs, 'Deployment')) {
+      const mounts = d.spec.template.spec.containers[0].volumeMounts.map((m: Manifest) => m.mountPath);
+      const svc = d.metadata.name.replace(/^rdm-/, '');
+      const local = values.set.includes('storage.engine=local') && ['files', 'communities'].includes(svc);
+      expect(mounts).toEqual(local ? ['/tmp', `/data/${svc}`] : ['/tmp']);
+    }
+  });
+});
+
+describe('charts/rdm values.schema.json', () => {
+  const fails = (set: string[]) => () => runHelm(['template', 'rdm', CHART, ...set.flatMap((s) => ['--set', s])]);
+  it.each([
+    ['a latest tag', ['image.tag=latest']],
+    ['an unknown search engine', ['search.engine=solr']],
+    ['an unknown key', ['ingress.hostname=x']],
+    ['an unknown service', ['services.billing.replicas=1']],
+    ['a short identity secret', ['secrets.identitySecret=short']],
+    ['a non-URL NATS address', ['nats.enabled=false', 'nats.url=localhost:4222']],
+  ])('refuses %s', (_what, set) => {
+    expect(fails(set)).toThrow(/values don't meet the specifications of the schema/);
+  });
+
+  it('refuses local storage with several replicas, and external infrastructure without its address', () => {
+    expect(fails(['storage.engine=local', 'services.files.replicas=2'])).toThrow(/storage.engine=local keeps data on one pod/);
+    expect(fails(['nats.enabled=false'])).toThrow(/nats.url is required/);
+    expect(fails(['postgresql.enabled=false'])).toThrow(/secrets.databaseUrl is required/);
+    expect(fails(['minio.enabled=false'])).toThrow(/storage.s3.endpoint is required/);
+  });
+});
