@@ -158,6 +158,8 @@ export const ROUTES: readonly RouteSpec[] = [
     list: true,
     summary: "A community's records",
   },
+  // Why outside /api: OAI-PMH harvesters (OpenAIRE, BASE) expect InvenioRDM's base URL `/oai2d`.
+  { pattern: '/oai2d', methods: ['GET', 'POST'], service: 'records', summary: 'OAI-PMH 2.0 provider (all six verbs)' },
   { pattern: '/api/iiif/{uuid}/manifest', methods: ['GET'], service: 'records', summary: 'IIIF presentation manifest' },
   { pattern: '/api/iiif/{uuid}/sequence/default', methods: ['GET'], service: 'records', summary: 'IIIF sequence' },
   { pattern: '/api/iiif/{uuid}/canvas/{key+}', methods: ['GET'], service: 'records', summary: 'IIIF canvas' },
