@@ -93,7 +93,7 @@ describe(openapiFragment.name, () => {
     expect(() => validator.resolveRefs()).not.toThrow();
   });
 
-  it('should document search, records, drafts, publish, pids, versions, files import, reviews and record communities', () => {
+  it('should document search, records, drafts, publish, pids, versions, files import, reviews, record communities and community records', () => {
     const ops = Object.entries(fragment.paths).flatMap(([p, item]) => METHODS.filter((m) => item[m]).map((m) => `${m.toUpperCase()} ${p}`));
     expect(ops.sort()).toEqual(
       [
@@ -113,6 +113,7 @@ describe(openapiFragment.name, () => {
         'GET /api/records/{id}/versions/latest',
         'GET /api/user/records',
         'GET /api/communities/{id}/records',
+        'DELETE /api/communities/{id}/records',
         'GET /api/records/{id}/draft/review',
         'PUT /api/records/{id}/draft/review',
         'DELETE /api/records/{id}/draft/review',
