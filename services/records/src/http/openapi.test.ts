@@ -12,6 +12,8 @@ import type { RecordsService } from '../domain/records.service.js';
 import { buildDoc, serializeItem } from '../domain/serializers.js';
 import type { FilesPort } from '../domain/ports.js';
 import type { VocabulariesPort } from '../domain/ports.js';
+import { registerExportRoutes } from '../export/export.routes.js';
+import { registerOaiRoutes } from '../oai/oai.routes.js';
 import { openapiFragment, toComponentSchema, writeFormSchemas } from './openapi.js';
 import { registerRecordsRoutes } from './records.routes.js';
 import { registerReviewRoutes } from './review.routes.js';
@@ -101,6 +103,7 @@ describe(openapiFragment.name, () => {
         'POST /api/records',
         'GET /api/records/{id}',
         'GET /api/records/{id}/draft',
+        'POST /oai2d',
         'PUT /api/records/{id}/draft',
         'POST /api/records/{id}/draft',
         'DELETE /api/records/{id}/draft',
@@ -108,10 +111,12 @@ describe(openapiFragment.name, () => {
         'GET /api/records/{id}/draft/pids/{scheme}',
         'POST /api/records/{id}/draft/pids/{scheme}',
         'DELETE /api/records/{id}/draft/pids/{scheme}',
+        'GET /api/records/{id}/export/{format}',
         'GET /api/records/{id}/versions',
         'POST /api/records/{id}/versions',
         'GET /api/records/{id}/versions/latest',
         'GET /api/user/records',
+        'GET /oai2d',
         'GET /api/communities/{id}/records',
         'DELETE /api/communities/{id}/records',
         'GET /api/records/{id}/draft/review',
@@ -165,6 +170,8 @@ describe(openapiFragment.name, () => {
     registerSearchRoutes(router, { search: {} as never, baseUrl: BASE, doiResolverUrl: 'https://doi.org' });
     registerRecordsRoutes(router, { service: {} as RecordsService, baseUrl: BASE, doiResolverUrl: 'https://doi.org' });
     registerReviewRoutes(router, { review: {} as never, communities: {} as never, communityRecords: {} as never, baseUrl: BASE });
+    registerExportRoutes(router, {} as never);
+    registerOaiRoutes(router, {} as never);
     const ids = new Set<string>();
     for (const [path, item] of Object.entries(fragment.paths)) {
       for (const m of METHODS.filter((k) => item[k])) {

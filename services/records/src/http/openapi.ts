@@ -21,6 +21,7 @@
 import { readFileSync } from 'node:fs';
 import type { AppState, Router } from '@rdm/platform';
 import { RECORD_SORTS } from '../search/search.service.js';
+import { interopPaths } from './openapi-interop.js';
 import { reviewPaths, reviewSchemas } from './openapi-review.js';
 
 type Json = Record<string, unknown>;
@@ -651,7 +652,7 @@ export function openapiFragment(): Json {
   return {
     openapi: '3.1.0',
     info: { title: 'records', version: '1.0.0' },
-    paths: { ...paths(), ...reviewPaths() },
+    paths: { ...paths(), ...reviewPaths(), ...interopPaths() },
     components: {
       schemas: { ...readSchemas(), ...writeFormSchemas(), ...reviewSchemas() },
       responses: {
