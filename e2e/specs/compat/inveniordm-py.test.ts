@@ -3,6 +3,8 @@
  * run unmodified against the stack:
  * - the official Python client `inveniordm-py`: e2e/compat/inveniordm_py_workflow.py drives the
  *   whole submission workflow and prints a JSON summary that is asserted here;
+ * - the same client and its own keep-alive `requests` session drive a community review
+ *   (e2e/compat/inveniordm_py_community.py: inveniordm-py has no community API of its own);
  * - `doiggie-invenio` (pooch's InvenioRDM plugin): e2e/compat/doiggie_invenio_read.py fetches the
  *   record published by the first test and verifies the files by their `checksum`.
  * Each script's summary is also written to .data/compat/<client>.json (kept after the run).
@@ -83,6 +85,17 @@ interface Summary {
   new_version: { id: string; status: string; index: number; files: string[]; import_files_quirk: string | null };
   versions: { total: number; ids: string[]; indexes: number[]; latest_id: string };
   edit: { id: string };
+  http: string[];
+}
+
+/** What inveniordm_py_community.py prints. */
+interface CommunitySummary {
+  ok: boolean;
+  community: { id: string; slug: string };
+  invitation: { id: string; status: string };
+  review: { id: string; status: string };
+  record: { id: string; is_published: boolean; communities: string[] };
+  timeline: [string, string][];
   http: string[];
 }
 
@@ -167,6 +180,32 @@ describe('real InvenioRDM clients (PyPI) against the stack', () => {
     // Every call the client made succeeded at the HTTP level except the client's own broken
     // import_files() path (none expected: InvenioRDM answers its POST …/draft with 201 too).
     expect(summary.http.filter((l) => !/-> (200|201|202|204)$/.test(l) && !/\/draft -> 404$/.test(l))).toEqual([]);
+  }, 180_000);
+
+  it('should run a community review from Python: the client plus its own keep-alive session', async (ctx) => {
+    if (skipReason) ctx.skip();
+    const [admin, curator] = await Promise.all([
+      createUser({ email: uniqueEmail('compat-admin'), admin: true, name: 'Compat Admin' }),
+      createUser({ email: uniqueEmail('compat-curator'), name: 'Compat Curator' }),
+    ]);
+    const { code, summary } = await runScript<CommunitySummary>('inveniordm_py_community.py', 'inveniordm-py-community', {
+      BASE_URL: baseUrl(),
+      ADMIN_TOKEN: admin.token,
+      TOKEN: user.token,
+      CURATOR_TOKEN: curator.token,
+      CURATOR_ID: curator.id,
+    });
+    expect(code, JSON.stringify(summary, null, 2)).toBe(0);
+    expect(summary.invitation.status).toBe('accepted');
+    expect(summary.review.status).toBe('accepted');
+    expect(summary.record).toEqual({ id: expect.any(String), is_published: true, communities: [summary.community.id] });
+    expect(summary.timeline).toEqual([
+      ['C', 'Please have a look'],
+      ['C', 'Looks fine'],
+      ['L', 'accepted'],
+      ['C', 'Accepted'],
+    ]);
+    expect(summary.http.filter((l) => !/-> (200|201|202|204)$/.test(l))).toEqual([]);
   }, 180_000);
 
   it('should let doiggie-invenio + pooch fetch the published files and verify their checksums', async (ctx) => {
