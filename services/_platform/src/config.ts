@@ -58,6 +58,24 @@ export const baseConfigProperties = {
   SHUTDOWN_TIMEOUT_MS: { type: 'integer', default: 10000, minimum: 0 },
   RPC_TIMEOUT_MS: { type: 'integer', default: 3000, minimum: 50 },
   OTEL_ENABLED: { type: 'boolean', default: false, description: 'Start the OpenTelemetry SDK.' },
+  SEARCH_ENGINE: {
+    type: 'string',
+    default: 'postgres',
+    enum: ['postgres', 'opensearch', 'elasticsearch'],
+    description: 'Search engine: postgres (no extra server), opensearch (2.x/3.x) or elasticsearch (8.x).',
+  },
+  SEARCH_URL: {
+    type: 'string',
+    default: 'http://127.0.0.1:9200',
+    pattern: '^https?://[^,\\s]+(,https?://[^,\\s]+)*$',
+    description: 'OpenSearch/Elasticsearch node URL(s), comma-separated.',
+  },
+  SEARCH_USERNAME: { type: 'string', default: '', description: 'Basic-auth user of the search cluster (empty: none).' },
+  SEARCH_PASSWORD: { type: 'string', default: '', description: 'Basic-auth password of the search cluster.' },
+  SEARCH_API_KEY: { type: 'string', default: '', description: 'API key (base64 id:key) instead of a user and password.' },
+  SEARCH_CA_FILE: { type: 'string', default: '', description: 'PEM file of the CA that signed the cluster certificate.' },
+  SEARCH_TLS_REJECT_UNAUTHORIZED: { type: 'boolean', default: true, description: 'false accepts any certificate (development only).' },
+  SEARCH_TIMEOUT_MS: { type: 'integer', default: 5000, minimum: 100, description: 'Per-request timeout of the search engine.' },
 } as const satisfies Record<string, EnvProperty>;
 
 type Prop = EnvProperty;

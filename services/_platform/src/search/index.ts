@@ -1,4 +1,4 @@
-/** Barrel of the shared search module: the `q` parser, its AST, and the postgres compiler. */
+/** Barrel of the shared search module: the `q` parser, its AST, the postgres compiler and the engine port (OpenSearch/Elasticsearch). */
 export * from './ast.js';
 export { MAX_QUERY_DEPTH, MAX_QUERY_LENGTH, type ParseOptions, parseQuery, parseQueryLenient } from './parser.js';
 export { foldText, searchVectorSql } from './fold.js';
@@ -21,3 +21,4 @@ export {
   rankSql,
   wildcardToLike,
 } from './sql.js';
+export * from './engine/index.js';

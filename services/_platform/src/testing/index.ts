@@ -251,3 +251,4 @@ export function withGatewayComponents(fragment: Record<string, unknown>): Record
   };
   return doc;
 }
+export { TEST_OPENSEARCH_URL, openSearchAvailable, requireOpenSearch, startEsCompatProxy } from './search-engines.js';

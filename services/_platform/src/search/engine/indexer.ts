@@ -1,0 +1,144 @@
+/**
+ * The search indexer: a durable JetStream consumer of a service's OWN outbox events that keeps its
+ * OpenSearch/Elasticsearch index in step with PostgreSQL. Use one per index as a background worker
+ * when `SEARCH_ENGINE` is not `postgres` (inline indexing after commit gives read-your-writes; this
+ * repairs anything the inline path missed: a crash between commit and index, an engine outage).
+ *
+ * How it works: messages are pulled in batches (`batchSize`, default 200); the events only name the
+ * aggregates (`aggregate.id`, `aggregate.revision`), and `load` reads their CURRENT state from the
+ * database (rows as index operations, with `revision_id` as the external version), so the effect is
+ * idempotent and order-independent: a redelivered or late event never overwrites a newer document.
+ * One bulk request per batch, then every message is acked. Engine down (or the database): the batch
+ * is nak'ed with `retryMs` and never dead-lettered; events wait in the stream until it returns.
+ * No inbox table is needed (the write is idempotent by construction).
+ */
+import { AckPolicy, DeliverPolicy, type JetStreamClient, type JetStreamManager, type JsMsg } from '@nats-io/jetstream';
+import { nanos } from '@nats-io/nats-core';
+import { isConnectionError } from '../../errors.js';
+import type { MsgLogger } from '../../nats.js';
+import { isEngineDown } from './engine.js';
+import type { BulkOp, SearchEngine } from './port.js';
+
+/** An aggregate an event touched. */
+export interface AggregateRef {
+  id: string;
+  revision: number;
+  /** The event subject (e.g. `rdm.communities.community.deleted`). */
+  subject: string;
+}
+
+/** Options of runSearchIndexer. */
+export interface IndexerOptions {
+  js: JetStreamClient;
+  jsm: JetStreamManager;
+  engine: SearchEngine;
+  /** Index alias written to. */
+  alias: string;
+  /** The service's stream (e.g. `COMMUNITIES`). */
+  stream: string;
+  /** Durable name, e.g. `communities-search-indexer`. */
+  durable: string;
+  /** One subject, wildcards allowed (e.g. `rdm.communities.community.*`). */
+  filterSubject: string;
+  /** Current state of the touched aggregates as bulk operations (index the row, or delete it). */
+  load: (refs: AggregateRef[]) => Promise<BulkOp[]>;
+  logger: MsgLogger;
+  batchSize?: number;
+  retryMs?: number;
+}
+
+/** A running indexer. */
+export interface IndexerHandle {
+  readonly name: string;
+  readonly ready: Promise<void>;
+  stop(): Promise<void>;
+}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref?.());
+
+/** Start the indexer (see the file header). */
+export function runSearchIndexer(opts: IndexerOptions): IndexerHandle {
+  const { js, jsm, engine, alias, stream, durable, filterSubject, load, logger } = opts;
+  const batchSize = opts.batchSize ?? 200;
+  const retryMs = opts.retryMs ?? 2000;
+  const log = { stream, durable, alias };
+  let stopped = false;
+  let markReady!: () => void;
+  const ready = new Promise<void>((r) => {
+    markReady = r;
+  });
+
+  const ensure = async () => {
+    const config = {
+      ack_policy: AckPolicy.Explicit,
+      max_deliver: -1,
+      ack_wait: nanos(60_000),
+      filter_subject: filterSubject,
+      max_ack_pending: 5000,
+    };
+    try {
+      await jsm.consumers.info(stream, durable);
+      await jsm.consumers.update(stream, durable, config);
+    } catch (err) {
+      if ((err as { code?: number }).code !== 10014 && !/consumer not found/i.test((err as Error).message ?? '')) throw err;
+      await jsm.consumers.add(stream, { ...config, durable_name: durable, deliver_policy: DeliverPolicy.All });
+    }
+  };
+
+  const handle = async (msgs: JsMsg[]) => {
+    const refs: AggregateRef[] = [];
+    for (const m of msgs) {
+      try {
+        const env = m.json<{ aggregate?: { id?: string; revision?: number } }>();
+        if (env.aggregate?.id)
+          refs.push({ id: String(env.aggregate.id), revision: Number(env.aggregate.revision ?? 0), subject: m.subject });
+      } catch {
+        // not JSON: nothing to index
+      }
+    }
+    try {
+      const ops = refs.length ? await load(refs) : [];
+      const res = await engine.bulk(alias, ops);
+      for (const f of res.failed)
+        logger.error({ ...log, id: f.id, status: f.status, reason: f.reason }, 'document rejected by the search engine');
+      for (const m of msgs) m.ack();
+    } catch (err) {
+      const outage = isEngineDown(err) || isConnectionError(err) || (err as { status?: number })?.status === 503;
+      logger.warn({ ...log, err, outage, messages: msgs.length }, 'indexing batch failed; will retry');
+      for (const m of msgs) m.nak(retryMs);
+      await sleep(retryMs);
+    }
+  };
+
+  const loop = async () => {
+    let failures = 0;
+    while (!stopped) {
+      try {
+        await ensure();
+        const consumer = await js.consumers.get(stream, durable);
+        markReady();
+        failures = 0;
+        while (!stopped) {
+          const batch: JsMsg[] = [];
+          const iter = await consumer.fetch({ max_messages: batchSize, expires: 1000 });
+          for await (const m of iter) batch.push(m);
+          if (batch.length) await handle(batch);
+        }
+      } catch (err) {
+        if (stopped) break;
+        failures++;
+        logger.error({ ...log, err }, 'indexer loop failed; retrying');
+        await sleep(Math.min(10_000, 500 * 2 ** Math.min(failures, 5)));
+      }
+    }
+  };
+  const running = loop();
+  return {
+    name: `indexer:${durable}`,
+    ready,
+    async stop() {
+      stopped = true;
+      await Promise.race([running, sleep(3000)]);
+    },
+  };
+}
