@@ -142,14 +142,14 @@ describe.skipIf(missing.length > 0)('review saga under faults (services as proce
     return { community, subs };
   }
 
-  /** Fire the accept; `after(replied)` runs once the kill condition holds; the trial with its answer. */
+  /** Fire the accept; once the committed state is `reached`, apply `fault`, then `recover`; the trial with its answer. */
   async function acceptUnder(
     label: string,
     sub: Submitted,
     reached: (s: SagaState) => boolean,
     fault: () => Promise<void>,
     recover: () => Promise<void>,
-    beforeReply = false,
+    o: { beforeReply?: boolean; mayFail: boolean },
   ): Promise<Trial> {
     let replied = false;
     const acceptP = call(stack.base, 'POST', `/api/requests/${sub.requestId}/actions/accept`, {
@@ -166,9 +166,15 @@ describe.skipIf(missing.length > 0)('review saga under faults (services as proce
     const [res] = await Promise.all([acceptP, recover()]);
     const hit = !ok
       ? `never reached (${stateLabel(state)})`
-      : `${stateLabel(at)}${late && beforeReply ? ' — LATE: answered before the kill' : late ? ' (answered before the kill)' : ''}`;
+      : `${stateLabel(at)}${late && o.beforeReply ? ' — LATE: answered before the kill' : late ? ' (answered before the kill)' : ''}`;
     note(label, hit, String(res.status));
-    return { ...sub, label, acceptStatus: res.status, acceptBody: res.body };
+    // Read-your-writes: after a 200 (and the restart), the record reads as published.
+    let readAfter: string | undefined;
+    if (res.status === 200) {
+      const rec = await call(stack.base, 'GET', `/api/records/${sub.draftId}`);
+      readAfter = `${rec.status} ${rec.body?.is_published ? 'published' : 'not published'}`;
+    }
+    return { ...sub, label, acceptStatus: res.status, acceptBody: res.body, mayFail: o.mayFail, readAfter };
   }
 
   it(
@@ -187,7 +193,7 @@ describe.skipIf(missing.length > 0)('review saga under faults (services as proce
               point.reached,
               () => stack.kill9(point.victim),
               () => stack.restart(point.victim),
-              point.beforeReply,
+              { beforeReply: point.beforeReply, mayFail: point.victim === 'requests' },
             ),
           );
         }
@@ -219,6 +225,7 @@ describe.skipIf(missing.length > 0)('review saga under faults (services as proce
                 await stack.nats.start();
                 await stack.waitAllReady(120_000);
               },
+              { mayFail: true },
             ),
           );
         }
@@ -242,7 +249,9 @@ describe.skipIf(missing.length > 0)('review saga under faults (services as proce
     const losers = answers.filter((a) => a.status !== 200);
     expect(losers).toHaveLength(19);
     for (const l of losers) expect(l.body).toEqual({ status: 400, message: "Error for action 'accept': Could not execute the action" });
-    const trial: Trial = { ...sub, label: '20 curators', acceptStatus: 200, acceptBody: wins[0].body };
+    const rec = await call(stack.base, 'GET', `/api/records/${sub.draftId}`);
+    const readAfter = `${rec.status} ${rec.body?.is_published ? 'published' : 'not published'}`;
+    const trial: Trial = { ...sub, label: '20 curators', acceptStatus: 200, acceptBody: wins[0].body, mayFail: false, readAfter };
     expect(await settle(stack, [trial], SETTLE_MS)).toEqual([]);
     expect(await verifySagas(stack, [trial], { curator: curators[0].token, community })).toEqual([]);
   }, 300_000);
