@@ -334,7 +334,9 @@ export async function runMigrations(
 ): Promise<void> {
   for (const spec of specs) {
     if (spec.name === GATEWAY) continue; // no database
-    await runOnce(spec, ['migrate'], `${spec.name}: migrate`, say, baseEnv);
+    // Why: under --watch node never exits after the command; a migration must run once.
+    const once = { ...spec, args: spec.args.filter((a) => a !== '--watch') };
+    await runOnce(once, ['migrate'], `${spec.name}: migrate`, say, baseEnv);
   }
   for (const spec of specs) {
     const script = packageScript(spec.cwd, 'fixtures');
