@@ -118,18 +118,6 @@ function mirrorPath(file: string, svc: string, root: string): string | undefined
     .join('/');
 }
 
-/**
- * knex records each migration under its file name, so a database migrated by tsx holds
- * `<name>.ts` rows and the compiled `<name>.js` files would look new (and `.ts` rows "missing").
- * Until the platform's migration source names migrations independently of the extension, the
- * build makes it report the compiled files under their source name. No-op once db.ts does it.
- */
-function migrationNamesAsTs(mirror: string, text: string): string {
-  if (mirror !== '_platform/db.js') return text;
-  const from = /getMigrationName\(file: string\): string \{\s*return file;\s*\}/;
-  return text.replace(from, "getMigrationName(file: string): string { return file.replace(/\\.[mc]?js$/, '.ts'); }");
-}
-
 /** esbuild plugin: workspace sources see their mirrored `import.meta.url` (see header). */
 function mirrorUrls(svc: string, root: string): Plugin {
   return {
@@ -138,7 +126,7 @@ function mirrorUrls(svc: string, root: string): Plugin {
       build.onLoad({ filter: /\.[mc]?ts$/ }, (args) => {
         const mirror = mirrorPath(args.path, svc, root);
         if (!mirror) return undefined;
-        let text = migrationNamesAsTs(mirror, readFileSync(args.path, 'utf8'));
+        let text = readFileSync(args.path, 'utf8');
         if (!text.includes('import.meta.url')) return { contents: text, loader: 'ts' };
         text = text
           .replace(/new URL\(\s*(['"])(\.{1,2}\/[^'"]+)\.ts\1(\s*,\s*import\.meta\.url\s*\))/g, 'new URL($1$2.js$1$3')

@@ -146,8 +146,13 @@ class DirectoryMigrationSource implements Knex.MigrationSource<string> {
       .sort();
   }
 
+  /**
+   * Why the `.ts` name for compiled files: a database migrated from the sources (tsx) and one
+   * migrated by the compiled build (`dist/`) must record the same names, or one would see the
+   * other's migrations as new.
+   */
   getMigrationName(file: string): string {
-    return file;
+    return file.replace(/\.[mc]?js$/, '.ts');
   }
 
   async getMigration(file: string): Promise<Knex.Migration> {
