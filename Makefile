@@ -75,13 +75,16 @@ VITEST := cd $(ROOT) && $(ROOT)/node_modules/.bin/vitest run
 
 # MinIO (needed by the files integration tests; a cold build takes minutes) starts in the
 # background while the unit tests run, and is waited for before the integration tests.
-test: deps infra ## unit, integration, fault trials (short form, 3 per kill point) and e2e tests, then a summary; fails if any project fails
+test: deps infra ## typecheck, lint, unit, charts, integration, fault trials (short form, 3 per kill point) and e2e tests, then a summary; fails if any project fails
 	@cd $(ROOT); rc=0; summary=""; \
 	bash $(INFRA)/minio.sh start >.data/minio-start.log 2>&1 & minio_pid=$$!; \
 	bash $(INFRA)/opensearch.sh start >.data/opensearch-start.log 2>&1 & opensearch_pid=$$!; \
 	printf '\n\033[1m=== typecheck ===\033[0m\n'; start=$$(date +%s); \
 	if $(MAKE) -s typecheck; then r=PASS; else r=FAIL; rc=1; fi; \
 	summary="$$summary$$(printf '  %-12s %s (%ss)' typecheck "$$r" "$$(( $$(date +%s) - start ))")\n"; \
+	printf '\n\033[1m=== lint ===\033[0m\n'; start=$$(date +%s); \
+	if $(MAKE) -s lint; then r=PASS; else r=FAIL; rc=1; fi; \
+	summary="$$summary$$(printf '  %-12s %s (%ss)' lint "$$r" "$$(( $$(date +%s) - start ))")\n"; \
 	for p in unit charts integration faults e2e; do \
 		printf '\n\033[1m=== vitest --project %s ===\033[0m\n' "$$p"; \
 		start=$$(date +%s); \
@@ -120,9 +123,8 @@ bench: deps infra ## every scripts/bench/*.bench.ts in order
 lint: deps ## biome check
 	@cd $(ROOT) && biome check .
 
-typecheck: deps ## tsc over every package
-	@cd $(ROOT); if [ -f tsconfig.json ]; then tsc -b tsconfig.json; \
-	else pnpm -r --workspace-concurrency=1 --if-present run typecheck && tsc -p e2e/tsconfig.json; fi
+typecheck: deps ## tsc over every package (the platform included) and the e2e suite
+	@cd $(ROOT); pnpm -r --workspace-concurrency=1 --if-present run typecheck && tsc -p e2e/tsconfig.json
 
 # ---------------------------------------------------------------- users CLI
 # The CLI prints a JSON object as its last stdout line; nothing here writes to stdout.
