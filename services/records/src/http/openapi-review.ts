@@ -27,7 +27,9 @@ const E: Record<string, Json> = {
   '429': ref('responses', 'TooManyRequests'),
   '503': ref('responses', 'ServiceUnavailable'),
 };
-const errors = (...codes: string[]): Json => Object.fromEntries(['401', '429', '503', ...codes].sort().map((c) => [c, E[c]]));
+// Why 400 on every operation: the platform refuses any query string with a NUL character.
+const errors = (...codes: string[]): Json =>
+  Object.fromEntries([...new Set(['400', '401', '429', '503', ...codes])].sort().map((c) => [c, E[c]]));
 const idParam = { name: 'id', in: 'path', required: true, schema: { type: 'string' }, description: 'Record id (`abcde-12345`).' };
 const ok = (description: string, schema: string) => ({ description, headers: rate, content: json(schemaRef(schema)) });
 const communitiesBody = { required: true, content: json(schemaRef('RecordCommunitiesWrite')) };
