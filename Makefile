@@ -15,7 +15,7 @@ DEPS_STAMP := $(ROOT)/node_modules/.rdm-deps-stamp
 export PATH := $(ROOT)/.tools/bin:$(ROOT)/node_modules/.bin:$(PATH)
 
 .PHONY: help up deps node-deps pnpm infra minio opensearch migrate stop clean distclean \
-	test test-unit test-integration test-faults test-e2e bench lint typecheck \
+	test test-unit test-integration test-faults test-e2e fuzz bench lint typecheck \
 	user revoke-token deactivate-user kind-up build images chart-check
 
 help: ## list targets
@@ -116,6 +116,11 @@ test-faults: deps infra ## fault trials, long form: kill -9 / NATS restarts mid-
 
 test-e2e: deps infra ## e2e tests (the global setup starts its own stack on ports 5900-5906)
 	@$(VITEST) --project e2e
+
+# Long fuzzing: the e2e fuzz spec with more examples and every schemathesis phase; reports in .data/fuzz/.
+fuzz: deps infra ## API fuzzing from /api/openapi.json, long form (FUZZ_MAX_EXAMPLES 100, FUZZ_PHASES, FUZZ_SEED, FUZZ_MAX_TIME s)
+	@cd $(ROOT) && FUZZ_MAX_EXAMPLES=$${FUZZ_MAX_EXAMPLES:-100} FUZZ_PHASES=$${FUZZ_PHASES:-examples,coverage,fuzzing,stateful} \
+		$(ROOT)/node_modules/.bin/vitest run --project e2e e2e/specs/fuzz
 
 bench: deps infra ## every scripts/bench/*.bench.ts in order
 	@cd $(ROOT) && $(TSX) scripts/bench/run-all.ts
