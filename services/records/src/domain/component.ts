@@ -64,9 +64,9 @@ export interface DraftWrite {
   draft?: DraftRow;
   parent?: ParentRow;
   ctx?: RecordAccessCtx;
-  /** The published record sharing the draft's id (edit drafts). */
-  record?: RecordRow;
-  /** The draft's files summary (update). */
+  /** Whether a published record shares the draft's id (edit draft). */
+  hasRecord?: boolean;
+  /** The draft's files summary (update: set by the files component). */
   summary?: FrozenFiles;
   patch: Partial<VersionRow>;
   errors: FieldError[];

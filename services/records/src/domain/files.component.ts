@@ -72,10 +72,11 @@ export class FilesComponent {
     }
   }
 
-  /** Update: the `files` options (InvenioRDM's draft files component; `files` omitted means enabled). */
-  onUpdate(w: DraftWrite): void {
+  /** Update: the draft's files summary and its `files` options (InvenioRDM's draft files component; `files` omitted means enabled). */
+  async onUpdate(w: DraftWrite): Promise<void> {
     const draft = w.draft!;
-    const summary = w.summary!;
+    const { summary } = await this.summaryOf(draft, w.hasRecord === true);
+    w.summary = summary;
     const filesIn = (w.input.data.files ?? {}) as Record<string, any>;
     let enabled: boolean = typeof filesIn.enabled === 'boolean' ? filesIn.enabled : true;
     let checkMissing = true;

@@ -4,26 +4,18 @@
  * their dereferenced form (unknown ids: 400, nothing saved), and the strict schema validation of
  * a publication (validation.ts, every error at once).
  *
- * When to use: `load` once per write (hard errors thrown: a body that is not an object, bad
- * `access`), then `onCreate`/`onUpdate` after the access checks; `onPublishCheck` at publish.
+ * When to use: `onCreate`/`onUpdate` on the write form the service loaded (validation.ts), after
+ * the access checks; `onPublishCheck` at publish.
  */
-import { Errors } from '@rdm/platform';
 import type { DraftWrite, PublishCheck } from './component.js';
 import { fieldErrors } from './errors.js';
 import type { VocabulariesPort } from './ports.js';
-import { type LoadResult, loadWriteForm, validateStored } from './validation.js';
+import { validateStored } from './validation.js';
 import { resolveAndDereference } from './vocabulary-refs.js';
 
 /** Metadata, custom fields and their vocabulary references. */
 export class MetadataComponent {
   constructor(private readonly vocabularies: VocabulariesPort) {}
-
-  /** The lax write form of a body (InvenioRDM's save: invalid values dropped into `errors`); 400 on hard errors. */
-  load(body: unknown): LoadResult {
-    const input = loadWriteForm(body);
-    if (input.hardErrors.length) throw Errors.validation(input.hardErrors);
-    return input;
-  }
 
   /** Create: resolved metadata, custom fields and the resource type columns. */
   onCreate(w: DraftWrite): Promise<void> {

@@ -37,8 +37,9 @@ import { type AuthorizeFilesRequest, type BucketGrant, FilesComponent } from './
 import { MetadataComponent } from './metadata.component.js';
 import type { DraftRow, FrozenFiles, ParentRow, RecordRow } from './model.js';
 import { PidsComponent } from './pids.component.js';
-import type { RecordAccessCtx, RecordAction } from './records.policy.js';
+import { type RecordAccessCtx, type RecordAction, recordsPolicy } from './records.policy.js';
 import { parentDoc } from './serializers.js';
+import { type LoadResult, loadWriteForm } from './validation.js';
 import { newUniqueIds, VersionsComponent } from './versions.component.js';
 
 export type { ItemView, RecordsHooks, RecordsServiceConfig, RecordsServiceDeps, VersionsView } from './component.js';
@@ -54,6 +55,13 @@ export interface CommitOptions {
   parentPatch?: (parent: ParentRow) => Partial<ParentRow>;
   checkParent?: (parent: ParentRow) => void;
   requestId?: string;
+}
+
+/** The lax write form of a body (InvenioRDM's save: invalid values dropped into `errors`); 400 on hard errors. */
+function loadInput(body: unknown): LoadResult {
+  const input = loadWriteForm(body);
+  if (input.hardErrors.length) throw Errors.validation(input.hardErrors);
+  return input;
 }
 
 /** The records domain service. */
@@ -123,8 +131,8 @@ export class RecordsService {
 
   /** POST /api/records. */
   async createDraft(identity: Identity, body: unknown): Promise<ItemView> {
-    this.access.requirePlain('create', identity);
-    const w: DraftWrite = { identity, input: this.metadata.load(body), patch: {}, errors: [] };
+    recordsPolicy.require('create', identity);
+    const w: DraftWrite = { identity, input: loadInput(body), patch: {}, errors: [] };
     this.access.onCreate(w);
     await this.metadata.onCreate(w);
     return withTransaction(this.d.db, async (trx) => {
@@ -150,13 +158,12 @@ export class RecordsService {
   async updateDraft(identity: Identity, id: string, body: unknown, ifMatch?: number): Promise<ItemView> {
     const { draft, parent, hasRecord } = await loadDraft(this.d.db, id);
     const ctx = ctxOf(draft, parent);
-    this.access.requirePlain('update_draft', identity, ctx);
+    recordsPolicy.require('update_draft', identity, ctx);
     if (ifMatch !== undefined && ifMatch !== draft.revision_id) throw Errors.revisionMismatch(ifMatch, draft.revision_id);
-    const w: DraftWrite = { identity, input: this.metadata.load(body), draft, parent, ctx, patch: {}, errors: [] };
+    const w: DraftWrite = { identity, input: loadInput(body), draft, parent, ctx, hasRecord, patch: {}, errors: [] };
     this.access.onUpdate(w);
     await this.metadata.onUpdate(w);
-    w.summary = (await this.files.summaryOf(draft, hasRecord)).summary;
-    this.files.onUpdate(w);
+    await this.files.onUpdate(w);
     return withTransaction(this.d.db, async (trx) => {
       const locked = await repo.getDraft(trx, id, true);
       if (!locked) throw Errors.pidDoesNotExist();
@@ -166,7 +173,7 @@ export class RecordsService {
       const patch = { ...w.patch, media_files: locked.media_files };
       const revision = await repo.updateDraft(trx, id, patch, now);
       const updated: DraftRow = { ...locked, ...patch, updated: now, revision_id: revision };
-      const doc = draftDoc(updated, parent, hasRecord, w.summary);
+      const doc = draftDoc(updated, parent, hasRecord, w.summary!);
       await this.d.index.index(trx, { kind: 'draft', row: updated, doc });
       return { kind: 'draft' as const, doc, errors: w.errors };
     });
