@@ -3,11 +3,13 @@ import { type AppState, createHttpApp, type Knex, type Logger, mountRouter, type
 import { oaiPrefix, type RecordsConfig } from './config.js';
 import { CommunitiesComponent } from './domain/communities.component.js';
 import { CommunityRecordsComponent } from './domain/community-records.component.js';
+import { DeletionComponent } from './domain/deletion.component.js';
 import type { CommunitiesPort, FilesPort, RequestsPort, VocabulariesPort } from './domain/ports.js';
 import { RecordsService } from './domain/records.service.js';
 import { ReviewComponent } from './domain/review.component.js';
 import { ReviewSagaComponent } from './domain/review-saga.component.js';
 import { registerInteropRoutes } from './export/index.js';
+import { registerDeletionRoutes, tombstoneMiddleware } from './http/deletion.routes.js';
 import { registerOpenApiRoute } from './http/openapi.js';
 import { registerRecordsRoutes } from './http/records.routes.js';
 import { registerReviewRoutes } from './http/review.routes.js';
@@ -92,7 +94,10 @@ export function createApp(deps: AppDeps) {
     const { review, recordCommunities: communities, communityRecords } = parts;
     registerReviewRoutes(router, { review, communities, communityRecords, baseUrl: deps.config.PUBLIC_BASE_URL });
   }
+  const deletion = new DeletionComponent({ db: deps.db, index, vocabularies: deps.vocabularies });
+  registerDeletionRoutes(router, deletion);
   registerRecordsRoutes(router, { service, review: parts?.review, ...urls });
+  app.use(tombstoneMiddleware(deletion));
   mountRouter(app, router);
-  return { app, health, service, search, index, ...parts };
+  return { app, health, service, search, index, deletion, ...parts };
 }

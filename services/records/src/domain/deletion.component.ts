@@ -1,0 +1,152 @@
+/**
+ * Deletion of published records by administrators, their tombstones, and restore (reference
+ * §4.4: `DELETE /api/records/<id>/delete` with `{removal_reason, note, citation_text,
+ * is_visible}`; `POST /api/records/<id>/restore`).
+ *
+ * When to use: every takedown or restore goes through `delete` / `restore` here; every 410 of a
+ * deleted record gets its body from `goneError` (the routes' tombstone middleware calls it, so
+ * the read paths keep throwing the plain `Errors.gone()`).
+ *
+ * A deletion, in ONE transaction: the record's `deletion_status` becomes `D` (revision and
+ * `updated` bumped: the read cache's stamp changes and OAI-PMH harvests it as deleted), the
+ * tombstone row is written, the search document is re-indexed with the deleted status (search
+ * scopes only show `P`; OAI-PMH lists it as `<header status="deleted">`), and
+ * `rdm.records.record.deleted` goes to the outbox. Files stop being served because
+ * `authorize-files` refuses a deleted record with 410. A restore undoes each step and writes
+ * `rdm.records.record.restored`. Only this version is deleted (InvenioRDM's default policy);
+ * the parent's `latest_id` is not moved.
+ */
+import { AppError, Errors, type FieldError, type Identity, isAdmin, type Knex, withTransaction, writeOutbox } from '@rdm/platform';
+import * as del from '../repo/deletion.repo.js';
+import * as repo from '../repo/records.repo.js';
+import { recordDoc } from './builders.js';
+import type { SearchIndexPort, VocabulariesPort } from './ports.js';
+
+/** What the component needs. */
+export interface DeletionDeps {
+  db: Knex;
+  index: SearchIndexPort;
+  vocabularies: VocabulariesPort;
+}
+
+/** A validated deletion request. */
+interface DeletionInput {
+  reasonId: string;
+  note: string;
+  citationText: string;
+  isVisible: boolean;
+}
+
+const MAX_TEXT = 10_000;
+
+/** Parse `{removal_reason: {id} | id, note?, citation_text?, is_visible?}`; 400 with field errors. */
+export function parseDeletion(body: unknown): DeletionInput {
+  const errors: FieldError[] = [];
+  const b = (body && typeof body === 'object' && !Array.isArray(body) ? body : {}) as Record<string, unknown>;
+  const raw = b.removal_reason;
+  const reasonId = typeof raw === 'string' ? raw : raw && typeof raw === 'object' ? (raw as { id?: unknown }).id : undefined;
+  if (typeof reasonId !== 'string' || !reasonId.trim()) errors.push({ field: 'removal_reason', messages: ['Missing data for required field.'] });
+  const text = (field: string): string => {
+    const v = b[field];
+    if (v === undefined || v === null) return '';
+    if (typeof v !== 'string') errors.push({ field, messages: ['Not a valid string.'] });
+    else if (v.length > MAX_TEXT) errors.push({ field, messages: [`Longer than maximum length ${MAX_TEXT}.`] });
+    return typeof v === 'string' ? v : '';
+  };
+  const note = text('note');
+  const citationText = text('citation_text');
+  const vis = b.is_visible;
+  if (vis !== undefined && typeof vis !== 'boolean') errors.push({ field: 'is_visible', messages: ['Not a valid boolean.'] });
+  if (errors.length) throw Errors.validation(errors);
+  return { reasonId: String(reasonId).trim(), note, citationText, isVisible: vis === undefined ? true : (vis as boolean) };
+}
+
+/** The tombstone as the API shows it. */
+export function tombstoneBody(t: del.TombstoneRow): Record<string, unknown> {
+  return {
+    removal_reason: t.removal_reason,
+    note: t.note,
+    removed_by: t.removed_by,
+    removal_date: new Date(t.removal_date).toISOString().replace('Z', '+00:00'),
+    citation_text: t.citation_text,
+    is_visible: t.is_visible,
+    deletion_policy: { id: 'record-deletion-v1' },
+  };
+}
+
+/** Administrators' deletion and restore of published records. */
+export class DeletionComponent {
+  constructor(private readonly d: DeletionDeps) {}
+
+  /** The error a read of deleted record `id` answers: 410 with the tombstone, 404 when it is hidden. */
+  async goneError(id: string): Promise<AppError> {
+    const t = await del.getTombstone(this.d.db, id);
+    if (!t) return Errors.gone('Record deleted');
+    if (!t.is_visible) return Errors.notFound('Record not found');
+    return Errors.gone('Record deleted', { tombstone: tombstoneBody(t) });
+  }
+
+  /** DELETE /api/records/{id}/delete (administrators). */
+  async delete(identity: Identity, id: string, body: unknown, ifMatch?: number): Promise<void> {
+    if (!isAdmin(identity)) throw Errors.permissionDenied();
+    const input = parseDeletion(body);
+    const [resolved] = await this.d.vocabularies.resolve([{ type: 'removalreasons', id: input.reasonId }]);
+    if (!resolved?.found) throw Errors.validation([{ field: 'removal_reason', messages: [`Invalid value ${input.reasonId}.`] }]);
+    const title = (resolved.entry as { title?: Record<string, string> } | undefined)?.title;
+    await withTransaction(this.d.db, async (trx) => {
+      const record = await this.lockRecord(trx, id);
+      if (record.deletion_status !== 'P') throw Errors.badRequest('Record is already deleted.');
+      if (ifMatch !== undefined && ifMatch !== record.revision_id) throw Errors.revisionMismatch(ifMatch, record.revision_id);
+      const removalDate = new Date();
+      await del.upsertTombstone(trx, {
+        record_id: id,
+        removal_reason: { id: input.reasonId, ...(title ? { title } : {}) },
+        note: input.note,
+        citation_text: input.citationText,
+        is_visible: input.isVisible,
+        removed_by: { user: String(identity.sub) },
+        removal_date: removalDate,
+      });
+      const revision = await this.setStatus(trx, id, 'D', removalDate);
+      await writeOutbox(trx, {
+        subject: 'rdm.records.record.deleted',
+        aggregate: { type: 'record', id, revision },
+        data: { id, parent_id: record.parent_id, bucket_id: record.bucket_id, removal_reason: input.reasonId, is_visible: input.isVisible },
+      });
+    });
+  }
+
+  /** POST /api/records/{id}/restore (administrators): the deleted record becomes readable again. */
+  async restore(identity: Identity, id: string): Promise<void> {
+    if (!isAdmin(identity)) throw Errors.permissionDenied();
+    await withTransaction(this.d.db, async (trx) => {
+      const record = await this.lockRecord(trx, id);
+      if (record.deletion_status === 'P') throw Errors.badRequest('Record is not deleted.');
+      await del.deleteTombstone(trx, id);
+      const revision = await this.setStatus(trx, id, 'P', new Date());
+      await writeOutbox(trx, {
+        subject: 'rdm.records.record.restored',
+        aggregate: { type: 'record', id, revision },
+        data: { id, parent_id: record.parent_id, bucket_id: record.bucket_id },
+      });
+    });
+  }
+
+  /** The record row locked for update; 404 as GET /api/records/<id> for unknown ids and drafts. */
+  private async lockRecord(trx: Knex.Transaction, id: string) {
+    const record = await repo.getRecord(trx, id, true);
+    if (!record) {
+      if (await repo.getDraft(trx, id)) throw Errors.pidNotRegistered();
+      throw Errors.pidDoesNotExist();
+    }
+    return record;
+  }
+
+  /** Write the deletion status and re-index the record's document with it; returns the new revision. */
+  private async setStatus(trx: Knex.Transaction, id: string, status: 'P' | 'D', updated: Date): Promise<number> {
+    const revision = await repo.updateRecord(trx, id, { deletion_status: status }, updated);
+    const found = await repo.getRecordWithParent(trx, id);
+    if (found?.parent) await this.d.index.index(trx, { kind: 'record', row: found.record, doc: recordDoc(found.record, found.parent) });
+    return revision;
+  }
+}

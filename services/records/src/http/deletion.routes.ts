@@ -1,0 +1,41 @@
+/**
+ * HTTP routes of deletion and restore (`domain/deletion.component.ts`), and the tombstone
+ * middleware: any 410 answered for `/api/records/<id>[/…]` is replaced by the record's tombstone
+ * body (or a 404 `Record not found` when the tombstone is hidden), so every read path keeps
+ * throwing the plain `Errors.gone()`.
+ *
+ * When to use: mount `tombstoneMiddleware` on the app before the router (app.ts).
+ */
+import { type AppContext, type AppState, ifMatch, isAppError, jsonBody, type Router } from '@rdm/platform';
+import type { Middleware } from 'koa';
+import type { DeletionComponent } from '../domain/deletion.component.js';
+
+/** Register `DELETE /api/records/{id}/delete` (also `POST`, as the gateway table) and `POST …/restore`. */
+export function registerDeletionRoutes(router: Router<AppState>, deletion: DeletionComponent): void {
+  const remove = async (ctx: AppContext) => {
+    const body = await jsonBody(ctx, { limit: '64kb' });
+    await deletion.delete(ctx.state.identity, String(ctx.params.id), body, ifMatch(ctx));
+    ctx.status = 204;
+  };
+  router.delete('/api/records/:id/delete', remove);
+  router.post('/api/records/:id/delete', remove);
+  router.post('/api/records/:id/restore', async (ctx: AppContext) => {
+    await deletion.restore(ctx.state.identity, String(ctx.params.id));
+    ctx.status = 204;
+  });
+}
+
+const RECORD_PATH = /^\/api\/records\/([^/]+)(?:\/|$)/;
+
+/** Koa middleware: a 410 of a record path becomes its tombstone answer. */
+export function tombstoneMiddleware(deletion: DeletionComponent): Middleware {
+  return async (ctx, next) => {
+    try {
+      await next();
+    } catch (e) {
+      const m = RECORD_PATH.exec(ctx.path);
+      if (!m || !isAppError(e) || e.status !== 410) throw e;
+      throw await deletion.goneError(decodeURIComponent(m[1]!));
+    }
+  };
+}
