@@ -9,6 +9,8 @@ import { RecordsService } from './domain/records.service.js';
 import { ReviewComponent } from './domain/review.component.js';
 import { ReviewSagaComponent } from './domain/review-saga.component.js';
 import { registerInteropRoutes } from './export/index.js';
+import { AccessLinksComponent } from './domain/access-links.component.js';
+import { linkTokenMiddleware, registerAccessRoutes } from './http/access.routes.js';
 import { registerDeletionRoutes, tombstoneMiddleware } from './http/deletion.routes.js';
 import { registerOpenApiRoute } from './http/openapi.js';
 import { registerRecordsRoutes } from './http/records.routes.js';
@@ -97,6 +99,9 @@ export function createApp(deps: AppDeps) {
   const deletion = new DeletionComponent({ db: deps.db, index, vocabularies: deps.vocabularies });
   registerDeletionRoutes(router, deletion);
   registerRecordsRoutes(router, { service, review: parts?.review, ...urls });
+  const accessLinks = new AccessLinksComponent({ db: deps.db, secret: deps.config.IDENTITY_SECRET, require: (...a) => service.requireWith(...a) });
+  registerAccessRoutes(router, accessLinks);
+  app.use(linkTokenMiddleware(deps.db));
   app.use(tombstoneMiddleware(deletion));
   mountRouter(app, router);
   return { app, health, service, search, index, deletion, ...parts };

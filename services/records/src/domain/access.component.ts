@@ -22,6 +22,7 @@ export function ctxOf(row: { access: Access }, parent: ParentRow): RecordAccessC
     accessRecord: row.access?.record === 'restricted' ? 'restricted' : 'public',
     accessFiles: row.access?.files === 'restricted' ? 'restricted' : 'public',
     grants: (parent.access?.grants ?? []) as RecordAccessCtx['grants'],
+    parentId: parent.id,
   };
 }
 

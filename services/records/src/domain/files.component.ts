@@ -12,6 +12,7 @@
 import { AppError, Errors, type Identity, type Knex, type MsgLogger, withTransaction } from '@rdm/platform';
 import * as repo from '../repo/records.repo.js';
 import { type AccessComponent, ctxOf } from './access.component.js';
+import { withLinkToken } from './access-links.component.js';
 import { draftDoc, frozenSummary } from './builders.js';
 import { type DraftWrite, loadDraft, loadRecord, type PublishCheck } from './component.js';
 import { fieldErrors, RecordErrors } from './errors.js';
@@ -185,7 +186,8 @@ export class FilesComponent {
 
   /** RPC rdm.records.rpc.authorize-files: the bucket and options, or the HTTP route's 404/403/410. */
   async authorize(req: AuthorizeFilesRequest): Promise<BucketGrant> {
-    const identity: Identity = { sub: req.identity?.sub ?? null, roles: req.identity?.roles ?? [] };
+    const base: Identity = { sub: req.identity?.sub ?? null, roles: req.identity?.roles ?? [] };
+    const identity = await withLinkToken(this.d.db, base, req.access_token);
     if (req.scope === 'draft') {
       const { draft, parent, hasRecord } = await loadDraft(this.d.db, req.record_id);
       await this.d.access.require(req.action === 'update' ? 'update_draft' : 'read_draft', identity, ctxOf(draft, parent), parent);

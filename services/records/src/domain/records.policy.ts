@@ -29,8 +29,10 @@ export interface RecordAccessCtx {
   accessFiles: 'public' | 'restricted';
   /** Grants of the parent (later issue). */
   grants?: AccessGrant[];
-  /** Levels granted by a verified secret-link token presented with the request (later issue). */
+  /** Levels granted by a verified secret-link token presented with the request. */
   linkPermissions?: AccessLevel[];
+  /** The record's parent: matches the secret links resolved into a `LinkIdentity`. */
+  parentId?: string;
   /** Communities of the record's parent (`parent.communities.ids`). */
   communityIds?: string[];
   /** Receiver community of the draft's open (submitted) review request. */
@@ -52,11 +54,21 @@ const grant =
           (g.subject.type === 'role' && i.roles.includes(g.subject.id))),
     );
 
-/** A secret link of at least `level` presented with the request. */
+/** A live secret link resolved from the request's token (access-links.component `withLinkToken`). */
+export interface LinkGrant {
+  parentId: string;
+  permission: AccessLevel;
+}
+
+/** An identity that presented a secret-link token: the links it resolved to. */
+export type LinkIdentity = Identity & { links?: LinkGrant[] };
+
+/** A secret link of at least `level` presented with the request (in the context or resolved into the identity). */
 const link =
   (level: AccessLevel): Generator<RecordAccessCtx> =>
-  (_i, ctx) =>
-    (ctx?.linkPermissions ?? []).some((p) => RANK[p] >= RANK[level]);
+  (i, ctx) =>
+    (ctx?.linkPermissions ?? []).some((p) => RANK[p] >= RANK[level]) ||
+    (!!ctx?.parentId && ((i as LinkIdentity).links ?? []).some((l) => l.parentId === ctx.parentId && RANK[l.permission] >= RANK[level]));
 
 const recordOwner: Generator<RecordAccessCtx> = owner<RecordAccessCtx>((c) => c?.ownerId);
 

@@ -153,6 +153,7 @@ export function accessCtxOfDoc(doc: ItemDoc): RecordAccessCtx {
     accessRecord: doc.access?.record === 'restricted' ? 'restricted' : 'public',
     accessFiles: doc.access?.files === 'restricted' ? 'restricted' : 'public',
     grants: Array.isArray(doc.parent?.access?.grants) ? doc.parent.access.grants : [],
+    parentId: doc.parent?.id,
   };
 }
 
