@@ -65,7 +65,7 @@ describe(mergeFragments.name, () => {
       openapi: '3.1.0',
       info: { title: 'records', version: '1' },
       paths: {
-        '/api/records/{pid_value}': {
+        '/api/records/{pid_value}/draft': {
           get: {
             operationId: 'records_read',
             summary: 'Read a record (from records)',
@@ -83,8 +83,8 @@ describe(mergeFragments.name, () => {
     };
     const { doc, notes } = mergeFragments(base, [{ service: 'records', doc: fragment }]);
     const d = doc as unknown as Doc;
-    expect(d.paths['/api/records/{id}']).toBeUndefined();
-    const item = d.paths['/api/records/{pid_value}'];
+    expect(d.paths['/api/records/{id}/draft']).toBeUndefined();
+    const item = d.paths['/api/records/{pid_value}/draft'];
     expect(item.get.summary).toBe('Read a record (from records)');
     expect(item.get.tags).toEqual(['records']);
     expect(item.delete).toBeDefined(); // kept from the base document

@@ -85,7 +85,7 @@ function fileRoutes(base: string, kind: 'files' | 'media-files', draft: boolean)
 function rootVocabularyRoutes(v: string): RouteSpec[] {
   return [
     { pattern: `/api/${v}`, methods: ['GET', 'POST'], service: 'vocabularies', list: true, summary: `Search ${v}` },
-    { pattern: `/api/${v}/{id+}`, methods: ['GET', 'PUT', 'PATCH', 'DELETE'], service: 'vocabularies', summary: `Read one entry of ${v}` },
+    { pattern: `/api/${v}/{id+}`, methods: ['GET', 'PUT', 'DELETE'], service: 'vocabularies', summary: `Read one entry of ${v}` },
   ];
 }
 
@@ -99,7 +99,7 @@ export const ROUTES: readonly RouteSpec[] = [
     list: true,
     summary: 'Search published records or create a draft',
   },
-  { pattern: R, methods: ['GET', 'DELETE'], service: 'records', summary: 'Read a published record' },
+  { pattern: R, methods: ['GET'], service: 'records', summary: 'Read a published record' },
   { pattern: `${R}/delete`, methods: ['POST', 'DELETE'], service: 'records', summary: 'Delete a record (administrators)' },
   { pattern: `${R}/restore`, methods: ['POST'], service: 'records', summary: 'Restore a deleted record (administrators)' },
   {
@@ -149,7 +149,6 @@ export const ROUTES: readonly RouteSpec[] = [
     list: true,
     summary: 'Communities the record could join',
   },
-  { pattern: `${R}/requests`, methods: ['GET'], service: 'records', list: true, summary: "The record's requests" },
   { pattern: '/api/user/records', methods: ['GET'], service: 'records', list: true, summary: "The caller's drafts and records" },
   {
     pattern: '/api/communities/{id}/records',
@@ -160,17 +159,12 @@ export const ROUTES: readonly RouteSpec[] = [
   },
   // Why outside /api: OAI-PMH harvesters (OpenAIRE, BASE) expect InvenioRDM's base URL `/oai2d`.
   { pattern: '/oai2d', methods: ['GET', 'POST'], service: 'records', summary: 'OAI-PMH 2.0 provider (all six verbs)' },
-  { pattern: '/api/iiif/{uuid}/manifest', methods: ['GET'], service: 'records', summary: 'IIIF presentation manifest' },
-  { pattern: '/api/iiif/{uuid}/sequence/default', methods: ['GET'], service: 'records', summary: 'IIIF sequence' },
-  { pattern: '/api/iiif/{uuid}/canvas/{key+}', methods: ['GET'], service: 'records', summary: 'IIIF canvas' },
 
   // ── files ──────────────────────────────────────────────────────────────────────────────────
   ...fileRoutes(`${R}/draft`, 'files', true),
   ...fileRoutes(`${R}/draft`, 'media-files', true),
   ...fileRoutes(R, 'files', false),
   ...fileRoutes(R, 'media-files', false),
-  { pattern: '/api/iiif/{uuid}/info.json', methods: ['GET'], service: 'files', summary: 'IIIF image information' },
-  { pattern: '/api/iiif/{uuid}/{region}/{size}/{rotation}/{quality_format}', methods: ['GET'], service: 'files', summary: 'IIIF image' },
 
   // ── requests ───────────────────────────────────────────────────────────────────────────────
   { pattern: '/api/requests', methods: ['GET'], service: 'requests', list: true, summary: 'Search requests' },
@@ -245,15 +239,8 @@ export const ROUTES: readonly RouteSpec[] = [
     summary: 'One featured entry',
   },
   {
-    pattern: '/api/communities/{id}/subcommunities',
-    methods: ['GET', 'POST'],
-    service: 'communities',
-    list: true,
-    summary: 'Subcommunities',
-  },
-  {
     pattern: '/api/communities/{id}/members',
-    methods: ['GET', 'POST', 'PUT', 'DELETE'],
+    methods: ['GET', 'PUT', 'DELETE'],
     service: 'communities',
     list: true,
     summary: 'Members of a community',
@@ -268,16 +255,16 @@ export const ROUTES: readonly RouteSpec[] = [
   },
   {
     pattern: '/api/communities/{id}/membership-requests',
-    methods: ['GET', 'POST', 'PUT'],
+    methods: ['GET', 'POST'],
     service: 'communities',
     list: true,
     summary: 'Membership requests',
   },
   { pattern: '/api/user/communities', methods: ['GET'], service: 'communities', list: true, summary: "The caller's communities" },
-  { pattern: '/api/community-schema-extension', methods: ['GET', 'POST'], service: 'communities', summary: 'Community schema extensions' },
+  { pattern: '/api/community-schema-extension', methods: ['GET'], service: 'communities', summary: 'Community schema extensions' },
   {
     pattern: '/api/community-schema-extension/{slug}',
-    methods: ['GET', 'POST', 'PUT', 'DELETE'],
+    methods: ['GET', 'PUT'],
     service: 'communities',
     summary: 'Latest schema extension of a community',
   },
@@ -300,23 +287,15 @@ export const ROUTES: readonly RouteSpec[] = [
   },
   {
     pattern: '/api/vocabularies/{type}/{id+}',
-    methods: ['GET', 'PUT', 'PATCH', 'DELETE'],
+    methods: ['GET', 'PUT', 'DELETE'],
     service: 'vocabularies',
     summary: 'Read one vocabulary entry',
   },
   ...ROOT_VOCABULARIES.flatMap(rootVocabularyRoutes),
 
   // ── users ──────────────────────────────────────────────────────────────────────────────────
-  { pattern: '/api/users', methods: ['GET', 'POST'], service: 'users', list: true, summary: 'Search public users' },
+  { pattern: '/api/users', methods: ['GET'], service: 'users', list: true, summary: 'Search public users' },
   { pattern: '/api/users/{id}', methods: ['GET'], service: 'users', summary: 'Read a user' },
   { pattern: '/api/users/{id}/avatar.svg', methods: ['GET'], service: 'users', summary: "A user's avatar" },
-  {
-    pattern: '/api/users/{id}/{action}',
-    methods: ['POST'],
-    service: 'users',
-    summary: 'Moderate a user (approve, block, restore, activate, deactivate)',
-  },
-  { pattern: '/api/groups', methods: ['GET'], service: 'users', list: true, summary: 'Search groups' },
-  { pattern: '/api/groups/{id}', methods: ['GET'], service: 'users', summary: 'Read a group' },
-  { pattern: '/api/me', methods: ['GET', 'PUT', 'PATCH'], service: 'users', summary: 'The caller' },
+  { pattern: '/api/me', methods: ['GET'], service: 'users', summary: 'The caller' },
 ];
