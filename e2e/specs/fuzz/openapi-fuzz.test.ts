@@ -14,7 +14,7 @@
  * When python3/pip cannot install schemathesis, the spec fails under CI and is skipped elsewhere.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ensureFuzzVenv, type FuzzResult, runFuzz } from '../../fuzz/schemathesis.js';
+import { ensureFuzzVenv, type FixtureBinding, type FuzzResult, runFuzz } from '../../fuzz/schemathesis.js';
 import { api, baseUrl } from '../../support/client.js';
 import { createUser, type TestUser, uniqueEmail } from '../../support/users.js';
 import { makeCommunity } from '../communities/support.js';
@@ -86,7 +86,7 @@ describe('GET /api/openapi.json fuzzed (schemathesis)', () => {
     "should answer every generated request of an ordinary user on the user's own fixtures likewise",
     async (ctx) => {
       if (skipReason) return ctx.skip();
-      const bindings = [
+      const bindings: FixtureBinding[] = [
         { pathRegex: '^/api/records/\\{id\\}', parameters: { 'path.id': fixtures.record, 'path.key': 'data.txt' } },
         { pathRegex: '^/api/communities/\\{id\\}', parameters: { 'path.id': fixtures.community } },
       ];
