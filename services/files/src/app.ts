@@ -32,7 +32,8 @@ export interface AppDeps {
     | 'FILES_MAX_FILE_BYTES'
     | 'FILES_UPLOAD_STALE_MS'
     | 'FILES_JANITOR_INTERVAL_MS'
-  >;
+  > &
+    Partial<Pick<FilesConfig, 'FILES_MULTIPART_MAX_PART_BYTES'>>;
   logger: Logger;
   db: Knex;
   storage: ObjectStorage;
@@ -78,6 +79,7 @@ export function createApp(deps: AppDeps): FilesApp {
       maxRecordBytes: config.FILES_MAX_RECORD_BYTES,
       maxFileBytes: maxFileBytes(config),
       uploadStaleMs: config.FILES_UPLOAD_STALE_MS,
+      maxPartBytes: config.FILES_MULTIPART_MAX_PART_BYTES ?? 64 * 1024 * 1024,
     },
   });
   health.add('db', () => db.raw('select 1'));
@@ -87,6 +89,6 @@ export function createApp(deps: AppDeps): FilesApp {
     health.add('nats', natsHealthCheck(nc));
   }
   mountRouter(app, openapiRouter());
-  mountRouter(app, filesRouter({ service, links: new FileLinks(config.PUBLIC_BASE_URL) }));
+  mountRouter(app, filesRouter({ service, links: new FileLinks(config.PUBLIC_BASE_URL, config.FILES_UPLOAD_STALE_MS) }));
   return { app, health, service, gc };
 }

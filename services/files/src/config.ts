@@ -28,6 +28,13 @@ export const configProperties = {
     minimum: 1000,
     description: 'Age after which the janitor removes the temporary object of an upload that never finished (process crash).',
   },
+  FILES_MULTIPART_MAX_PART_BYTES: {
+    type: 'integer',
+    default: 64 * 1024 * 1024,
+    minimum: 1,
+    maximum: 5 * 1024 * 1024 * 1024,
+    description: 'Largest part of a multipart transfer (the S3 engine holds one part in memory while sending it).',
+  },
   FILES_JANITOR_INTERVAL_MS: { type: 'integer', default: 60_000, minimum: 100, description: 'How often the storage janitor runs.' },
   S3_ENDPOINT: { type: 'string', default: 'http://127.0.0.1:9000', pattern: '^https?://', description: 'S3 endpoint (FILES_STORAGE=s3).' },
   S3_ACCESS_KEY: { type: 'string', description: 'S3 access key (required with FILES_STORAGE=s3).' },

@@ -5,17 +5,21 @@
  * A put streams into a partial file, fsyncs it, renames it onto the key (atomic on one
  * filesystem) and fsyncs the directory, so a crash never leaves a half-written object under a
  * real key. `copy` hard-links (no bytes move), falling back to a byte copy when the filesystem
- * refuses links.
+ * refuses links. Multipart uploads keep their parts in `.multipart/<upload id>/<part>` (each part
+ * written like a put: partial file, fsync, rename) and are concatenated by streaming, through
+ * one md5, into the key on completion.
  */
 import { randomUUID } from 'node:crypto';
 import { constants, copyFile, link, mkdir, open, readdir, rename, rm, stat, unlink } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { HashingLimiter } from './hashing.js';
 import {
   type ByteRange,
+  type CompletedPart,
   ObjectNotFoundError,
+  type PartResult,
   type ObjectStat,
   type ObjectStorage,
   type PutOptions,
@@ -24,6 +28,8 @@ import {
 } from './port.js';
 
 const PARTIAL_DIR = '.partial';
+const MULTIPART_DIR = '.multipart';
+const UPLOAD_ID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const IO_CHUNK = 1024 * 1024;
 
 /** Filesystem storage rooted at `root`. */
@@ -37,6 +43,13 @@ export class LocalStorage implements ObjectStorage {
 
   async init(): Promise<void> {
     await mkdir(join(this.root, PARTIAL_DIR), { recursive: true });
+    await mkdir(join(this.root, MULTIPART_DIR), { recursive: true });
+  }
+
+  /** Folder of a multipart upload; refuses ids this engine did not make. */
+  private uploadDir(uploadId: string): string {
+    if (!UPLOAD_ID_RE.test(uploadId)) throw new Error(`Invalid multipart upload id ${JSON.stringify(uploadId)}`);
+    return join(this.root, MULTIPART_DIR, uploadId);
   }
 
   /** Absolute path of a key; refuses anything that would leave the root. */
@@ -68,6 +81,73 @@ export class LocalStorage implements ObjectStorage {
       // Why: a failed pipeline must not leave the source flowing into nowhere.
       if (!stream.destroyed) stream.destroy();
       throw err;
+    }
+  }
+
+  async createMultipart(key: string): Promise<string> {
+    this.path(key);
+    const id = randomUUID();
+    await mkdir(this.uploadDir(id), { recursive: true });
+    return id;
+  }
+
+  async putPart(key: string, uploadId: string, part: number, stream: Readable, opts: PutOptions = {}): Promise<PartResult> {
+    this.path(key);
+    if (!Number.isSafeInteger(part) || part < 1) throw new Error(`Invalid part number ${part}`);
+    const dir = this.uploadDir(uploadId);
+    try {
+      await stat(dir);
+    } catch {
+      if (!stream.destroyed) stream.destroy();
+      throw new ObjectNotFoundError(`${key} (multipart upload ${uploadId})`);
+    }
+    const partial = join(dir, `${part}.${randomUUID()}.partial`);
+    const hasher = new HashingLimiter(opts.limit);
+    const fh = await open(partial, 'wx', 0o640);
+    const out = fh.createWriteStream({ highWaterMark: IO_CHUNK, flush: true } as Parameters<typeof fh.createWriteStream>[0]);
+    try {
+      await pipeline(stream, hasher, out);
+      await rename(partial, join(dir, String(part)));
+      await this.syncDir(dir);
+      return { size: hasher.size, md5: hasher.md5, etag: hasher.md5 };
+    } catch (err) {
+      out.destroy();
+      await fh.close().catch(() => undefined);
+      await unlink(partial).catch(() => undefined);
+      if (!stream.destroyed) stream.destroy();
+      throw err;
+    }
+  }
+
+  async completeMultipart(key: string, uploadId: string, parts: CompletedPart[]): Promise<PutResult> {
+    const dir = this.uploadDir(uploadId);
+    const ordered = [...parts].sort((a, b) => a.part - b.part);
+    // Why check first: a missing part must fail before anything is written under the key.
+    for (const p of ordered) if (!(await this.isFile(join(dir, String(p.part))))) throw new ObjectNotFoundError(`${key} part ${p.part}`);
+    async function* concatenated(): AsyncGenerator<Buffer> {
+      for (const p of ordered) {
+        const fh = await open(join(dir, String(p.part)), constants.O_RDONLY);
+        try {
+          yield* fh.createReadStream({ highWaterMark: IO_CHUNK, autoClose: false }) as AsyncIterable<Buffer>;
+        } finally {
+          await fh.close();
+        }
+      }
+    }
+    const result = await this.put(key, Readable.from(concatenated(), { objectMode: false }));
+    await rm(dir, { recursive: true, force: true });
+    return result;
+  }
+
+  async abortMultipart(_key: string, uploadId: string): Promise<void> {
+    await rm(this.uploadDir(uploadId), { recursive: true, force: true });
+  }
+
+  private async isFile(p: string): Promise<boolean> {
+    try {
+      return (await stat(p)).isFile();
+    } catch {
+      return false;
     }
   }
 
@@ -138,15 +218,15 @@ export class LocalStorage implements ObjectStorage {
   }
 
   async sweepStale(olderThanMs: number): Promise<number> {
+    const cutoff = Date.now() - olderThanMs;
+    let removed = await this.sweepMultipart(cutoff);
     const dir = join(this.root, PARTIAL_DIR);
     let names: string[];
     try {
       names = await readdir(dir);
     } catch {
-      return 0;
+      return removed;
     }
-    const cutoff = Date.now() - olderThanMs;
-    let removed = 0;
     for (const name of names) {
       const p = join(dir, name);
       try {
@@ -156,6 +236,32 @@ export class LocalStorage implements ObjectStorage {
         removed++;
       } catch {
         // gone meanwhile (finished or removed by another replica)
+      }
+    }
+    return removed;
+  }
+
+  /** Remove multipart folders created before `cutoff` (their id folder's birth, else its mtime). */
+  private async sweepMultipart(cutoff: number): Promise<number> {
+    const base = join(this.root, MULTIPART_DIR);
+    let names: string[];
+    try {
+      names = await readdir(base);
+    } catch {
+      return 0;
+    }
+    let removed = 0;
+    for (const name of names) {
+      const p = join(base, name);
+      try {
+        const s = await stat(p);
+        // Why birth time: an upload may not outlive FILES_UPLOAD_STALE_MS from its start, like S3's sweep by initiation.
+        const started = s.birthtimeMs > 0 ? s.birthtimeMs : s.mtimeMs;
+        if (started >= cutoff) continue;
+        await rm(p, { recursive: true, force: true });
+        removed++;
+      } catch {
+        // gone meanwhile
       }
     }
     return removed;

@@ -22,6 +22,19 @@ export interface PutOptions {
   limit?: number;
 }
 
+/** A stored part of a multipart upload: its length, md5 (hex) and the engine's tag to name it at completion. */
+export interface PartResult extends PutResult {
+  etag: string;
+}
+
+/** A part named at the completion of a multipart upload. */
+export interface CompletedPart {
+  /** 1-based part number. */
+  part: number;
+  /** The `etag` its `putPart` answered. */
+  etag: string;
+}
+
 /** An inclusive byte range. */
 export interface ByteRange {
   start: number;
@@ -57,11 +70,31 @@ export interface ObjectStorage {
   copy(from: string, to: string): Promise<void>;
   /** Every key under a prefix (tests and tooling). */
   list(prefix: string): AsyncIterable<string>;
+  /**
+   * Multipart uploads (parts sent separately, in any order, assembled at the end). Begin one that
+   * will become `key` and answer its upload id. Nothing exists under `key` before
+   * `completeMultipart`; an upload never completed nor aborted is removed by `sweepStale`.
+   */
+  createMultipart(key: string): Promise<string>;
+  /**
+   * Store part `part` (1-based) of an upload, md5 and size computed while it streams; `limit` as
+   * in put. Sending a part again replaces it. A failed put leaves the previous version, if any.
+   */
+  putPart(key: string, uploadId: string, part: number, stream: Readable, opts?: PutOptions): Promise<PartResult>;
+  /**
+   * Assemble `parts` (in ascending part order) into `key` and answer the whole object's size and
+   * md5, computed by streaming it (local: while concatenating; S3: one read of the object S3
+   * assembled). The upload is gone afterwards.
+   */
+  completeMultipart(key: string, uploadId: string, parts: CompletedPart[]): Promise<PutResult>;
+  /** Drop an upload and its parts; an unknown (already completed or aborted) upload is not an error. */
+  abortMultipart(key: string, uploadId: string): Promise<void>;
   /** Throws when the storage is unreachable (readiness). */
   check(): Promise<void>;
   /**
-   * Remove what puts that never finished left behind (a process killed mid-upload): the local
-   * engine's partial files, S3's incomplete multipart uploads — those older than `olderThanMs`
+   * Remove what puts that never finished left behind (a process killed mid-upload, a multipart
+   * upload nobody completed): the local engine's partial files and multipart folders, S3's
+   * incomplete multipart uploads — those older than `olderThanMs`
    * (started before, for S3; untouched since, for local files). Returns how many were removed.
    * Run it at start and periodically (the files janitor does).
    */

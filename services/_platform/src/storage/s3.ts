@@ -10,14 +10,22 @@
  *
  * `copy` is server-side (CopyObject, or a multipart UploadPartCopy via composeObject above the
  * 5 GiB CopyObject limit): bytes never pass through this process.
+ *
+ * Client multipart uploads (`createMultipart`/`putPart`/`completeMultipart`) map one to one to an
+ * S3 multipart upload: each part is read once into memory (S3 over plain HTTP signs the payload's
+ * sha256, so its bytes must be known before the request starts) and sent as that S3 part; S3
+ * assembles the object, which is then read once to compute its md5 (S3 has none for multipart
+ * objects).
  */
-import type { Readable } from 'node:stream';
+import { type Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Client, CopyDestinationOptions, CopySourceOptions } from 'minio';
 import { HashingLimiter } from './hashing.js';
 import {
   type ByteRange,
+  type CompletedPart,
   ObjectNotFoundError,
+  type PartResult,
   type ObjectStat,
   type ObjectStorage,
   type PutOptions,
@@ -43,6 +51,8 @@ const isNotFound = (err: unknown) => {
   const code = (err as { code?: string })?.code;
   return code === 'NoSuchKey' || code === 'NotFound' || code === 'NoSuchObject';
 };
+
+const isNoSuchUpload = (err: unknown) => (err as { code?: string })?.code === 'NoSuchUpload';
 
 /** S3 storage in one bucket. */
 export class S3Storage implements ObjectStorage {
@@ -148,6 +158,67 @@ export class S3Storage implements ObjectStorage {
       if (uploadId) await client.abortMultipartUpload(bucket, key, uploadId).catch(() => undefined);
       if (!stream.destroyed) stream.destroy();
       throw err;
+    }
+  }
+
+  async createMultipart(key: string): Promise<string> {
+    assertStorageKey(key);
+    return this.client.initiateNewMultipartUpload(this.bucket, key, {});
+  }
+
+  async putPart(key: string, uploadId: string, part: number, stream: Readable, opts: PutOptions = {}): Promise<PartResult> {
+    assertStorageKey(key);
+    if (!Number.isSafeInteger(part) || part < 1 || part > 10_000) throw new Error(`Invalid part number ${part}`);
+    const hasher = new HashingLimiter(opts.limit);
+    const chunks: Buffer[] = [];
+    const collect = new Writable({
+      write(chunk: Buffer, _enc, cb) {
+        chunks.push(chunk);
+        cb();
+      },
+    });
+    try {
+      await pipeline(stream, hasher, collect);
+    } catch (err) {
+      if (!stream.destroyed) stream.destroy();
+      throw err;
+    }
+    const data = Buffer.concat(chunks, hasher.size);
+    chunks.length = 0;
+    try {
+      const res = await this.client.uploadPart({ bucketName: this.bucket, objectName: key, uploadID: uploadId, partNumber: part, headers: {} }, data);
+      return { size: hasher.size, md5: hasher.md5, etag: res.etag };
+    } catch (err) {
+      if (isNoSuchUpload(err)) throw new ObjectNotFoundError(`${key} (multipart upload)`);
+      throw err;
+    }
+  }
+
+  async completeMultipart(key: string, uploadId: string, parts: CompletedPart[]): Promise<PutResult> {
+    assertStorageKey(key);
+    const ordered = [...parts].sort((a, b) => a.part - b.part);
+    try {
+      await this.client.completeMultipartUpload(this.bucket, key, uploadId, ordered);
+    } catch (err) {
+      if (isNoSuchUpload(err)) throw new ObjectNotFoundError(`${key} (multipart upload)`);
+      throw err;
+    }
+    const hasher = new HashingLimiter();
+    const discard = new Writable({
+      write(_c, _e, cb) {
+        cb();
+      },
+    });
+    await pipeline(await this.get(key), hasher, discard);
+    return { size: hasher.size, md5: hasher.md5 };
+  }
+
+  async abortMultipart(key: string, uploadId: string): Promise<void> {
+    assertStorageKey(key);
+    try {
+      await this.client.abortMultipartUpload(this.bucket, key, uploadId);
+    } catch (err) {
+      if (!isNoSuchUpload(err) && !isNotFound(err)) throw err;
     }
   }
 

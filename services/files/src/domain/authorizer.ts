@@ -8,6 +8,8 @@ import type { Identity } from '@rdm/platform';
 
 /** Which side of a record: its draft (`/draft/files`) or the published record (`/files`). */
 export type FilesScope = 'draft' | 'record';
+/** Which bucket of a draft/record: its files, or its media files (`…/media-files`, InvenioRDM's second bucket). */
+export type FilesKind = 'files' | 'media';
 /** What the caller wants to do with the files. */
 export type FilesAction = 'read' | 'update';
 
@@ -18,6 +20,8 @@ export interface AuthorizeFilesRequest {
   action: FilesAction;
   identity: { sub: string | null; roles: string[] };
   access_token?: string;
+  /** `media`: the media-files bucket is asked for (absent: the files bucket). */
+  bucket?: 'media';
 }
 
 /** Reply of authorize-files: the grant. */
@@ -28,6 +32,8 @@ export interface BucketGrant {
   locked: boolean;
   default_preview: string | null;
   order: string[];
+  /** Echo of the request's `bucket: "media"`: the grant is of the media-files bucket. */
+  bucket?: 'media';
 }
 
 /** Asks the records service; rejects with its 404/403/410 `AppError`s. */
@@ -40,6 +46,8 @@ export interface FilesTarget {
   identity: Identity;
   recordId: string;
   scope: FilesScope;
+  /** Files or media files (default files). */
+  kind?: FilesKind;
   /** Secret-link token from the query string, passed to records as `access_token`. */
   token?: string;
 }

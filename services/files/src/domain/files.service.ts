@@ -19,15 +19,20 @@ import type { BucketGrant, FilesAction, FilesAuthorizer, FilesTarget } from './a
 import { FilesErrors } from './errors.js';
 import { type InitItem, parseInitBody, parseUpdateBody } from './input.js';
 import { keyProblem } from './keys.js';
+import { isMultipart, MultipartTransfers, objectStorageKey, planMultipart } from './multipart.js';
 import type { StorageGc } from './storage-gc.js';
+
+export { objectStorageKey } from './multipart.js';
 
 /** Limits of the files service. */
 export interface FilesLimits {
   maxCount: number;
   maxRecordBytes: number;
   maxFileBytes: number;
-  /** Delay before an unfinished upload's temporary object counts as abandoned. */
+  /** Delay before an unfinished upload's temporary object counts as abandoned (also a multipart upload's lifetime). */
   uploadStaleMs: number;
+  /** Largest part of a multipart transfer (S3 reads a part into memory before sending it). */
+  maxPartBytes: number;
 }
 
 /** Dependencies of FilesService. */
@@ -59,8 +64,6 @@ export interface Manifest {
   files: FileRow[];
 }
 
-/** Storage key of an object: fanned out by the first bytes of its uuid. */
-export const objectStorageKey = (id: string) => `objects/${id.slice(0, 2)}/${id.slice(2, 4)}/${id}`;
 /** Storage key of an upload's temporary object. */
 export const uploadStorageKey = (id: string) => `uploads/${id}`;
 
@@ -72,6 +75,9 @@ export function isClientAbort(err: unknown): boolean {
   return e?.message === 'aborted' || e?.code === 'ERR_STREAM_PREMATURE_CLOSE' || e?.code === 'ECONNABORTED';
 }
 
+/** An entry as `t` may see it: an edit draft's registrations are the draft's, not the record's. */
+const visible = (f: FileRow | undefined, t: FilesTarget): FileRow | undefined => (f && (!f.draft_only || t.scope === 'draft') ? f : undefined);
+
 const countBy = (ids: (string | null)[]): Map<string, number> => {
   const m = new Map<string, number>();
   for (const id of ids) if (id) m.set(id, (m.get(id) ?? 0) + 1);
@@ -80,7 +86,11 @@ const countBy = (ids: (string | null)[]): Map<string, number> => {
 
 /** The files domain service. */
 export class FilesService {
-  constructor(private readonly d: FilesServiceDeps) {}
+  private readonly multipart: MultipartTransfers;
+
+  constructor(private readonly d: FilesServiceDeps) {
+    this.multipart = new MultipartTransfers({ db: d.db, storage: d.storage, gc: d.gc, uploadStaleMs: d.limits.uploadStaleMs, logger: d.logger });
+  }
 
   // ── authorization ───────────────────────────────────────────────────────────────────────────
 
@@ -90,7 +100,12 @@ export class FilesService {
    * the system identity to tell the two apart.
    */
   private async authorize(t: FilesTarget, action: FilesAction, key?: string): Promise<BucketGrant> {
-    const base = { record_id: t.recordId, scope: t.scope, ...(t.token ? { access_token: t.token } : {}) };
+    const base = {
+      record_id: t.recordId,
+      scope: t.scope,
+      ...(t.token ? { access_token: t.token } : {}),
+      ...(t.kind === 'media' ? { bucket: 'media' as const } : {}),
+    };
     try {
       return await this.d.authorizer.authorize({ ...base, action, identity: { sub: t.identity.sub, roles: t.identity.roles } });
     } catch (err) {
@@ -101,7 +116,7 @@ export class FilesService {
         } catch {
           throw err;
         }
-        if (sys.enabled && !(await repo.findFile(this.d.db, sys.bucket_id, key))) throw FilesErrors.fileKeyNotFound(t.recordId, key);
+        if (sys.enabled && !visible(await repo.findFile(this.d.db, sys.bucket_id, key), t)) throw FilesErrors.fileKeyNotFound(t.recordId, key);
       }
       throw err;
     }
@@ -113,7 +128,7 @@ export class FilesService {
     if (problem) throw FilesErrors.invalidKey(problem);
     const grant = await this.authorize(t, action, key);
     if (!grant.enabled) throw FilesErrors.filesNotEnabled();
-    const file = await repo.findFile(this.d.db, grant.bucket_id, key);
+    const file = visible(await repo.findFile(this.d.db, grant.bucket_id, key), t);
     if (!file) throw FilesErrors.fileKeyNotFound(t.recordId, key);
     return { grant, file };
   }
@@ -123,14 +138,19 @@ export class FilesService {
    * records or our own bucket row says the bucket is locked, with the bucket's row read in the
    * same statement as the entry; `used` adds the bytes of the bucket's other entries.
    */
-  private async authorizeWrite(t: FilesTarget, key: string, used = false): Promise<FileResult & { usedByOthers: number }> {
+  private async authorizeWrite(
+    t: FilesTarget,
+    key: string,
+    used = false,
+    registrationOk = false,
+  ): Promise<FileResult & { usedByOthers: number }> {
     const problem = keyProblem(key);
     if (problem) throw FilesErrors.invalidKey(problem);
     const grant = await this.authorize(t, 'update', key);
     if (!grant.enabled) throw FilesErrors.filesNotEnabled();
     const found = await repo.findFileForWrite(this.d.db, grant.bucket_id, key, { used });
-    if (!found) throw FilesErrors.fileKeyNotFound(t.recordId, key);
-    if (grant.locked || found.bucketLocked) throw FilesErrors.bucketLocked();
+    if (!found || !visible(found.file, t)) throw FilesErrors.fileKeyNotFound(t.recordId, key);
+    if ((grant.locked || found.bucketLocked) && !(registrationOk && found.file.draft_only)) throw FilesErrors.bucketLocked();
     return { grant, file: found.file, usedByOthers: found.usedByOthers };
   }
 
@@ -139,7 +159,7 @@ export class FilesService {
   /** All entries of the draft/record (empty when files are disabled). */
   async list(t: FilesTarget): Promise<FilesResult> {
     const grant = await this.authorize(t, 'read');
-    const files = grant.enabled ? await repo.listFiles(this.d.db, grant.bucket_id) : [];
+    const files = grant.enabled ? await repo.listFiles(this.d.db, grant.bucket_id, { withDraftOnly: t.scope === 'draft' }) : [];
     return { grant, files };
   }
 
@@ -170,43 +190,74 @@ export class FilesService {
 
   // ── writes ──────────────────────────────────────────────────────────────────────────────────
 
-  /** Register new pending entries (`POST …/draft/files`); returns every entry of the draft. */
+  /**
+   * Register new pending entries (`POST …/draft/files`); returns every entry of the draft.
+   * Multipart entries (`transfer.type` `M`) get their storage upload at once. On an edit draft
+   * (records grants it `locked`: its bucket is the published record's), local-transfer keys are
+   * accepted as InvenioRDM does — registered for the draft only (`draft_only`), never visible on
+   * the record, and the content upload is what answers 403; a multipart init there is a 403
+   * (InvenioRDM creates the object version at init).
+   */
   async init(t: FilesTarget, body: unknown): Promise<FilesResult> {
     const items: InitItem[] = parseInitBody(body);
     const grant = await this.authorize(t, 'update');
     if (!grant.enabled) throw FilesErrors.filesNotEnabled();
-    // Why: remote/fetch/multipart transfers are not offered to users (InvenioRDM: 403 for normal users).
-    if (items.some((i) => i.transfer.type !== 'L')) throw new AppError('permission_denied', 403, 'Permission denied.');
-    if (grant.locked) throw FilesErrors.bucketLocked();
-    const files = await this.d.db.transaction(async (trx) => {
-      const bucket = await repo.lockBucket(trx, grant.bucket_id);
-      if (bucket.locked) throw FilesErrors.bucketLocked();
-      const seen = new Set<string>();
-      for (const i of items) {
-        if (seen.has(i.key)) throw FilesErrors.duplicateKey(i.key);
-        seen.add(i.key);
-      }
-      const { count, existing } = await repo.bucketKeys(
-        trx,
-        grant.bucket_id,
-        items.map((i) => i.key),
-      );
-      if (existing.length > 0) throw FilesErrors.duplicateKey(items.find((i) => existing.includes(i.key))?.key ?? existing[0]);
-      if (count + items.length > this.d.limits.maxCount) throw FilesErrors.tooManyFiles();
-      await repo.insertPending(
-        trx,
-        items.map((i) => ({
-          id: randomUUID(),
-          bucket_id: grant.bucket_id,
-          key: i.key,
-          metadata: i.metadata,
-          access: i.access,
-          transfer: i.transfer,
-        })),
-      );
-      return repo.listFiles(trx, grant.bucket_id);
-    });
-    return { grant, files };
+    // Why: remote/fetch transfers are not offered to users (InvenioRDM: 403 for normal users).
+    if (items.some((i) => i.transfer.type !== 'L' && i.transfer.type !== 'M')) throw new AppError('permission_denied', 403, 'Permission denied.');
+    const multipart = items.filter((i) => i.transfer.type === 'M');
+    const plans = new Map(multipart.map((i) => [i.key, planMultipart(i, { engine: this.d.storage.kind, maxPartBytes: this.d.limits.maxPartBytes })]));
+    const draftOnly = grant.locked && t.scope === 'draft';
+    if (grant.locked && (!draftOnly || multipart.length > 0)) throw FilesErrors.bucketLocked();
+    const announced = [...plans.values()].reduce((n, p) => n + p.size, 0);
+    if ([...plans.values()].some((p) => p.size > this.d.limits.maxFileBytes)) throw FilesErrors.fileSizeLimit();
+    const uploads = await this.multipart.begin([...plans.keys()]);
+    try {
+      const files = await this.d.db.transaction(async (trx) => {
+        const bucket = await repo.lockBucket(trx, grant.bucket_id);
+        if (bucket.locked && !draftOnly) throw FilesErrors.bucketLocked();
+        const seen = new Set<string>();
+        for (const i of items) {
+          if (seen.has(i.key)) throw FilesErrors.duplicateKey(i.key);
+          seen.add(i.key);
+        }
+        const { count, existing } = await repo.bucketKeys(
+          trx,
+          grant.bucket_id,
+          items.map((i) => i.key),
+        );
+        if (existing.length > 0) throw FilesErrors.duplicateKey(items.find((i) => existing.includes(i.key))?.key ?? existing[0]);
+        if (count + items.length > this.d.limits.maxCount) throw FilesErrors.tooManyFiles();
+        if (announced > 0 && (await repo.usedBytes(trx, grant.bucket_id)) + announced > this.d.limits.maxRecordBytes)
+          throw FilesErrors.fileSizeLimit();
+        await repo.insertPending(
+          trx,
+          items.map((i) => {
+            const plan = plans.get(i.key);
+            const up = uploads.get(i.key);
+            return {
+              id: randomUUID(),
+              bucket_id: grant.bucket_id,
+              key: i.key,
+              metadata: i.metadata,
+              access: i.access,
+              transfer: plan ? { type: 'M', parts: plan.parts, part_size: plan.partSize } : { type: i.transfer.type },
+              ...(plan && up ? { multipart: { key: up.key, uploadId: up.uploadId, size: plan.size } } : {}),
+              draftOnly,
+            };
+          }),
+        );
+        // The entries adopt their storage uploads.
+        await repo.unqueueGc(
+          trx,
+          [...uploads.values()].map((u) => u.key),
+        );
+        return repo.listFiles(trx, grant.bucket_id, { withDraftOnly: t.scope === 'draft' });
+      });
+      return { grant, files };
+    } catch (err) {
+      await this.multipart.abort([...uploads.values()]);
+      throw err;
+    }
   }
 
   /** Replace `metadata`/`access` of an entry (`PUT …/draft/files/<key>`). */
@@ -222,14 +273,14 @@ export class FilesService {
     return { grant, file };
   }
 
-  /** Delete one entry (`DELETE …/draft/files/<key>`). */
+  /** Delete one entry (`DELETE …/draft/files/<key>`); an edit draft's registration goes even though the bucket is locked. */
   async remove(t: FilesTarget, key: string): Promise<void> {
-    const { grant } = await this.authorizeWrite(t, key);
+    const { grant } = await this.authorizeWrite(t, key, false, true);
     const released = await this.d.db.transaction(async (trx) => {
       const bucket = await repo.lockBucket(trx, grant.bucket_id);
-      if (bucket.locked) throw FilesErrors.bucketLocked();
       const cur = await repo.findFile(trx, grant.bucket_id, key, { forUpdate: true });
       if (!cur) throw FilesErrors.fileKeyNotFound(t.recordId, key);
+      if (bucket.locked && !cur.draft_only) throw FilesErrors.bucketLocked();
       return this.dropEntries(trx, [cur]);
     });
     await this.d.gc.collect(released);
@@ -243,19 +294,23 @@ export class FilesService {
     const released = await this.d.db.transaction(async (trx) => {
       const bucket = await repo.lockBucket(trx, grant.bucket_id);
       if (bucket.locked) throw FilesErrors.bucketLocked();
-      return this.dropEntries(trx, await repo.listFiles(trx, grant.bucket_id));
+      return this.dropEntries(trx, await repo.listFiles(trx, grant.bucket_id, { withDraftOnly: true }));
     });
     await this.d.gc.collect(released);
   }
 
-  /** Delete entries, drop their object references and queue what storage can forget. */
-  private async dropEntries(trx: Knex.Transaction, files: FileRow[]): Promise<string[]> {
+  /** Delete entries, drop their object references and queue what storage can forget (multipart uploads are aborted). */
+  private async dropEntries(trx: Knex.Transaction, files: FileRow[]): Promise<repo.GcItem[]> {
     await repo.deleteFiles(
       trx,
       files.map((f) => f.id),
     );
-    const released = await repo.releaseRefs(trx, countBy(files.map((f) => f.object_id)));
-    released.push(...files.map((f) => f.upload_key).filter((k): k is string => !!k));
+    const released: repo.GcItem[] = await repo.releaseRefs(trx, countBy(files.map((f) => f.object_id)));
+    for (const f of files) {
+      if (f.multipart_key && f.multipart_upload_id) released.push({ key: f.multipart_key, uploadId: f.multipart_upload_id });
+      // A multipart entry being assembled has upload_key = multipart_key: the item above covers it.
+      if (f.upload_key && f.upload_key !== f.multipart_key) released.push(f.upload_key);
+    }
     await repo.queueGc(trx, released);
     return released;
   }
@@ -269,6 +324,7 @@ export class FilesService {
   async upload(t: FilesTarget, key: string, body: Readable, contentLength?: number): Promise<FileResult> {
     const { grant, file, usedByOthers: used } = await this.authorizeWrite(t, key, true);
     if (file.status === 'completed') throw FilesErrors.alreadyCommitted(key);
+    if (isMultipart(file)) throw FilesErrors.multipartWholeContent();
     const { maxFileBytes, maxRecordBytes, uploadStaleMs } = this.d.limits;
     const limit = Math.min(maxFileBytes, maxRecordBytes - used);
     if (limit < 0 || (contentLength !== undefined && contentLength > limit)) throw FilesErrors.fileSizeLimit();
@@ -318,6 +374,12 @@ export class FilesService {
     }
   }
 
+  /** Store one part of a multipart entry (`PUT …/content/<part>`); answers the entry, still `pending`. */
+  async uploadPart(t: FilesTarget, key: string, part: number, body: Readable, contentLength?: number): Promise<FileResult> {
+    const { grant, file } = await this.authorizeWrite(t, key);
+    return { grant, file: await this.multipart.uploadPart(grant, file, part, body, contentLength) };
+  }
+
   /**
    * Commit an uploaded entry (`POST …/commit`): its temporary object is linked to its final,
    * id-addressed key (no bytes copied on the local engine; a server-side copy on S3), the entry
@@ -327,6 +389,7 @@ export class FilesService {
   async commit(t: FilesTarget, key: string): Promise<FileResult> {
     const { grant, file } = await this.authorizeWrite(t, key);
     if (file.status === 'completed') return { grant, file };
+    if (isMultipart(file)) return { grant, file: await this.multipart.commit(grant, file, FILE_COMMITTED) };
     if (!file.upload_key || file.upload_size === null || !file.upload_checksum) throw FilesErrors.notUploaded(key);
 
     const objectId = randomUUID();
@@ -392,17 +455,18 @@ export class FilesService {
   }
 
   /**
-   * Lock a bucket only when it holds at least one entry and none is pending, checked and locked
-   * in one transaction under the bucket's row lock (uploads and commits take it too); answers the
-   * manifest, whose `locked` says whether it happened. An unknown bucket is answered empty and
-   * unlocked, and is not created.
+   * Lock a bucket only when it holds at least one entry (unless `allowEmpty`: media buckets may
+   * be empty) and none is pending, checked and locked in one transaction under the bucket's row
+   * lock (uploads and commits take it too); answers the manifest, whose `locked` says whether it
+   * happened. An unknown bucket is answered empty and unlocked, and is not created — unless
+   * `allowEmpty`, where it is created locked.
    */
-  async lockIfComplete(bucketId: string): Promise<Manifest> {
+  async lockIfComplete(bucketId: string, opts: { allowEmpty?: boolean } = {}): Promise<Manifest> {
     return this.d.db.transaction(async (trx) => {
-      const bucket = await repo.lockExistingBucket(trx, bucketId);
+      const bucket = opts.allowEmpty ? await repo.lockBucket(trx, bucketId) : await repo.lockExistingBucket(trx, bucketId);
       if (!bucket) return { bucket_id: bucketId, locked: false, files: [] };
       const files = await repo.listFiles(trx, bucketId);
-      const complete = files.length > 0 && files.every((f) => f.status === 'completed');
+      const complete = (files.length > 0 || opts.allowEmpty === true) && files.every((f) => f.status === 'completed');
       if (complete && !bucket.locked) await repo.setLocked(trx, bucketId);
       return { bucket_id: bucketId, locked: bucket.locked || complete, files };
     });
@@ -415,9 +479,10 @@ export class FilesService {
 
   /**
    * Link the committed files of `from` into the empty, unlocked bucket `to`: new entries (new
-   * ids and version ids) referencing the same objects. No byte is copied.
+   * ids and version ids) referencing the same objects. No byte is copied. `allowEmpty` (an edit
+   * draft's copy of its record's media files) accepts a source without files.
    */
-  async importFiles(from: string, to: string): Promise<Manifest> {
+  async importFiles(from: string, to: string, opts: { allowEmpty?: boolean } = {}): Promise<Manifest> {
     if (from === to)
       throw new AppError('validation_error', 400, 'A validation error occurred.', {
         fieldErrors: [{ field: 'to_bucket_id', messages: ['Must differ from from_bucket_id.'] }],
@@ -431,6 +496,7 @@ export class FilesService {
         });
       }
       const source = await repo.listCompletedForShare(trx, from);
+      if (source.length === 0 && opts.allowEmpty) return this.manifest(to, trx);
       if (source.length === 0) {
         throw new AppError('validation_error', 400, 'A validation error occurred.', {
           fieldErrors: [{ field: 'files.enabled', messages: ['The record has no files.'] }],
@@ -453,25 +519,33 @@ export class FilesService {
     return existed;
   }
 
-  /** Delete a bucket inside `trx`; with `refuseLocked` a locked bucket is a 403, else it is kept and reported. */
+  /**
+   * Delete a bucket inside `trx`; with `refuseLocked` a locked bucket is a 403, else it is kept
+   * and reported — unless `force` (a media bucket a publication superseded: nothing refers to it).
+   */
   async deleteBucketIn(
     trx: Knex.Transaction,
     bucketId: string,
-    opts: { refuseLocked: boolean },
-  ): Promise<{ existed: boolean; released: string[]; skippedLocked: boolean }> {
+    opts: { refuseLocked: boolean; force?: boolean },
+  ): Promise<{ existed: boolean; released: repo.GcItem[]; skippedLocked: boolean }> {
     const bucket = await trx('buckets').select('id', 'locked').where({ id: bucketId }).forUpdate().first();
     if (!bucket) return { existed: false, released: [], skippedLocked: false };
-    if (bucket.locked) {
+    if (bucket.locked && !opts.force) {
       if (opts.refuseLocked) throw FilesErrors.bucketLocked();
       return { existed: true, released: [], skippedLocked: true };
     }
-    const released = await this.dropEntries(trx, await repo.listFiles(trx, bucketId));
+    const released = await this.dropEntries(trx, await repo.listFiles(trx, bucketId, { withDraftOnly: true }));
     await repo.deleteBucketRow(trx, bucketId);
     return { existed: true, released, skippedLocked: false };
   }
 
+  /** Drop the keys an edit draft registered in its record's locked bucket (the edit was published or discarded). */
+  dropRegistrations(trx: Knex.Transaction, bucketId: string): Promise<number> {
+    return repo.deleteDraftOnly(trx, bucketId);
+  }
+
   /** Remove queued storage keys now (after the transaction that released them committed). */
-  collect(keys: string[]): Promise<void> {
+  collect(keys: repo.GcItem[]): Promise<void> {
     return this.d.gc.collect(keys);
   }
 }

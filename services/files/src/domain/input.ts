@@ -6,7 +6,7 @@
 import { Errors, type FieldError } from '@rdm/platform';
 import { keyProblem } from './keys.js';
 
-/** Transfer types InvenioRDM knows; only `L` (local upload) is open to users. */
+/** Transfer types InvenioRDM knows; `L` (local upload) and `M` (multipart) are open to users. */
 export const TRANSFER_TYPES = ['L', 'F', 'R', 'M'] as const;
 
 /** One validated entry of an init request. */
@@ -14,8 +14,13 @@ export interface InitItem {
   key: string;
   metadata: Record<string, unknown> | null;
   access: { hidden: boolean };
-  transfer: { type: string };
+  transfer: { type: string; parts?: number; part_size?: number };
+  /** Announced size (required by multipart transfers). */
+  size?: number;
 }
+
+/** Most parts a multipart transfer may have (S3's limit). */
+export const MAX_PARTS = 10_000;
 
 /** A validated metadata update. */
 export interface UpdateInput {
@@ -89,21 +94,34 @@ export function parseInitBody(body: unknown): InitItem[] {
     }
     const metadata = 'metadata' in item ? checkMetadata(item.metadata, `${i}.metadata`, c) : null;
     const access = 'access' in item ? checkAccess(item.access, `${i}.access`, c) : { hidden: false };
-    let transferType = 'L';
+    const transfer: InitItem['transfer'] = { type: 'L' };
     if ('transfer' in item) {
       const t = item.transfer as Record<string, unknown>;
-      for (const k of Object.keys(t)) if (k !== 'type') c.add(`${i}.transfer.${k}`, 'Unknown field.');
       if ('type' in t) {
         if (typeof t.type !== 'string') c.add(`${i}.transfer.type`, 'Not a valid string.');
         else if (!(TRANSFER_TYPES as readonly string[]).includes(t.type)) c.add(`${i}.transfer.type`, `Unsupported value: ${t.type}`);
-        else transferType = t.type;
+        else transfer.type = t.type;
+      }
+      // Why: each transfer type has its own schema (records-resources MultipartTransfer.Schema adds parts, part_size).
+      const allowed = transfer.type === 'M' ? ['type', 'parts', 'part_size'] : ['type'];
+      for (const k of Object.keys(t)) if (!allowed.includes(k)) c.add(`${i}.transfer.${k}`, 'Unknown field.');
+      if (transfer.type === 'M') {
+        for (const f of ['parts', 'part_size'] as const) {
+          if (!(f in t) || t[f] === undefined || t[f] === null) continue;
+          if (!Number.isSafeInteger(t[f])) c.add(`${i}.transfer.${f}`, 'Not a valid integer.');
+          else if ((t[f] as number) < 1 || (f === 'parts' && (t[f] as number) > MAX_PARTS))
+            c.add(`${i}.transfer.${f}`, f === 'parts' ? `Must be greater than or equal to 1 and less than or equal to ${MAX_PARTS}.` : 'Must be greater than or equal to 1.');
+          else transfer[f] = t[f] as number;
+        }
       }
     }
     if ('checksum' in item && typeof item.checksum !== 'string') c.add(`${i}.checksum`, 'Not a valid string.');
-    if ('size' in item && !Number.isSafeInteger(item.size)) c.add(`${i}.size`, 'Not a valid integer.');
+    if ('size' in item && item.size !== null && (!Number.isSafeInteger(item.size) || (item.size as number) < 0))
+      c.add(`${i}.size`, 'Not a valid integer.');
     if ('storage_class' in item && typeof item.storage_class !== 'string') c.add(`${i}.storage_class`, 'Not a valid string.');
     if (key !== undefined && metadata !== undefined && access !== undefined) {
-      items.push({ key, metadata, access, transfer: { type: transferType } });
+      const size = typeof item.size === 'number' && Number.isSafeInteger(item.size) ? item.size : undefined;
+      items.push({ key, metadata, access, transfer, ...(size !== undefined ? { size } : {}) });
     }
   });
   c.throwIfAny();

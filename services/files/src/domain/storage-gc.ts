@@ -42,11 +42,18 @@ export class StorageGc implements Worker {
 
   constructor(private readonly o: StorageGcOptions) {}
 
-  /** Remove keys released by a committed transaction; failures stay queued for the janitor. */
-  async collect(keys: string[]): Promise<void> {
-    for (const key of keys) {
+  /** Remove one item: abort its multipart upload (if any), then delete its key. */
+  private async remove(item: repo.GcItem): Promise<void> {
+    if (typeof item !== 'string') await this.o.storage.abortMultipart(item.key, item.uploadId);
+    await this.o.storage.delete(repo.gcKey(item));
+  }
+
+  /** Remove keys (and abort uploads) released by a committed transaction; failures stay queued for the janitor. */
+  async collect(items: repo.GcItem[]): Promise<void> {
+    for (const item of items) {
+      const key = repo.gcKey(item);
       try {
-        await this.o.storage.delete(key);
+        await this.remove(item);
         await repo.unqueueGc(this.o.db, [key]);
       } catch (err) {
         this.o.logger.warn({ err, key }, 'storage removal failed; the janitor will retry');
@@ -82,9 +89,10 @@ export class StorageGc implements Worker {
       const n = await this.o.db.transaction(async (trx) => {
         const keys = await repo.dueGc(trx, 100);
         const done: string[] = [];
-        for (const key of keys) {
+        for (const item of keys) {
+          const key = repo.gcKey(item);
           try {
-            await this.o.storage.delete(key);
+            await this.remove(item);
             done.push(key);
           } catch (err) {
             this.o.logger.warn({ err, key }, 'storage removal failed; will retry');

@@ -1,8 +1,10 @@
 /**
  * Consumers of records' events (durable, inbox-deduplicated through the platform's runConsumer):
- * - `rdm.records.draft.deleted` → drop the draft's bucket (its objects go when unreferenced);
- *   a locked bucket (published files, e.g. shared by an edit draft) is never dropped.
- * - `rdm.records.record.published` → lock the record's bucket (idempotent).
+ * - `rdm.records.draft.deleted` → drop the draft's bucket and its media bucket (their objects go
+ *   when unreferenced); a locked bucket (published files, e.g. shared by an edit draft) is never
+ *   dropped, but the keys that edit draft registered in it are.
+ * - `rdm.records.record.published` → lock the record's bucket and media bucket (idempotent), drop
+ *   the keys an edit draft registered in the bucket, and drop the media bucket an edit superseded.
  */
 import { type ConsumerHandle, type EventEnvelope, type Knex, type Logger, type NatsHandle, runConsumer } from '@rdm/platform';
 import type { FilesService } from '../domain/files.service.js';
@@ -12,11 +14,25 @@ interface DraftDeleted {
   id: string;
   bucket_id: string;
   kind: string;
+  media_bucket_id?: string;
 }
 /** Data of rdm.records.record.published. */
 interface RecordPublished {
   id: string;
   bucket_id: string;
+  media_bucket_id?: string;
+  superseded_media_bucket_id?: string;
+}
+
+/** Queue storage removals for after the consumer's transaction commits. */
+function collectAfterCommit(service: FilesService, trx: Knex.Transaction, released: Parameters<FilesService['collect']>[0]): void {
+  if (released.length === 0) return;
+  // Why: bytes may only go once the transaction that released them has committed.
+  const committed = (trx as unknown as { executionPromise?: Promise<unknown> }).executionPromise;
+  void committed?.then(
+    () => service.collect(released),
+    () => undefined,
+  );
 }
 
 /** Handle rdm.records.draft.deleted inside the consumer's transaction. */
@@ -27,21 +43,29 @@ export async function onDraftDeleted(
   logger: Pick<Logger, 'info' | 'warn'>,
 ): Promise<void> {
   const r = await service.deleteBucketIn(trx, e.data.bucket_id, { refuseLocked: false });
-  if (r.skippedLocked)
-    logger.warn({ bucket: e.data.bucket_id, draft: e.data.id, kind: e.data.kind }, 'draft deleted; its bucket is locked and is kept');
-  if (r.released.length > 0) {
-    // Why: bytes may only go once the transaction that released them has committed.
-    const committed = (trx as unknown as { executionPromise?: Promise<unknown> }).executionPromise;
-    void committed?.then(
-      () => service.collect(r.released),
-      () => undefined,
-    );
+  if (r.skippedLocked) {
+    await service.dropRegistrations(trx, e.data.bucket_id);
+    if (e.data.kind !== 'edit')
+      logger.warn({ bucket: e.data.bucket_id, draft: e.data.id, kind: e.data.kind }, 'draft deleted; its bucket is locked and is kept');
+  }
+  collectAfterCommit(service, trx, r.released);
+  if (e.data.media_bucket_id && e.data.media_bucket_id !== e.data.bucket_id) {
+    const m = await service.deleteBucketIn(trx, e.data.media_bucket_id, { refuseLocked: false });
+    if (m.skippedLocked) logger.warn({ bucket: e.data.media_bucket_id, draft: e.data.id }, 'draft deleted; its media bucket is locked and is kept');
+    collectAfterCommit(service, trx, m.released);
   }
 }
 
 /** Handle rdm.records.record.published inside the consumer's transaction. */
 export async function onRecordPublished(service: FilesService, trx: Knex.Transaction, e: EventEnvelope<RecordPublished>): Promise<void> {
   await service.lockOnly(e.data.bucket_id, trx);
+  await service.dropRegistrations(trx, e.data.bucket_id);
+  if (e.data.media_bucket_id) await service.lockOnly(e.data.media_bucket_id, trx);
+  const old = e.data.superseded_media_bucket_id;
+  if (old && old !== e.data.media_bucket_id && old !== e.data.bucket_id) {
+    const r = await service.deleteBucketIn(trx, old, { refuseLocked: false, force: true });
+    collectAfterCommit(service, trx, r.released);
+  }
 }
 
 /** Start both consumers. */

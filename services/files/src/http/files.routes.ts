@@ -2,9 +2,13 @@
  * HTTP routes of draft and record files (InvenioRDM records-resources FileResource):
  * parse the request, call one FilesService method, serialize.
  *
- * File keys may contain `/`, so key routes use a greedy pattern; the key is taken from the raw
- * path and percent-decoded here (koa-router would also turn `+` into a space). Published
- * records' files are read-only: writes answer 405.
+ * The same routes serve both buckets of a draft/record: `…/files…` and `…/media-files…`
+ * (InvenioRDM's media files), the kind passed down to records' grant. File keys may contain `/`,
+ * so key routes use a greedy pattern; the key is taken from the raw path and percent-decoded
+ * here (koa-router would also turn `+` into a space). `PUT …/content/<n>` (digits) is a part of
+ * a multipart transfer, matched before the key routes. Published records' files are read-only:
+ * writes answer 405; published records' media-file writes go to records' grant (InvenioRDM's
+ * default policy refuses them to everyone: 403).
  */
 import { once } from 'node:events';
 import type { IncomingMessage } from 'node:http';
@@ -12,11 +16,11 @@ import { createRequire } from 'node:module';
 import { PassThrough, type Readable, pipeline } from 'node:stream';
 import { type AppContext, type AppState, Errors, Router, jsonBody } from '@rdm/platform';
 import type { Archiver, ArchiverOptions } from 'archiver';
-import type { FilesScope, FilesTarget } from '../domain/authorizer.js';
+import type { FilesKind, FilesScope, FilesTarget } from '../domain/authorizer.js';
 import { FilesErrors } from '../domain/errors.js';
 import type { FilesService } from '../domain/files.service.js';
 import { decodeKeyPath, keyBasename } from '../domain/keys.js';
-import type { FileLinks } from '../domain/links.js';
+import { type FileLinks, kindSegment } from '../domain/links.js';
 import { guessMimetype, servedMimetype } from '../domain/mimetype.js';
 import { contentDisposition } from './content-disposition.js';
 import { etagMatches, parseRange, type RangeResult } from './range.js';
@@ -41,13 +45,15 @@ const archiver: ArchiverFactory = (format, opts) => {
 };
 
 const R = '/api/records/:id';
-const KEY_PATH_RE = /^\/api\/records\/([^/]+)\/(?:draft\/)?files\/(.+)$/;
+const KEY_PATH_RE = /^\/api\/records\/([^/]+)\/(?:draft\/)?(?:media-)?files\/(.+)$/;
+const PART_SUFFIX_RE = /\/content\/(\d+)$/;
 
 /** Record id and key of the request, from the raw path; `suffix` is the route's tail after the key. */
-function pathParams(ctx: AppContext, suffix: '' | '/content' | '/commit'): { recordId: string; key: string } {
+function pathParams(ctx: AppContext, suffix: '' | '/content' | '/commit' | '/content/<part>'): { recordId: string; key: string } {
   const m = KEY_PATH_RE.exec(ctx.path);
   if (!m) throw Errors.routeNotFound();
-  const rawKey = suffix ? m[2].slice(0, -suffix.length) : m[2];
+  const tail = suffix === '/content/<part>' ? (PART_SUFFIX_RE.exec(m[2])?.[0] ?? '') : suffix;
+  const rawKey = tail ? m[2].slice(0, -tail.length) : m[2];
   const key = decodeKeyPath(rawKey);
   const recordId = decodeKeyPath(m[1]);
   if (key === null || recordId === null) throw FilesErrors.invalidKey('File key is not valid percent-encoding.');
@@ -61,11 +67,34 @@ function recordIdOf(ctx: AppContext): string {
   return id;
 }
 
-function target(ctx: AppContext, scope: FilesScope, recordId: string): FilesTarget {
+function target(ctx: AppContext, scope: FilesScope, recordId: string, kind: FilesKind): FilesTarget {
   // Why: `token` is InvenioRDM's secret-link parameter; the spec also shows `access_token`.
   const q = ctx.query;
   const token = typeof q.token === 'string' ? q.token : typeof q.access_token === 'string' ? q.access_token : undefined;
-  return { identity: ctx.state.identity, recordId, scope, ...(token ? { token } : {}) };
+  return { identity: ctx.state.identity, recordId, scope, ...(kind === 'media' ? { kind } : {}), ...(token ? { token } : {}) };
+}
+
+/** Content-Length of an upload, when sent (400 when unreadable). */
+function uploadLength(ctx: AppContext): number | undefined {
+  const type = ctx.get('content-type');
+  if (type && !/^application\/octet-stream\s*(;|$)/i.test(type)) throw FilesErrors.unsupportedUploadType();
+  const raw = ctx.get('content-length');
+  if (raw === '') return undefined;
+  const n = Number(raw);
+  if (!Number.isSafeInteger(n) || n < 0) throw Errors.badRequest('Invalid Content-Length header.');
+  return n;
+}
+
+/** Run an upload handler; a refused upload closes the connection so the client stops sending. */
+async function guardUpload(ctx: AppContext, run: (req: IncomingMessage) => Promise<void>): Promise<void> {
+  const req = ctx.req as IncomingMessage;
+  try {
+    await run(req);
+  } catch (err) {
+    // Why: the body was not (fully) read; closing stops the client from sending the rest for nothing.
+    if (!req.complete) ctx.set('Connection', 'close');
+    throw err;
+  }
 }
 
 const SECURITY_HEADERS = {
@@ -79,25 +108,32 @@ const SECURITY_HEADERS = {
 
 const httpDate = (iso: string) => new Date(iso.replace(/(\.\d{3})\d+/, '$1')).toUTCString();
 
-/** Build the router of every files route. */
+/** Build the router of every files route (files and media files, drafts and records). */
 export function filesRouter({ service, links }: FilesRoutesDeps): Router<AppState> {
   const router = new Router<AppState>();
+  for (const kind of ['files', 'media'] as const) addRoutes(router, kind, service, links);
+  return router;
+}
+
+function addRoutes(router: Router<AppState>, kind: FilesKind, service: FilesService, links: FileLinks): void {
+  const seg = kindSegment(kind);
+  const at = (ctx: AppContext, scope: FilesScope, recordId: string) => target(ctx, scope, recordId, kind);
 
   const list = (scope: FilesScope) => async (ctx: AppContext) => {
     const recordId = recordIdOf(ctx);
-    const { grant, files } = await service.list(target(ctx, scope, recordId));
-    ctx.body = listJson(grant, files, recordId, scope, links);
+    const { grant, files } = await service.list(at(ctx, scope, recordId));
+    ctx.body = listJson(grant, files, recordId, scope, links, kind);
   };
 
   const read = (scope: FilesScope) => async (ctx: AppContext) => {
     const { recordId, key } = pathParams(ctx, '');
-    const { file } = await service.read(target(ctx, scope, recordId), key);
-    ctx.body = entryJson(file, recordId, scope, links);
+    const { file } = await service.read(at(ctx, scope, recordId), key);
+    ctx.body = entryJson(file, recordId, scope, links, kind);
   };
 
   const download = (scope: FilesScope) => async (ctx: AppContext) => {
     const { recordId, key } = pathParams(ctx, '/content');
-    const { file, storageKey } = await service.content(target(ctx, scope, recordId), key);
+    const { file, storageKey } = await service.content(at(ctx, scope, recordId), key);
     const size = file.size ?? 0;
     const etag = `"${file.checksum}"`;
     const filename = keyBasename(key);
@@ -135,7 +171,7 @@ export function filesRouter({ service, links }: FilesRoutesDeps): Router<AppStat
 
   const archive = (scope: FilesScope) => async (ctx: AppContext) => {
     const recordId = recordIdOf(ctx);
-    const { files } = await service.archive(target(ctx, scope, recordId));
+    const { files } = await service.archive(at(ctx, scope, recordId));
     const total = files.reduce((n, f) => n + (f.size ?? 0), 0);
     const zip = archiver('zip', { store: true, forceZip64: total >= 0xffffffff || files.length >= 0xffff });
     ctx.status = 200;
@@ -167,75 +203,83 @@ export function filesRouter({ service, links }: FilesRoutesDeps): Router<AppStat
     });
   };
 
-  const methodNotAllowed = async () => {
-    throw Errors.methodNotAllowed(['GET', 'HEAD']);
+  const init = (scope: FilesScope) => async (ctx: AppContext) => {
+    const recordId = recordIdOf(ctx);
+    const body = await jsonBody(ctx);
+    const { grant, files } = await service.init(at(ctx, scope, recordId), body);
+    ctx.status = 201;
+    ctx.body = listJson(grant, files, recordId, scope, links, kind);
+  };
+  const removeAll = (scope: FilesScope) => async (ctx: AppContext) => {
+    await service.removeAll(at(ctx, scope, recordIdOf(ctx)));
+    ctx.status = 204;
+  };
+  const uploadPart = (scope: FilesScope) => (ctx: AppContext) =>
+    guardUpload(ctx, async (req) => {
+      const { recordId, key } = pathParams(ctx, '/content/<part>');
+      const part = Number(PART_SUFFIX_RE.exec(ctx.path)![1]);
+      const contentLength = uploadLength(ctx);
+      const { file } = await service.uploadPart(at(ctx, scope, recordId), key, Number.isSafeInteger(part) ? part : 0, req, contentLength);
+      ctx.body = entryJson(file, recordId, scope, links, kind);
+    });
+  const upload = (scope: FilesScope) => (ctx: AppContext) =>
+    guardUpload(ctx, async (req) => {
+      const { recordId, key } = pathParams(ctx, '/content');
+      const contentLength = uploadLength(ctx);
+      const { file } = await service.upload(at(ctx, scope, recordId), key, req, contentLength);
+      ctx.body = entryJson(file, recordId, scope, links, kind);
+    });
+  const commit = (scope: FilesScope) => async (ctx: AppContext) => {
+    const { recordId, key } = pathParams(ctx, '/commit');
+    const { file } = await service.commit(at(ctx, scope, recordId), key);
+    ctx.body = entryJson(file, recordId, scope, links, kind);
+  };
+  const update = (scope: FilesScope) => async (ctx: AppContext) => {
+    const { recordId, key } = pathParams(ctx, '');
+    const body = await jsonBody(ctx);
+    const { file } = await service.update(at(ctx, scope, recordId), key, body);
+    ctx.body = entryJson(file, recordId, scope, links, kind);
+  };
+  const remove = (scope: FilesScope) => async (ctx: AppContext) => {
+    const { recordId, key } = pathParams(ctx, '');
+    await service.remove(at(ctx, scope, recordId), key);
+    ctx.status = 204;
+  };
+
+  /** Write routes of a scope; suffixed routes first (the greedy key pattern would also match them). */
+  const writes = (base: string, scope: FilesScope) => {
+    router.post(`${base}/${seg}`, init(scope));
+    router.delete(`${base}/${seg}`, removeAll(scope));
+    router.put(`${base}/${seg}/:key(.+)/content/:part(\\d+)`, uploadPart(scope));
+    router.put(`${base}/${seg}/:key(.+)/content`, upload(scope));
+    router.post(`${base}/${seg}/:key(.+)/commit`, commit(scope));
+    router.put(`${base}/${seg}/:key(.+)`, update(scope));
+    router.delete(`${base}/${seg}/:key(.+)`, remove(scope));
+  };
+  const reads = (base: string, scope: FilesScope) => {
+    router.get(`${base}/${seg}`, list(scope));
+    router.get(`${base}/${seg}-archive`, archive(scope));
+    router.get(`${base}/${seg}/:key(.+)/content`, download(scope));
+    router.get(`${base}/${seg}/:key(.+)`, read(scope));
   };
 
   // ── drafts ──────────────────────────────────────────────────────────────────────────────────
-  router.get(`${R}/draft/files`, list('draft'));
-  router.post(`${R}/draft/files`, async (ctx: AppContext) => {
-    const recordId = recordIdOf(ctx);
-    const body = await jsonBody(ctx);
-    const { grant, files } = await service.init(target(ctx, 'draft', recordId), body);
-    ctx.status = 201;
-    ctx.body = listJson(grant, files, recordId, 'draft', links);
-  });
-  router.delete(`${R}/draft/files`, async (ctx: AppContext) => {
-    await service.removeAll(target(ctx, 'draft', recordIdOf(ctx)));
-    ctx.status = 204;
-  });
-  router.get(`${R}/draft/files-archive`, archive('draft'));
-  // Suffixed routes first: the greedy key pattern would also match them.
-  router.get(`${R}/draft/files/:key(.+)/content`, download('draft'));
-  router.put(`${R}/draft/files/:key(.+)/content`, async (ctx: AppContext) => {
-    const req = ctx.req as IncomingMessage;
-    try {
-      const { recordId, key } = pathParams(ctx, '/content');
-      const type = ctx.get('content-type');
-      if (type && !/^application\/octet-stream\s*(;|$)/i.test(type)) throw FilesErrors.unsupportedUploadType();
-      const rawLength = ctx.get('content-length');
-      let contentLength: number | undefined;
-      if (rawLength !== '') {
-        contentLength = Number(rawLength);
-        if (!Number.isSafeInteger(contentLength) || contentLength < 0) throw Errors.badRequest('Invalid Content-Length header.');
-      }
-      const { file } = await service.upload(target(ctx, 'draft', recordId), key, req, contentLength);
-      ctx.body = entryJson(file, recordId, 'draft', links);
-    } catch (err) {
-      // Why: the body was not (fully) read; closing stops the client from sending the rest for nothing.
-      if (!req.complete) ctx.set('Connection', 'close');
-      throw err;
-    }
-  });
-  router.post(`${R}/draft/files/:key(.+)/commit`, async (ctx: AppContext) => {
-    const { recordId, key } = pathParams(ctx, '/commit');
-    const { file } = await service.commit(target(ctx, 'draft', recordId), key);
-    ctx.body = entryJson(file, recordId, 'draft', links);
-  });
-  router.get(`${R}/draft/files/:key(.+)`, read('draft'));
-  router.put(`${R}/draft/files/:key(.+)`, async (ctx: AppContext) => {
-    const { recordId, key } = pathParams(ctx, '');
-    const body = await jsonBody(ctx);
-    const { file } = await service.update(target(ctx, 'draft', recordId), key, body);
-    ctx.body = entryJson(file, recordId, 'draft', links);
-  });
-  router.delete(`${R}/draft/files/:key(.+)`, async (ctx: AppContext) => {
-    const { recordId, key } = pathParams(ctx, '');
-    await service.remove(target(ctx, 'draft', recordId), key);
-    ctx.status = 204;
-  });
+  reads(`${R}/draft`, 'draft');
+  writes(`${R}/draft`, 'draft');
 
-  // ── published records (read-only) ───────────────────────────────────────────────────────────
-  router.get(`${R}/files`, list('record'));
-  router.get(`${R}/files-archive`, archive('record'));
-  router.get(`${R}/files/:key(.+)/content`, download('record'));
-  router.get(`${R}/files/:key(.+)`, read('record'));
-  for (const path of [`${R}/files`, `${R}/files-archive`, `${R}/files/:key(.+)`]) {
+  // ── published records ───────────────────────────────────────────────────────────────────────
+  reads(R, 'record');
+  if (kind === 'media') {
+    writes(R, 'record');
+    return;
+  }
+  const methodNotAllowed = async () => {
+    throw Errors.methodNotAllowed(['GET', 'HEAD']);
+  };
+  for (const path of [`${R}/${seg}`, `${R}/${seg}-archive`, `${R}/${seg}/:key(.+)`]) {
     router.post(path, methodNotAllowed);
     router.put(path, methodNotAllowed);
     router.patch(path, methodNotAllowed);
     router.delete(path, methodNotAllowed);
   }
-
-  return router;
 }

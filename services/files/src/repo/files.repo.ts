@@ -20,10 +20,17 @@ export interface FileRow {
   version_id: string | null;
   metadata: Record<string, unknown> | null;
   access: { hidden: boolean };
-  transfer: { type: string };
+  transfer: { type: string; parts?: number; part_size?: number };
   upload_key: string | null;
   upload_size: number | null;
   upload_checksum: string | null;
+  /** Multipart transfer: the storage key the upload assembles into, and its upload id. */
+  multipart_key: string | null;
+  multipart_upload_id: string | null;
+  /** Size announced at init (multipart transfers). */
+  declared_size: number | null;
+  /** A key registered on an edit draft (locked bucket): shown to the draft only, never given content. */
+  draft_only: boolean;
   revision: number;
   created: string;
   updated: string;
@@ -54,8 +61,8 @@ export interface ObjectRow {
 const ts = (col: string) => `to_char(${col} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"+00:00"')`;
 
 const FILE_COLUMNS = `f.id, f.bucket_id, f.key, f.status, f.object_id, f.version_id, f.metadata, f.access, f.transfer,
-  f.upload_key, f.upload_size, f.upload_checksum, f.revision, ${ts('f.created')} AS created, ${ts('f.updated')} AS updated,
-  o.size, o.checksum, o.storage_key`;
+  f.upload_key, f.upload_size, f.upload_checksum, f.multipart_key, f.multipart_upload_id, f.declared_size, f.draft_only,
+  f.revision, ${ts('f.created')} AS created, ${ts('f.updated')} AS updated, o.size, o.checksum, o.storage_key`;
 
 const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
 
@@ -63,6 +70,8 @@ function toFile(r: Record<string, unknown>): FileRow {
   return {
     ...(r as unknown as FileRow),
     upload_size: num(r.upload_size),
+    declared_size: num(r.declared_size),
+    draft_only: r.draft_only === true,
     size: num(r.size),
     revision: Number(r.revision),
   };
@@ -79,9 +88,14 @@ async function selectFiles(db: Db, where: string, bindings: unknown[], suffix = 
   return (res.rows as Record<string, unknown>[]).map(toFile);
 }
 
-/** Files of a bucket, in creation (insertion) order. */
-export function listFiles(db: Db, bucketId: string): Promise<FileRow[]> {
-  return selectFiles(db, 'f.bucket_id = ?', [bucketId], 'ORDER BY f.seq');
+/**
+ * Files of a bucket, in creation (insertion) order. Keys registered on an edit draft
+ * (`draft_only`) belong to the draft, not to the bucket's record: only with `withDraftOnly`.
+ */
+export function listFiles(db: Db, bucketId: string, opts: { withDraftOnly?: boolean } = {}): Promise<FileRow[]> {
+  return opts.withDraftOnly
+    ? selectFiles(db, 'f.bucket_id = ?', [bucketId], 'ORDER BY f.seq')
+    : selectFiles(db, 'f.bucket_id = ? AND NOT f.draft_only', [bucketId], 'ORDER BY f.seq');
 }
 
 /**
@@ -93,7 +107,7 @@ export async function bucketWithFiles(db: Db, bucketId: string): Promise<{ locke
     db,
     `SELECT ${FILE_COLUMNS}, b.locked AS bucket_locked
        FROM files f LEFT JOIN objects o ON o.id = f.object_id LEFT JOIN buckets b ON b.id = f.bucket_id
-      WHERE f.bucket_id = ? ORDER BY f.seq`,
+      WHERE f.bucket_id = ? AND NOT f.draft_only ORDER BY f.seq`,
     [bucketId],
   );
   const rows = res.rows as Record<string, unknown>[];
@@ -133,7 +147,7 @@ export async function findFileForWrite(
   opts: { forUpdate?: boolean; used?: boolean } = {},
 ): Promise<FileForWrite | undefined> {
   const used = opts.used
-    ? `(SELECT COALESCE(SUM(COALESCE(o2.size, f2.upload_size, 0)), 0) FROM files f2 LEFT JOIN objects o2 ON o2.id = f2.object_id
+    ? `(SELECT COALESCE(SUM(COALESCE(o2.size, f2.upload_size, f2.declared_size, 0)), 0) FROM files f2 LEFT JOIN objects o2 ON o2.id = f2.object_id
          WHERE f2.bucket_id = f.bucket_id AND f2.id <> f.id)`
     : '0';
   const res = await prepared(
@@ -214,7 +228,7 @@ export async function countFiles(db: Db, bucketId: string): Promise<number> {
 /** Bytes a bucket holds or is about to hold: committed sizes plus uploaded-but-uncommitted sizes, except file `exceptId`. */
 export async function usedBytes(db: Db, bucketId: string, exceptId?: string): Promise<number> {
   const res = await db.raw(
-    `SELECT COALESCE(SUM(COALESCE(o.size, f.upload_size, 0)), 0) AS n
+    `SELECT COALESCE(SUM(COALESCE(o.size, f.upload_size, f.declared_size, 0)), 0) AS n
        FROM files f LEFT JOIN objects o ON o.id = f.object_id
       WHERE f.bucket_id = ? AND (?::uuid IS NULL OR f.id <> ?::uuid)`,
     [bucketId, exceptId ?? null, exceptId ?? null],
@@ -229,7 +243,9 @@ export interface NewFile {
   key: string;
   metadata: Record<string, unknown> | null;
   access: { hidden: boolean };
-  transfer: { type: string };
+  transfer: { type: string; parts?: number; part_size?: number };
+  multipart?: { key: string; uploadId: string; size: number };
+  draftOnly?: boolean;
 }
 
 /** Insert pending file entries. */
@@ -244,8 +260,17 @@ export async function insertPending(db: Db, files: NewFile[]): Promise<void> {
       metadata: f.metadata === null ? null : JSON.stringify(f.metadata),
       access: JSON.stringify(f.access),
       transfer: JSON.stringify(f.transfer),
+      multipart_key: f.multipart?.key ?? null,
+      multipart_upload_id: f.multipart?.uploadId ?? null,
+      declared_size: f.multipart?.size ?? null,
+      draft_only: f.draftOnly === true,
     })),
   );
+}
+
+/** Mark a multipart entry as being assembled into `key` (its `upload_key`). */
+export async function markAssembling(db: Db, fileId: string, key: string): Promise<void> {
+  await prepared(db, 'UPDATE files SET upload_key = ?, updated = now() WHERE id = ?', [key, fileId]);
 }
 
 /** Attach uploaded (uncommitted) content to a pending entry. */
@@ -263,7 +288,8 @@ export async function setUpload(db: Db, fileId: string, upload: { key: string; s
 
 // RETURNING form of a file row updated in place (its object looked up, as the join would).
 const RETURNED_FILE = `files.id, files.bucket_id, files.key, files.status, files.object_id, files.version_id, files.metadata, files.access,
-  files.transfer, files.upload_key, files.upload_size, files.upload_checksum, files.revision,
+  files.transfer, files.upload_key, files.upload_size, files.upload_checksum, files.multipart_key, files.multipart_upload_id,
+  files.declared_size, files.draft_only, files.revision,
   ${ts('files.created')} AS created, ${ts('files.updated')} AS updated,
   (SELECT o.size FROM objects o WHERE o.id = files.object_id) AS size,
   (SELECT o.checksum FROM objects o WHERE o.id = files.object_id) AS checksum,
@@ -293,10 +319,12 @@ export async function completeWithObject(db: Db, fileId: string, o: Omit<ObjectR
     db,
     `WITH obj AS (INSERT INTO objects (id, storage_key, size, checksum, refcount) VALUES (?, ?, ?, ?, 1) RETURNING id, storage_key, size, checksum)
      UPDATE files SET status = 'completed', object_id = obj.id, version_id = ?, upload_key = NULL, upload_size = NULL,
-            upload_checksum = NULL, updated = now(), revision = files.revision + 1
+            upload_checksum = NULL, multipart_key = NULL, multipart_upload_id = NULL, declared_size = NULL,
+            transfer = jsonb_build_object('type', 'L'), updated = now(), revision = files.revision + 1
        FROM obj WHERE files.id = ?
      RETURNING files.id, files.bucket_id, files.key, files.status, files.object_id, files.version_id, files.metadata, files.access,
-       files.transfer, files.upload_key, files.upload_size, files.upload_checksum, files.revision,
+       files.transfer, files.upload_key, files.upload_size, files.upload_checksum, files.multipart_key, files.multipart_upload_id,
+       files.declared_size, files.draft_only, files.revision,
        ${ts('files.created')} AS created, ${ts('files.updated')} AS updated, obj.size, obj.checksum, obj.storage_key`,
     [o.id, o.storage_key, o.size, o.checksum, versionId, fileId],
   );
@@ -389,15 +417,23 @@ export function listCompletedForShare(db: Db, bucketId: string): Promise<FileRow
   return selectFiles(db, "f.bucket_id = ? AND f.status = 'completed'", [bucketId], 'ORDER BY f.seq FOR SHARE OF f');
 }
 
-/** Queue storage keys for removal, not before `delayMs` from now (0 = at once). */
-export async function queueGc(db: Db, keys: string[], delayMs = 0): Promise<void> {
-  if (keys.length === 0) return;
+/** Something storage must forget: an object key, or a multipart upload to abort (with its target key). */
+export type GcItem = string | { key: string; uploadId: string };
+
+/** Storage key of a GC item. */
+export const gcKey = (i: GcItem): string => (typeof i === 'string' ? i : i.key);
+
+/** Queue storage keys (and multipart uploads) for removal, not before `delayMs` from now (0 = at once). */
+export async function queueGc(db: Db, items: GcItem[], delayMs = 0): Promise<void> {
+  if (items.length === 0) return;
   const ms = String(Math.max(0, Math.floor(delayMs)));
   await prepared(
     db,
-    `INSERT INTO storage_gc (storage_key, not_before) SELECT k, now() + (? || ' milliseconds')::interval FROM unnest(?::text[]) AS k
-     ON CONFLICT (storage_key) DO UPDATE SET not_before = LEAST(storage_gc.not_before, excluded.not_before)`,
-    [ms, keys],
+    `INSERT INTO storage_gc (storage_key, upload_id, not_before)
+       SELECT k, u, now() + (? || ' milliseconds')::interval FROM unnest(?::text[], ?::text[]) AS t(k, u)
+     ON CONFLICT (storage_key) DO UPDATE SET not_before = LEAST(storage_gc.not_before, excluded.not_before),
+       upload_id = COALESCE(excluded.upload_id, storage_gc.upload_id)`,
+    [ms, items.map(gcKey), items.map((i) => (typeof i === 'string' ? null : i.uploadId))],
   );
 }
 
@@ -417,16 +453,58 @@ export async function unqueueGc(db: Db, keys: string[]): Promise<void> {
   if (keys.length > 0) await prepared(db, 'DELETE FROM storage_gc WHERE storage_key = ANY(?::text[])', [keys]);
 }
 
-/** Lock up to `limit` due garbage keys (skipping ones another replica holds). */
-export async function dueGc(trx: Knex.Transaction, limit: number): Promise<string[]> {
-  const rows: { storage_key: string }[] = await trx('storage_gc')
-    .select('storage_key')
+/** Lock up to `limit` due garbage items (skipping ones another replica holds). */
+export async function dueGc(trx: Knex.Transaction, limit: number): Promise<GcItem[]> {
+  const rows: { storage_key: string; upload_id: string | null }[] = await trx('storage_gc')
+    .select('storage_key', 'upload_id')
     .where('not_before', '<=', trx.fn.now())
     .orderBy('not_before')
     .limit(limit)
     .forUpdate()
     .skipLocked();
-  return rows.map((r) => r.storage_key);
+  return rows.map((r) => (r.upload_id ? { key: r.storage_key, uploadId: r.upload_id } : r.storage_key));
+}
+
+// ── multipart parts and edit-draft registrations ───────────────────────────────────────────────
+
+/** A stored part of a multipart entry. */
+export interface PartRow {
+  part: number;
+  size: number;
+  checksum: string;
+  etag: string;
+}
+
+/** Record (or replace) a stored part. */
+export async function upsertPart(db: Db, fileId: string, p: PartRow): Promise<void> {
+  await prepared(
+    db,
+    `INSERT INTO file_parts (file_id, part, size, checksum, etag) VALUES (?, ?, ?, ?, ?)
+     ON CONFLICT (file_id, part) DO UPDATE SET size = excluded.size, checksum = excluded.checksum, etag = excluded.etag, updated = now()`,
+    [fileId, p.part, p.size, p.checksum, p.etag],
+  );
+}
+
+/** Stored parts of a multipart entry, by part number. */
+export async function listParts(db: Db, fileId: string): Promise<PartRow[]> {
+  const res = await prepared(db, 'SELECT part, size, checksum, etag FROM file_parts WHERE file_id = ? ORDER BY part', [fileId]);
+  return (res.rows as Record<string, unknown>[]).map((r) => ({
+    part: Number(r.part),
+    size: Number(r.size),
+    checksum: String(r.checksum),
+    etag: String(r.etag),
+  }));
+}
+
+/** Forget every part of an entry. */
+export async function deleteParts(db: Db, fileId: string): Promise<void> {
+  await prepared(db, 'DELETE FROM file_parts WHERE file_id = ?', [fileId]);
+}
+
+/** Drop the keys registered on an edit draft of this bucket (the edit ended); returns how many. */
+export async function deleteDraftOnly(db: Db, bucketId: string): Promise<number> {
+  const res = await prepared(db, 'DELETE FROM files WHERE bucket_id = ? AND draft_only', [bucketId]);
+  return res.rowCount ?? 0;
 }
 
 /** Record a failed removal attempt and retry later. */

@@ -84,7 +84,11 @@ const lockSchema = {
   type: 'object',
   required: ['bucket_id'],
   additionalProperties: false,
-  properties: { bucket_id: { type: 'string', minLength: 1, maxLength: 255 }, if_complete: { type: 'boolean' } },
+  properties: {
+    bucket_id: { type: 'string', minLength: 1, maxLength: 255 },
+    if_complete: { type: 'boolean' },
+    allow_empty: { type: 'boolean' },
+  },
 };
 const importSchema = {
   type: 'object',
@@ -93,6 +97,7 @@ const importSchema = {
   properties: {
     from_bucket_id: { type: 'string', minLength: 1, maxLength: 255 },
     to_bucket_id: { type: 'string', minLength: 1, maxLength: 255 },
+    allow_empty: { type: 'boolean' },
   },
 };
 
@@ -109,16 +114,19 @@ export function serveFilesRpc(nc: NatsHandle['nc'], service: FilesService, logge
         validate: bucketSchema,
       },
     ),
-    serveRpc<{ bucket_id: string; if_complete?: boolean }, ManifestReply>(
+    serveRpc<{ bucket_id: string; if_complete?: boolean; allow_empty?: boolean }, ManifestReply>(
       nc,
       'rdm.files.rpc.lock',
-      async (r) => manifestReply(r.if_complete ? await service.lockIfComplete(r.bucket_id) : await service.lock(r.bucket_id)),
+      async (r) =>
+        manifestReply(
+          r.if_complete ? await service.lockIfComplete(r.bucket_id, { allowEmpty: r.allow_empty === true }) : await service.lock(r.bucket_id),
+        ),
       { ...opts, validate: lockSchema },
     ),
-    serveRpc<{ from_bucket_id: string; to_bucket_id: string }, ManifestReply>(
+    serveRpc<{ from_bucket_id: string; to_bucket_id: string; allow_empty?: boolean }, ManifestReply>(
       nc,
       'rdm.files.rpc.import',
-      async (r) => manifestReply(await service.importFiles(r.from_bucket_id, r.to_bucket_id)),
+      async (r) => manifestReply(await service.importFiles(r.from_bucket_id, r.to_bucket_id, { allowEmpty: r.allow_empty === true })),
       { ...opts, validate: importSchema },
     ),
     serveRpc<{ bucket_id: string }, { deleted: boolean }>(

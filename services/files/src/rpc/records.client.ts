@@ -1,11 +1,12 @@
 /** NATS client of `rdm.records.rpc.authorize-files` (proto/README.md). */
 import { callRpc, injectTraceHeaders, type NatsHandle } from '@rdm/platform';
 import type { AuthorizeFilesRequest, BucketGrant, FilesAuthorizer } from '../domain/authorizer.js';
+import { FilesErrors } from '../domain/errors.js';
 
 /** Subject of the authorize-files RPC. */
 export const AUTHORIZE_FILES_SUBJECT = 'rdm.records.rpc.authorize-files';
 
-/** FilesAuthorizer over NATS request-reply. */
+/** FilesAuthorizer over NATS request-reply; a media-files grant must echo `bucket: "media"`. */
 export class RpcFilesAuthorizer implements FilesAuthorizer {
   constructor(
     private readonly nc: NatsHandle['nc'],
@@ -17,7 +18,10 @@ export class RpcFilesAuthorizer implements FilesAuthorizer {
       timeoutMs: this.timeoutMs,
       headers: injectTraceHeaders(),
     });
+    // Why: a records service that predates media files ignores `bucket` and would grant the files bucket.
+    if (req.bucket === 'media' && g.bucket !== 'media') throw FilesErrors.mediaUnsupported();
     return {
+      ...(req.bucket === 'media' ? { bucket: 'media' as const } : {}),
       bucket_id: String(g.bucket_id),
       record_id: String(g.record_id ?? req.record_id),
       enabled: g.enabled !== false,

@@ -601,19 +601,36 @@ describe.each(ENGINES)('files HTTP API (%s storage)', (kind) => {
       }
     });
 
-    it('should refuse changes through an edit draft whose bucket is locked (403)', async () => {
+    it('should refuse changes through an edit draft whose bucket is locked (403), registering keys for the draft only', async () => {
       const r = h.records.records.get(rec)!;
       r.draftBucket = bucket;
       r.draftLocked = true;
       try {
+        // InvenioRDM's order: the key is accepted (201, pending), its content upload is the 403.
         const init = await call('POST', `/api/records/${rec}/draft/files`, { json: [{ key: 'new.txt' }] });
-        expect(init.status).toBe(403);
-        expect(init.body).toEqual({ status: 403, message: 'Bucket is locked for modifications.' });
+        expect(init.status).toBe(201);
+        expect(init.body.entries.map((e: any) => [e.key, e.status])).toContainEqual(['new.txt', 'pending']);
+        const up = await call('PUT', `/api/records/${rec}/draft/files/new.txt/content`, { raw: Buffer.from('x') });
+        expect(up.status).toBe(403);
+        expect(up.body).toEqual({ status: 403, message: 'Bucket is locked for modifications.' });
+        expect((await call('POST', `/api/records/${rec}/draft/files/new.txt/commit`)).status).toBe(403);
+        // Nothing changed in the locked bucket: the record and its manifest do not see the registration.
+        expect((await call('GET', `/api/records/${rec}/files/new.txt`)).status).toBe(404);
+        expect((await call('GET', `/api/records/${rec}/files`)).body.entries.map((e: any) => e.key)).not.toContain('new.txt');
+        expect((await h.service.manifest(bucket)).files.map((f) => f.key)).not.toContain('new.txt');
+        expect((await call('GET', `/api/records/${rec}/draft/files/new.txt`)).body.status).toBe('pending');
+        // A registration can be dropped; the record's files cannot.
+        expect((await call('DELETE', `/api/records/${rec}/draft/files/new.txt`)).status).toBe(204);
+        expect((await call('GET', `/api/records/${rec}/draft/files/new.txt`)).status).toBe(404);
         expect((await call('DELETE', `/api/records/${rec}/draft/files/a.txt`)).status).toBe(403);
         expect((await call('PUT', `/api/records/${rec}/draft/files/a.txt/content`, { raw: Buffer.from('x') })).status).toBe(403);
         expect((await call('PUT', `/api/records/${rec}/draft/files/a.txt`, { json: { metadata: {} } })).status).toBe(403);
+        // A multipart init creates storage at once: refused on a locked bucket.
+        const mp = await call('POST', `/api/records/${rec}/draft/files`, { json: [{ key: 'big.bin', size: 10, transfer: { type: 'M', parts: 1 } }] });
+        expect(mp.status).toBe(403);
         // Even if records forgot to say so, our own lock holds.
         r.draftLocked = false;
+        expect((await call('POST', `/api/records/${rec}/draft/files`, { json: [{ key: 'other.txt' }] })).status).toBe(403);
         expect((await call('DELETE', `/api/records/${rec}/draft/files/a.txt`)).status).toBe(403);
         expect((await call('GET', `/api/records/${rec}/draft/files/a.txt/content`)).status).toBe(200);
       } finally {
