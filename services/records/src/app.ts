@@ -12,6 +12,8 @@ import { registerInteropRoutes } from './export/index.js';
 import { AccessLinksComponent } from './domain/access-links.component.js';
 import { linkTokenMiddleware, registerAccessRoutes } from './http/access.routes.js';
 import { registerDeletionRoutes, tombstoneMiddleware } from './http/deletion.routes.js';
+import { AbuseComponent } from './domain/abuse.component.js';
+import { registerAbuseRoutes } from './http/abuse.routes.js';
 import { registerOpenApiRoute } from './http/openapi.js';
 import { registerRecordsRoutes } from './http/records.routes.js';
 import { registerReviewRoutes } from './http/review.routes.js';
@@ -98,6 +100,7 @@ export function createApp(deps: AppDeps) {
   }
   const deletion = new DeletionComponent({ db: deps.db, index, vocabularies: deps.vocabularies });
   registerDeletionRoutes(router, deletion);
+  registerAbuseRoutes(router, new AbuseComponent({ db: deps.db }));
   registerRecordsRoutes(router, { service, review: parts?.review, ...urls });
   const accessLinks = new AccessLinksComponent({ db: deps.db, secret: deps.config.IDENTITY_SECRET, require: (...a) => service.requireWith(...a) });
   registerAccessRoutes(router, accessLinks);

@@ -17,8 +17,11 @@ import {
   startTelemetry,
 } from '@rdm/platform';
 import { createApp } from './app.js';
-import { configProperties } from './config.js';
+import { configProperties, mailAddresses } from './config.js';
 import { filesCommittedWorker } from './events/files-committed.consumer.js';
+import { mailerWorker } from './events/mailer.consumer.js';
+import { startDevMailSink } from './mail/dev-sink.js';
+import { smtpSender } from './mail/mailer.js';
 import { requestConsumerWorkers } from './events/requests-accepted.consumer.js';
 import { RpcCommunitiesClient } from './rpc/communities.client.js';
 import { RpcRequestsClient } from './rpc/requests.client.js';
@@ -73,6 +76,19 @@ const memberWatch = {
   },
 };
 const relay = new OutboxRelay({ db, js, logger });
+// Mail: SMTP_URL, else the development sink (.eml files under MAIL_SINK_DIR). A second replica
+// finds the port taken and sends to the first one's sink.
+let smtpUrl = config.SMTP_URL;
+if (!smtpUrl) {
+  const dir = config.MAIL_SINK_DIR || fileURLToPath(new URL('../../../.data/mail', import.meta.url));
+  const sink = await startDevMailSink(dir, config.MAIL_SINK_PORT).catch((e: Error) => {
+    logger.warn({ err: e.message }, 'development mail sink not started (port in use?)');
+    return undefined;
+  });
+  if (sink) logger.info({ dir, port: sink.port }, 'development mail sink: e-mails are written as .eml files');
+  smtpUrl = `smtp://127.0.0.1:${config.MAIL_SINK_PORT}`;
+}
+const mailer = mailerWorker({ db, nats: { nc, js, jsm }, sender: smtpSender(smtpUrl), logger, baseUrl: config.PUBLIC_BASE_URL, ...mailAddresses(config) });
 let rpc: ReturnType<typeof serveAuthorizeFilesRpc> | undefined;
 const rpcWorker = {
   name: 'authorize-files-rpc',
@@ -95,6 +111,7 @@ await runService({
     rpcWorker,
     memberWatch,
     filesCommittedWorker({ db, nats: { nc, js, jsm }, service, logger }),
+    mailer,
     ...requestConsumerWorkers({ db, nats: { nc, js, jsm }, saga: saga!, review: review!, logger }),
   ],
   closers: [() => nc.drain(), () => db.destroy(), telemetry.shutdown],
