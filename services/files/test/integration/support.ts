@@ -61,6 +61,12 @@ export interface StubRecord {
   default_preview?: string | null;
   order?: string[];
   deleted?: boolean;
+  /** Media-files buckets of the draft and the record, and whether media files are enabled (default: enabled). */
+  mediaDraftBucket?: string;
+  mediaRecordBucket?: string;
+  mediaEnabled?: boolean;
+  /** Answer media grants like a records service that predates them (the files grant, no echo). */
+  noMediaSupport?: boolean;
 }
 
 /** Stub of the records service's authorize-files RPC, with the records' permission rules reduced to owner/public. */
@@ -91,24 +97,28 @@ export class StubRecords {
     if (rec.deleted) throw Errors.gone();
     const isSystem = req.identity.roles.includes('system') || req.identity.roles.includes('admin');
     const isOwner = req.identity.sub !== null && req.identity.sub === rec.owner;
+    const media = req.bucket === 'media' && !rec.noMediaSupport;
     let bucket: string | undefined;
     let locked = false;
     if (req.scope === 'draft') {
       if (!rec.draftBucket) throw Errors.pidDoesNotExist();
       if (!isSystem && !isOwner) throw Errors.permissionDenied();
-      bucket = rec.draftBucket;
-      locked = !!rec.draftLocked;
+      bucket = media ? rec.mediaDraftBucket : rec.draftBucket;
+      // An edit draft's media bucket is its own copy: never locked (InvenioRDM).
+      locked = media ? false : !!rec.draftLocked;
     } else {
       if (!rec.recordBucket) throw Errors.pidNotRegistered();
       if (req.action === 'update' && !isSystem) throw Errors.permissionDenied();
       if (!rec.publicFiles && !isSystem && !isOwner) throw Errors.permissionDenied();
-      bucket = rec.recordBucket;
+      bucket = media ? rec.mediaRecordBucket : rec.recordBucket;
       locked = true;
     }
+    if (!bucket) throw Errors.pidDoesNotExist();
     return {
+      ...(media ? { bucket: 'media' as const } : {}),
       bucket_id: bucket,
       record_id: req.record_id,
-      enabled: rec.enabled !== false,
+      enabled: media ? rec.mediaEnabled !== false : rec.enabled !== false,
       locked,
       default_preview: rec.default_preview ?? null,
       order: rec.order ?? [],
