@@ -16,7 +16,7 @@ export PATH := $(ROOT)/.tools/bin:$(ROOT)/node_modules/.bin:$(PATH)
 
 .PHONY: help up deps node-deps pnpm infra minio opensearch migrate stop clean distclean \
 	test test-unit test-integration test-faults test-e2e fuzz bench lint typecheck \
-	user revoke-token deactivate-user kind-up build images chart-check
+	user revoke-token deactivate-user kind-up reindex build images chart-check
 
 help: ## list targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-z0-9-]+):.*## (.*)/  make \1\t\2/' | expand -t 28
@@ -113,6 +113,10 @@ test-integration: deps infra minio opensearch ## integration tests (real Postgre
 
 test-faults: deps infra ## fault trials, long form: kill -9 / NATS restarts mid-saga, FAULT_TRIALS (20) per kill point (private stack on 5940-5946)
 	@cd $(ROOT) && FAULT_TRIALS=$${FAULT_TRIALS:-20} $(ROOT)/node_modules/.bin/vitest run --project faults
+
+reindex: node-deps infra ## make reindex SERVICE=<svc>: rebuild the service's search index from PostgreSQL and swap its alias (SEARCH_ENGINE=opensearch|elasticsearch)
+	@if [ -z "$${SERVICE:-}" ]; then echo 'usage: make reindex SERVICE=<communities|…> [SEARCH_ENGINE=opensearch] [SEARCH_URL=…]' >&2; exit 2; fi
+	@cd $(ROOT)/services/$$SERVICE && SEARCH_ENGINE=$${SEARCH_ENGINE:-opensearch} $(TSX) src/main.ts reindex
 
 test-e2e: deps infra ## e2e tests (the global setup starts its own stack on ports 5900-5906)
 	@$(VITEST) --project e2e

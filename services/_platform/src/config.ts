@@ -75,6 +75,12 @@ export const baseConfigProperties = {
   SEARCH_API_KEY: { type: 'string', default: '', description: 'API key (base64 id:key) instead of a user and password.' },
   SEARCH_CA_FILE: { type: 'string', default: '', description: 'PEM file of the CA that signed the cluster certificate.' },
   SEARCH_TLS_REJECT_UNAUTHORIZED: { type: 'boolean', default: true, description: 'false accepts any certificate (development only).' },
+  SEARCH_INDEX_PREFIX: {
+    type: 'string',
+    default: '',
+    pattern: '^[a-z0-9_-]*$',
+    description: 'Prefix of every index and alias name (several deployments or test runs on one cluster).',
+  },
   SEARCH_TIMEOUT_MS: { type: 'integer', default: 5000, minimum: 100, description: 'Per-request timeout of the search engine.' },
 } as const satisfies Record<string, EnvProperty>;
 

@@ -11,11 +11,18 @@ export type HealthCheck = () => Promise<unknown> | unknown;
 /** Health state of one process. */
 export class Health {
   private shuttingDown = false;
+  private readonly degradable = new Set<string>();
   constructor(private readonly checks: Record<string, HealthCheck> = {}) {}
 
-  /** Register another check. */
-  add(name: string, check: HealthCheck): void {
+  /**
+   * Register another check. With `degraded: true` a failure is reported (`degraded: …`) but keeps the
+   * service ready: for a dependency only some requests need (the search engine: searches answer 503
+   * while writes go on).
+   */
+  add(name: string, check: HealthCheck, opts: { degraded?: boolean } = {}): void {
     this.checks[name] = check;
+    if (opts.degraded) this.degradable.add(name);
+    else this.degradable.delete(name);
   }
 
   /**
@@ -55,12 +62,12 @@ export class Health {
           ]);
           results[name] = 'ok';
         } catch (e) {
-          results[name] = `down: ${(e as Error).message ?? 'error'}`;
+          results[name] = `${this.degradable.has(name) ? 'degraded' : 'down'}: ${(e as Error).message ?? 'error'}`;
         }
       }),
     );
     if (this.shuttingDown) results.shutdown = 'shutting down';
-    const ready = !this.shuttingDown && Object.values(results).every((r) => r === 'ok');
+    const ready = !this.shuttingDown && Object.entries(results).every(([name, r]) => r === 'ok' || this.degradable.has(name));
     return { ready, checks: results };
   }
 

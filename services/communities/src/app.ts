@@ -15,6 +15,7 @@ import { communitiesRouter } from './http/communities.routes.js';
 import { extensionsRouter } from './http/extensions.routes.js';
 import { membersRouter } from './http/members.routes.js';
 import { openapiRouter } from './http/openapi.js';
+import type { CommunitySearchIndex } from './search/community-index.js';
 
 /** Dependencies of createApp. */
 export interface AppDeps {
@@ -30,6 +31,8 @@ export interface AppDeps {
   requests: RequestsPort;
   /** NATS connection, for readiness. */
   nc?: NatsHandle['nc'];
+  /** Search engine index (SEARCH_ENGINE opensearch/elasticsearch); absent: the postgres engine. */
+  search?: CommunitySearchIndex;
 }
 
 /** The composed app and the domain services main.ts wires to RPC and consumers. */
@@ -53,6 +56,7 @@ export function createApp(deps: AppDeps): CommunitiesApp {
     requests: deps.requests,
     creators: config.COMMUNITY_CREATORS === 'users' ? 'users' : 'admins',
     logger,
+    search: deps.search,
   });
   const members = new MembersService({
     db,
@@ -65,6 +69,18 @@ export function createApp(deps: AppDeps): CommunitiesApp {
   const extensions = new ExtensionsService(db, communities);
   addStandardHealth(health, { db, nc: deps.nc });
   health.add('storage', () => storage.check());
+  // Why degraded: /readyz reports the search engine, but its outage must not take writes out of
+  // rotation (searches answer 503 meanwhile; the indexer catches up when it is back).
+  if (deps.search) {
+    const engine = deps.search.engine;
+    health.add(
+      'search',
+      async () => {
+        if (!(await engine.ping())) throw new Error(`${engine.kind} unreachable`);
+      },
+      { degraded: true },
+    );
+  }
   mountRouter(app, openapiRouter());
   mountRouter(app, extensionsRouter({ extensions, links }));
   mountRouter(app, membersRouter({ members, links }));

@@ -13,6 +13,7 @@ import {
   type Knex,
   type ListArgs,
   type Logger,
+  type QueryAst,
   parseQuery,
   QuerySyntaxError,
   rankSql,
@@ -36,6 +37,7 @@ import { type CommunityAction, type CommunityCtx, communitiesPolicy } from './co
 import { CommunityErrors } from './errors.js';
 import type { RequestsPort, UsersPort, VocabulariesPort } from './ports.js';
 import type { Policy } from '@rdm/platform';
+import type { CommunitySearchIndex } from '../search/community-index.js';
 import type { Role } from './roles.js';
 
 /** Sorts of the community searches. */
@@ -55,6 +57,8 @@ export interface CommunitiesServiceDeps {
   requests: RequestsPort;
   creators: 'admins' | 'users';
   logger: Pick<Logger, 'warn'>;
+  /** The search engine index (SEARCH_ENGINE opensearch/elasticsearch); absent: the postgres engine. */
+  search?: CommunitySearchIndex;
 }
 
 const isUniqueViolation = (e: unknown) => (e as { code?: string })?.code === '23505';
@@ -65,6 +69,17 @@ export function compileQ(q: string, fields: Parameters<typeof compileToSql>[1]):
   try {
     const ast = parseQuery(q, { defaultOperator: 'OR' });
     return { where: compileToSql(ast, fields), rank: rankSql(ast, fields) };
+  } catch (e) {
+    if (e instanceof QuerySyntaxError) throw Errors.invalidQuerySyntax(e);
+    throw e;
+  }
+}
+
+/** Parse `q` for a search engine; 400 on bad syntax. */
+function parseQ(q: string): QueryAst | undefined {
+  if (!q) return undefined;
+  try {
+    return parseQuery(q, { defaultOperator: 'OR' });
   } catch (e) {
     if (e instanceof QuerySyntaxError) throw Errors.invalidQuerySyntax(e);
     throw e;
@@ -137,7 +152,7 @@ export class CommunitiesService {
     const creator = identity.sub && identity.sub !== 'system' ? await this.userInfo(identity.sub) : undefined;
     const metadata = expandMetadata(parsed.metadata, entries);
     try {
-      return await withTransaction(this.db, async (trx) => {
+      return await this.write(async (trx) => {
         const row = await repo.insertCommunity(trx, { id: randomUUID(), slug: parsed.slug as string, metadata, access: parsed.access });
         await this.event(trx, 'created', row);
         if (creator) {
@@ -206,7 +221,7 @@ export class CommunitiesService {
     const entries = await this.resolveRefs(parsed.refs, parsed.errors);
     if (parsed.errors.length) throw Errors.validation(parsed.errors);
     const metadata = expandMetadata(parsed.metadata, entries);
-    return withTransaction(this.db, async (trx) => {
+    return this.write(async (trx) => {
       const current = await repo.findCommunity(trx, c.row.id, { lock: true });
       if (!current) throw CommunityErrors.notFound();
       if (current.deletion_status !== 'P') throw CommunityErrors.deleted();
@@ -227,7 +242,7 @@ export class CommunitiesService {
     else if (slug !== undefined && (await repo.slugTaken(this.db, slug))) errors.push({ field: 'slug', messages: [SLUG_MESSAGES.taken] });
     if (errors.length) throw Errors.validation(errors);
     try {
-      return await withTransaction(this.db, async (trx) => {
+      return await this.write(async (trx) => {
         const current = await repo.findCommunity(trx, c.row.id, { lock: true });
         if (!current || current.deletion_status !== 'P') throw CommunityErrors.deleted();
         const row = await repo.updateCommunity(trx, current, { slug });
@@ -246,7 +261,7 @@ export class CommunitiesService {
     const open = await this.deps.requests.countOpen({ community: c.row.id });
     if (open > 0) throw CommunityErrors.openRequests(open);
     const b = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
-    await withTransaction(this.db, async (trx) => {
+    await this.write(async (trx) => {
       const current = await repo.findCommunity(trx, c.row.id, { lock: true });
       if (!current || current.deletion_status !== 'P') throw CommunityErrors.deleted();
       if (revision !== undefined && revision !== current.revision_id) throw Errors.revisionMismatch(revision, current.revision_id);
@@ -267,7 +282,7 @@ export class CommunitiesService {
   async restore(identity: Identity, idOrSlug: string): Promise<CommunityRow> {
     const c = await this.authorize(identity, idOrSlug, 'restore', { allowDeleted: true });
     if (c.row.deletion_status === 'P') throw CommunityErrors.badDeletionState('The community is not deleted.');
-    return withTransaction(this.db, async (trx) => {
+    return this.write(async (trx) => {
       const current = await repo.findCommunity(trx, c.row.id, { lock: true });
       if (!current || current.deletion_status === 'P') throw CommunityErrors.badDeletionState('The community is not deleted.');
       const row = await repo.updateCommunity(trx, current, { deletion_status: 'P', tombstone: null });
@@ -284,10 +299,7 @@ export class CommunitiesService {
     scope: 'all' | 'user' | 'featured' = 'all',
   ) {
     if (scope === 'user' && !identity.sub) throw Errors.permissionDenied();
-    const { where, rank } = compileQ(args.q, repo.COMMUNITY_FIELDS);
-    return repo.searchCommunities(this.db, {
-      q: where,
-      rank,
+    const common = {
       userId: identity.sub,
       admin: isAdmin(identity) && scope !== 'featured',
       memberOf: scope === 'user' ? (identity.sub as string) : undefined,
@@ -296,7 +308,12 @@ export class CommunitiesService {
       sort: args.sort,
       from: args.from,
       size: args.size,
-    });
+    };
+    if (this.deps.search) {
+      return this.deps.search.search({ ...common, ast: parseQ(args.q) });
+    }
+    const { where, rank } = compileQ(args.q, repo.COMMUNITY_FIELDS);
+    return repo.searchCommunities(this.db, { ...common, q: where, rank });
   }
 
   /** Featured entries of a community (administrators). */
@@ -343,7 +360,24 @@ export class CommunitiesService {
     }));
   }
 
+  /**
+   * One write transaction; afterwards the communities it touched are indexed inline (search engine
+   * only), with refresh `wait_for` so the writer's next search sees the write.
+   */
+  private async write<T>(fn: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+    const touched: string[] = [];
+    const result = await withTransaction(this.db, async (trx) => {
+      this.touched.set(trx, touched);
+      return fn(trx);
+    });
+    await this.deps.search?.afterCommit(touched);
+    return result;
+  }
+
+  private readonly touched = new WeakMap<Knex.Transaction, string[]>();
+
   private async event(trx: Knex.Transaction, verb: 'created' | 'updated' | 'deleted' | 'restored', row: CommunityRow): Promise<void> {
+    this.touched.get(trx)?.push(row.id);
     await writeOutbox(trx, {
       subject: `rdm.communities.community.${verb}`,
       aggregate: { type: 'community', id: row.id, revision: row.revision_id },

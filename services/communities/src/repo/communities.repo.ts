@@ -56,8 +56,8 @@ export const COMMUNITY_FIELDS: FieldMap = {
   updated: { kind: 'date', expr: 'updated' },
 };
 
-/** Search vector of a community (slug, title, description, type, organizations, funders). */
-function vector(slug: string, md: Record<string, any>) {
+/** Texts of a community's full-text search (slug, title, description, type, organizations, funders); every engine indexes these. */
+export function searchTexts(slug: string, md: Record<string, any>): string[] {
   const texts = [
     slug,
     md.title,
@@ -69,7 +69,12 @@ function vector(slug: string, md: Record<string, any>) {
     ...((md.organizations ?? []) as { name?: string }[]).map((o) => o.name),
     ...((md.funding ?? []) as { funder?: { name?: string } }[]).map((f) => f.funder?.name),
   ];
-  return searchVectorSql(texts as string[]);
+  return texts.filter((t): t is string => typeof t === 'string' && t.length > 0);
+}
+
+/** Search vector of a community (postgres engine). */
+function vector(slug: string, md: Record<string, any>) {
+  return searchVectorSql(searchTexts(slug, md));
 }
 
 /** Columns derived from the document. */
@@ -152,6 +157,33 @@ export async function findCommunities(db: Knex | Knex.Transaction, idsOrSlugs: s
       if (ids.length) w.orWhereIn('id', ids);
       if (slugs.length) w.orWhereIn('slug', slugs);
     });
+}
+
+/** Communities with their insertion sequence (search indexing), by ids, or changed since a time, in seq order after `afterSeq`. */
+export async function communitiesForIndex(
+  db: Knex | Knex.Transaction,
+  o: { ids?: string[]; since?: Date; afterSeq?: number; limit?: number },
+): Promise<Array<CommunityRow & { seq: number }>> {
+  const q = db('communities')
+    .select([...COLUMNS, 'seq'])
+    .orderBy('seq');
+  if (o.ids) q.whereIn('id', o.ids);
+  if (o.since) q.where('updated', '>=', o.since);
+  if (o.afterSeq !== undefined) q.where('seq', '>', o.afterSeq);
+  if (o.limit) q.limit(o.limit);
+  return q;
+}
+
+/** Ids of the communities where a user is an active member (search scopes of the DSL engines). */
+export async function memberCommunityIds(db: Knex | Knex.Transaction, userId: string): Promise<string[]> {
+  const rows = await db('members').distinct('community_id').where({ member_type: 'user', member_id: userId, active: true });
+  return rows.map((r: { community_id: string }) => r.community_id);
+}
+
+/** Ids of the communities featured now (start_date ≤ now). */
+export async function featuredNowIds(db: Knex | Knex.Transaction): Promise<string[]> {
+  const rows = await db('featured').distinct('community_id').where('start_date', '<=', db.fn.now());
+  return rows.map((r: { community_id: string }) => r.community_id);
 }
 
 /** Is a slug taken (deleted communities included)? */

@@ -90,7 +90,7 @@ export interface Harness {
   comments: { id: string; identity: unknown; payload: { content: string; format: string } }[];
   storageDir: string;
   /** Another app over the same database, storage and NATS with other settings. */
-  appWith(config: Partial<Parameters<typeof createApp>[0]['config']>): CommunitiesApp;
+  appWith(config: Partial<Parameters<typeof createApp>[0]['config']>, deps?: Partial<Parameters<typeof createApp>[0]>): CommunitiesApp;
   /** Make users members with these roles (test fixture, straight into the table). */
   seed(communityId: string, roles: Record<string, Role>, visible?: boolean): Promise<void>;
   stop(): Promise<void>;
@@ -194,7 +194,7 @@ export async function startHarness(config: Partial<Parameters<typeof createApp>[
   ];
   // Why: the subscriptions must reach the server before the first request (no-responders race).
   await nats.nc.flush();
-  const appWith = (over: Partial<Parameters<typeof createApp>[0]['config']>) =>
+  const appWith = (over: Partial<Parameters<typeof createApp>[0]['config']>, deps: Partial<Parameters<typeof createApp>[0]> = {}) =>
     createApp({
       config: {
         IDENTITY_SECRET: SECRET,
@@ -211,6 +211,7 @@ export async function startHarness(config: Partial<Parameters<typeof createApp>[
       users: new RpcUsersClient(nats.nc, 5000),
       vocabularies: new RpcVocabulariesClient(nats.nc, 5000),
       requests: new RpcRequestsClient(nats.nc, 5000),
+      ...deps,
     });
   const sut = appWith({});
   const seed = async (communityId: string, roles: Record<string, Role>, visible = false) => {

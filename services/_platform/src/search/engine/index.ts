@@ -5,4 +5,4 @@ export { baseIndexSettings, dateField, fullTextField, keywordField, longField, s
 export { isEngineDown, searchUnavailable } from './engine.js';
 export type { EngineOptions } from './options.js';
 export { type SearchConfig, createEngine, createSearchEngine, engineOptions } from './factory.js';
-export { type IndexerOptions, runSearchIndexer } from './indexer.js';
+export { type AggregateRef, type IndexerHandle, type IndexerOptions, runSearchIndexer } from './indexer.js';
