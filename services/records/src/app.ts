@@ -10,6 +10,7 @@ import { ReviewComponent } from './domain/review.component.js';
 import { ReviewSagaComponent } from './domain/review-saga.component.js';
 import { registerInteropRoutes } from './export/index.js';
 import { AccessLinksComponent } from './domain/access-links.component.js';
+import { GrantsComponent } from './domain/grants.component.js';
 import { linkTokenMiddleware, registerAccessRoutes } from './http/access.routes.js';
 import { registerDeletionRoutes, tombstoneMiddleware } from './http/deletion.routes.js';
 import { AbuseComponent } from './domain/abuse.component.js';
@@ -103,7 +104,8 @@ export function createApp(deps: AppDeps) {
   registerAbuseRoutes(router, new AbuseComponent({ db: deps.db }));
   registerRecordsRoutes(router, { service, review: parts?.review, ...urls });
   const accessLinks = new AccessLinksComponent({ db: deps.db, secret: deps.config.IDENTITY_SECRET, require: (...a) => service.requireWith(...a) });
-  registerAccessRoutes(router, accessLinks);
+  const grants = new GrantsComponent({ db: deps.db, index, require: (...a) => service.requireWith(...a) });
+  registerAccessRoutes(router, accessLinks, grants);
   app.use(linkTokenMiddleware(deps.db));
   app.use(tombstoneMiddleware(deletion));
   mountRouter(app, router);

@@ -8,7 +8,7 @@ import { as, type Env, fullMetadata, startEnv } from './support.js';
 
 const OWNER = '501';
 const OTHER = '502';
-const ADMIN = ['9', ['admin']] as const;
+const ADMIN = as('9', ['admin']);
 const FILES_RPC = 'rdm.records.rpc.authorize-files';
 
 describe('record access links', () => {
@@ -52,7 +52,7 @@ describe('record access links', () => {
     expect(Object.keys(created).sort()).toEqual(['created_at', 'description', 'expires_at', 'id', 'permission', 'token']);
     expect(created).toMatchObject({ permission: 'view', description: 'for a reviewer', expires_at: future(10) });
     expect(typeof created.token).toBe('string');
-    const noExpiry = (await env.request.post(`/api/records/${id}/access/links`).set(as(...ADMIN)).send({ permission: 'edit' }).expect(201)).body;
+    const noExpiry = (await env.request.post(`/api/records/${id}/access/links`).set(ADMIN).send({ permission: 'edit' }).expect(201)).body;
     expect(noExpiry.expires_at).toBeUndefined();
 
     const list = (await env.request.get(`/api/records/${id}/access/links`).set(as(OWNER)).expect(200)).body;
