@@ -45,6 +45,12 @@ export const configProperties = {
     description: 'How long community roles are cached (dropped on membership events).',
   },
   FILES_RPC_TIMEOUT_MS: { type: 'integer', default: 5000, minimum: 50, description: 'Timeout of rdm.files.rpc.* calls.' },
+  EMBARGO_LIFT_INTERVAL_MS: {
+    type: 'integer',
+    default: 60000,
+    minimum: 0,
+    description: 'How often expired embargoes are lifted (domain/embargo.job.ts; also once at start); 0 disables the job.',
+  },
   SMTP_URL: {
     type: 'string',
     default: '',

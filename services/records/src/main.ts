@@ -18,6 +18,7 @@ import {
 } from '@rdm/platform';
 import { createApp } from './app.js';
 import { configProperties, mailAddresses } from './config.js';
+import { EmbargoLifter } from './domain/embargo.job.js';
 import { filesCommittedWorker } from './events/files-committed.consumer.js';
 import { mailerWorker } from './events/mailer.consumer.js';
 import { startDevMailSink } from './mail/dev-sink.js';
@@ -52,7 +53,7 @@ const { nc, js, jsm } = await connectNats({ url: config.NATS_URL, name: SERVICE,
 await ensureStream(jsm, { name: 'RECORDS', subjects: eventSubjects(SERVICE) });
 
 const communities = new RpcCommunitiesClient(nc, config.RPC_TIMEOUT_MS, config.COMMUNITIES_ROLES_TTL_MS);
-const { app, health, service, review, saga } = createApp({
+const { app, health, service, review, saga, index } = createApp({
   config,
   logger,
   db,
@@ -111,6 +112,7 @@ await runService({
     rpcWorker,
     memberWatch,
     filesCommittedWorker({ db, nats: { nc, js, jsm }, service, logger }),
+    new EmbargoLifter({ db, index, logger }).worker(config.EMBARGO_LIFT_INTERVAL_MS),
     mailer,
     ...requestConsumerWorkers({ db, nats: { nc, js, jsm }, saga: saga!, review: review!, logger }),
   ],
