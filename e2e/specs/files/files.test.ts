@@ -383,9 +383,13 @@ describe('published record files', () => {
   it("should refuse changes to a published record's files through an edit draft (403, bucket locked)", async () => {
     const edit = await api(`/api/records/${id}/draft`, { method: 'POST', token: owner.token });
     expect(edit.status).toBe(201);
+    // InvenioRDM's order: registering a key is accepted, its content upload is the 403.
     const init = await api(`/api/records/${id}/draft/files`, { method: 'POST', token: owner.token, body: [{ key: 'late.txt' }] });
-    expect(init.status).toBe(403);
-    expect(init.body).toEqual({ status: 403, message: 'Bucket is locked for modifications.' });
+    expect(init.status).toBe(201);
+    const up = await api(`/api/records/${id}/draft/files/late.txt/content`, { method: 'PUT', token: owner.token, raw: 'x' });
+    expect(up.status).toBe(403);
+    expect(up.body).toEqual({ status: 403, message: 'Bucket is locked for modifications.' });
+    expect((await api(`/api/records/${id}/files/late.txt`)).status).toBe(404);
     const del = await api(`/api/records/${id}/draft/files/paper.txt`, { method: 'DELETE', token: owner.token });
     expect(del.status).toBe(403);
     // Reads still work through the edit draft.

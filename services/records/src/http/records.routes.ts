@@ -161,13 +161,16 @@ export function registerRecordsRoutes(router: Router<AppState>, deps: RecordsRou
     const hits = view.items.map((i) =>
       serializeItem(i.doc, { baseUrl, identity: ctx.state.identity, kind: i.kind, doiResolverUrl: deps.doiResolverUrl }),
     );
-    ctx.body = listEnvelope({
+    const body = listEnvelope({
       hits,
       total: view.total,
       args: view.args,
       baseUrl,
       path: `/api/records/${encodeURIComponent(recordId)}/versions`,
     });
+    // InvenioRDM's versions list has no facets: no `aggregations` key at all (reference §4.12).
+    Reflect.deleteProperty(body, 'aggregations');
+    ctx.body = body;
   });
 
   router.get('/api/records/:id/versions/latest', async (ctx: AppContext) => {
