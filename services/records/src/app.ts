@@ -15,6 +15,9 @@ import { linkTokenMiddleware, registerAccessRoutes } from './http/access.routes.
 import { registerDeletionRoutes, tombstoneMiddleware } from './http/deletion.routes.js';
 import { AbuseComponent } from './domain/abuse.component.js';
 import { registerAbuseRoutes } from './http/abuse.routes.js';
+import { StatsComponent } from './domain/stats.component.js';
+import { statsMiddleware } from './http/stats.middleware.js';
+import type { StatsPublisher } from './stats/publisher.js';
 import { registerOpenApiRoute } from './http/openapi.js';
 import { registerRecordsRoutes } from './http/records.routes.js';
 import { registerReviewRoutes } from './http/review.routes.js';
@@ -36,6 +39,8 @@ export interface AppDeps {
   communities?: CommunitiesPort;
   /** When given, readiness also checks the NATS connection. */
   nc?: NatsHandle['nc'];
+  /** Publisher of view events (statistics); without it views are not counted, counters still shown. */
+  statsPublisher?: StatsPublisher;
 }
 
 /** The review and communities components (present when `requests` and `communities` are given). */
@@ -108,6 +113,8 @@ export function createApp(deps: AppDeps) {
   registerAccessRoutes(router, accessLinks, grants);
   app.use(linkTokenMiddleware(deps.db));
   app.use(tombstoneMiddleware(deletion));
+  const stats = new StatsComponent({ db: deps.db });
+  app.use(statsMiddleware({ stats, publisher: deps.statsPublisher, secret: deps.config.IDENTITY_SECRET }));
   mountRouter(app, router);
-  return { app, health, service, search, index, deletion, ...parts };
+  return { app, health, service, search, index, deletion, stats, ...parts };
 }

@@ -21,6 +21,8 @@ import { configProperties, mailAddresses } from './config.js';
 import { EmbargoLifter } from './domain/embargo.job.js';
 import { filesCommittedWorker } from './events/files-committed.consumer.js';
 import { mailerWorker } from './events/mailer.consumer.js';
+import { statsWorkers } from './events/stats.consumer.js';
+import { STATS_STREAM, StatsPublisher } from './stats/publisher.js';
 import { startDevMailSink } from './mail/dev-sink.js';
 import { smtpSender } from './mail/mailer.js';
 import { requestConsumerWorkers } from './events/requests-accepted.consumer.js';
@@ -52,8 +54,12 @@ const { nc, js, jsm } = await connectNats({ url: config.NATS_URL, name: SERVICE,
 // Why: event subjects only; 'rdm.records.>' would also capture the rdm.records.rpc.* requests.
 await ensureStream(jsm, { name: 'RECORDS', subjects: eventSubjects(SERVICE) });
 
+// Usage events (views here, downloads from files): not outboxed, see stats/publisher.ts.
+await ensureStream(jsm, STATS_STREAM);
+const statsPublisher = new StatsPublisher(js);
 const communities = new RpcCommunitiesClient(nc, config.RPC_TIMEOUT_MS, config.COMMUNITIES_ROLES_TTL_MS);
-const { app, health, service, review, saga, index } = createApp({
+const { app, health, service, review, saga, index, stats } = createApp({
+  statsPublisher,
   config,
   logger,
   db,
@@ -114,6 +120,7 @@ await runService({
     filesCommittedWorker({ db, nats: { nc, js, jsm }, service, logger }),
     new EmbargoLifter({ db, index, logger }).worker(config.EMBARGO_LIFT_INTERVAL_MS),
     mailer,
+    ...statsWorkers({ db, nats: { nc, js, jsm }, stats, logger }),
     ...requestConsumerWorkers({ db, nats: { nc, js, jsm }, saga: saga!, review: review!, logger }),
   ],
   closers: [() => nc.drain(), () => db.destroy(), telemetry.shutdown],

@@ -1,0 +1,41 @@
+/**
+ * Usage statistics at the HTTP edge of records: a successful `GET /api/records/<id>` by a person
+ * (not a robot) publishes `rdm.stats.record.viewed` without waiting, and its body gets the live
+ * `stats` block (the rendered record, possibly from the read cache, carries zero counters: they
+ * are spliced in here from `StatsComponent.read`, cached 2 s, so the read cache's stamp need not
+ * change with every view).
+ *
+ * When to use: mounted by app.ts before the router when statistics are on (`STATS_ENABLED`).
+ */
+import type { Middleware } from 'koa';
+import type { StatsComponent } from '../domain/stats.component.js';
+import type { StatsPublisher } from '../stats/publisher.js';
+import { isBot, visitorHash } from '../stats/visitor.js';
+
+const RECORD = /^\/api\/records\/([^/]+)$/;
+const Z = '{"views":0,"unique_views":0,"downloads":0,"unique_downloads":0,"data_volume":0}';
+/** The zero block the serializer writes for every record (serializers.ts `statsBlock`). */
+const ZERO_STATS = Buffer.from(`"stats":{"this_version":${Z},"all_versions":${Z}}`);
+
+/** Count views and show live counters. */
+export function statsMiddleware(o: { stats: StatsComponent; publisher?: StatsPublisher; secret: string }): Middleware {
+  return async (ctx, next) => {
+    await next();
+    if (ctx.method !== 'GET' || ctx.status !== 200) return;
+    const m = RECORD.exec(ctx.path);
+    if (!m) return;
+    const recordId = decodeURIComponent(m[1]!);
+    const ua = ctx.get('user-agent');
+    if (o.publisher && !isBot(ua)) {
+      const address = (ctx.get('x-forwarded-for').split(',')[0] ?? '').trim() || ctx.ip;
+      o.publisher.publish('rdm.stats.record.viewed', { record_id: recordId, visitor: visitorHash(address, ua, o.secret), at: new Date().toISOString() });
+    }
+    const body = ctx.body;
+    if (!Buffer.isBuffer(body)) return;
+    const at = body.indexOf(ZERO_STATS);
+    if (at < 0) return;
+    const live = Buffer.from(`"stats":${JSON.stringify(await o.stats.read(recordId))}`);
+    ctx.body = Buffer.concat([body.subarray(0, at), live, body.subarray(at + ZERO_STATS.length)]);
+    ctx.type = 'application/json';
+  };
+}
