@@ -48,8 +48,14 @@ describe(openapiFragment.name, () => {
         `GET ${R}/files/{key}/content`,
         `HEAD ${R}/files/{key}/content`,
         `GET ${R}/files-archive`,
-      ].sort(),
+      ]
+        .flatMap((op) => [op, op.replace('/files-archive', '/media-files-archive').replace(/\/files(\/|$)/, '/media-files$1')])
+        .sort(),
     );
+    const part = fragment.paths[`${D}/files/{key}/content/{part}`].put;
+    expect(part.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/FileEntry' });
+    expect(fragment.paths[`${D}/media-files`].post.operationId).toBe('initDraftMediaFiles');
+    expect(fragment.paths[`${D}/media-files`].post.responses['501']).toBeDefined();
     const upload = fragment.paths[`${D}/files/{key}/content`].put;
     expect(Object.keys(upload.requestBody.content)).toEqual(['application/octet-stream']);
     expect(upload.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/FileEntry' });

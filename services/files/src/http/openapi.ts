@@ -4,9 +4,10 @@
  * draft and record files — list, initialise, metadata, content upload (raw bytes, chunked
  * transfer accepted), commit, download with `Range`, zip archive — with the status codes the
  * routes really answer. Shared components (`Error`, `BadRequest`, `X-RateLimit-*`, `bearerAuth`…)
- * are the gateway's and are only referenced here. Media files are not served by this service and
- * are left to the gateway's base document; multipart part uploads are documented with what they
- * really answer (415/404). A NUL or bad encoding in any path is 400 (`Invalid file key.`).
+ * are the gateway's and are only referenced here. Multipart transfers (`transfer: {type: "M"}`,
+ * `PUT …/content/{part}`) are documented; media files (`…/media-files…`, the second bucket) get
+ * the same operations, derived from the files ones (`mediaPaths`). A NUL or bad encoding in any
+ * path is 400 (`Invalid file key.`).
  *
  * When to edit: a files route, its headers or the JSON of http/serializers.ts change.
  */
@@ -41,12 +42,14 @@ const E = {
   ),
   '404': error("Unknown record, or `Record '<id>' has no file '<key>'.`"),
   '410': error('The record has been deleted.'),
+  '409': error('A part sent while the file is being committed (assembled).'),
   '413': ref('responses', 'PayloadTooLarge'),
   '415': error('Unsupported `Content-Type`: uploads take `application/octet-stream` only; JSON bodies refuse binary types.'),
   '416': error('The `Range` lies outside the file.', {
     'Content-Range': { schema: { type: 'string' }, description: '`bytes */<size>`' },
   }),
   '429': ref('responses', 'TooManyRequests'),
+  '501': error('Media files: the records service does not grant media buckets yet.'),
   '503': ref('responses', 'ServiceUnavailable'),
 } as const;
 type Status = keyof typeof E;
@@ -137,6 +140,33 @@ function archive(scope: 'draft' | 'record'): Json {
   };
 }
 
+/**
+ * The media-files operations: the files ones on `…/media-files…` (operation ids `…MediaFile…`),
+ * plus 501 while records grants no media bucket.
+ */
+function mediaPaths(files: Record<string, Json>): Record<string, Json> {
+  const out: Record<string, Json> = {};
+  for (const [path, item] of Object.entries(files)) {
+    const media = path.replace('/files-archive', '/media-files-archive').replace(/\/files(\/|$)/, '/media-files$1');
+    const copy: Json = {};
+    for (const [k, v] of Object.entries(item)) {
+      if (k === 'parameters' || typeof v !== 'object' || v === null) {
+        copy[k] = v;
+        continue;
+      }
+      const op = v as Json;
+      copy[k] = {
+        ...op,
+        operationId: String(op.operationId).replace(/File/, 'MediaFile'),
+        summary: String(op.summary).replace(/files?\b/, (w) => `media ${w}`),
+        responses: { ...(op.responses as Json), '501': E['501'] },
+      };
+    }
+    out[media] = copy;
+  }
+  return out;
+}
+
 function paths(): Record<string, Json> {
   const D = '/api/records/{id}/draft';
   const R = '/api/records/{id}';
@@ -217,16 +247,23 @@ function paths(): Record<string, Json> {
       },
     },
     [`${D}/files/{key}/content/{part}`]: {
-      parameters: [idParam, keyParam, { name: 'part', in: 'path', required: true, schema: { type: 'string' } }],
+      parameters: [idParam, keyParam, { name: 'part', in: 'path', required: true, schema: { type: 'integer', minimum: 1 } }],
       put: {
         operationId: 'uploadDraftFilePart',
-        summary: 'Upload one part of a file (multipart transfer: not supported)',
+        summary: 'Upload one part of a multipart file (InvenioRDM multipart transfer)',
         description:
-          'Multipart transfers are not offered (initialising one is 403). The path is read as the metadata update of the entry ' +
-          '`<key>/content/<part>`: a binary body is 415, a JSON one 404 for that unknown entry.',
+          'For entries initialised with `transfer: {type: "M", parts, part_size}` (the URLs are in the entry\'s `links.parts`). ' +
+          'Parts may be sent in parallel and in any order; sending a part again replaces it. Each part must be exactly ' +
+          '`part_size` bytes, the last one the rest of `size`. 400: `Part number is higher than total parts sent in multipart ' +
+          'initialization.`, `Size of this part must be equal to part_size sent in multipart initialization.`, ' +
+          '`Transfer type "L" does not support multipart uploads.`, an expired upload.',
         tags: TAGS,
         security: AUTHENTICATED,
-        responses: errors('400', '403', '404', '410', '413', '415'),
+        requestBody: {
+          required: true,
+          content: { 'application/octet-stream': { schema: { type: 'string', contentMediaType: 'application/octet-stream' } } },
+        },
+        responses: { '200': entry('The entry, still `pending` until committed.'), ...errors('400', '403', '404', '409', '410', '415') },
       },
     },
     [`${D}/files/{key}/commit`]: {
@@ -234,6 +271,9 @@ function paths(): Record<string, Json> {
       post: {
         operationId: 'commitDraftFile',
         summary: 'Commit an uploaded file',
+        description:
+          'A multipart file is assembled from its parts (md5 of the whole computed on the way) and its transfer becomes `L`; ' +
+          'missing parts: 400 `File with key <key> is missing parts: <n>, ….`',
         tags: TAGS,
         security: AUTHENTICATED,
         responses: {
@@ -289,7 +329,7 @@ export function openapiFragment(): Json {
   return {
     openapi: '3.1.0',
     info: { title: 'files', version: '1.0.0' },
-    paths: paths(),
+    paths: { ...paths(), ...mediaPaths(paths()) },
     components: {
       schemas: {
         FileEntry: {
@@ -310,11 +350,28 @@ export function openapiFragment(): Json {
             links: {
               type: 'object',
               required: ['self', 'content'],
-              properties: { self: url, content: url, commit: url },
+              properties: {
+                self: url,
+                content: { ...url, type: ['string', 'null'], description: 'null while a multipart file is pending' },
+                commit: url,
+                parts: {
+                  type: 'array',
+                  description: 'Pending multipart files: where to `PUT` each part, until `expiration`.',
+                  items: {
+                    type: 'object',
+                    required: ['part', 'url', 'expiration'],
+                    properties: { part: { type: 'integer', minimum: 1 }, url, expiration: dateTime },
+                  },
+                },
+              },
             },
             key: str,
             size: { type: 'integer', minimum: 0 },
-            transfer: { type: 'object', required: ['type'], properties: { type: str } },
+            transfer: {
+              type: 'object',
+              required: ['type'],
+              properties: { type: str, parts: { type: 'integer', minimum: 1 }, part_size: { type: 'integer', minimum: 1 } },
+            },
             status: { type: 'string', enum: ['pending', 'completed'] },
             checksum: { type: 'string', description: '`md5:<hex>`' },
             storage_class: str,
@@ -348,12 +405,14 @@ export function openapiFragment(): Json {
                 type: {
                   type: 'string',
                   enum: [...TRANSFER_TYPES],
-                  description: 'Only `L` (upload through the API) is open to users; others are 403.',
+                  description: '`L` (upload through the API) and `M` (multipart, with `parts` and `size`) are open to users; others are 403.',
                 },
+                parts: { type: 'integer', minimum: 1, maximum: 10000, description: 'Multipart: number of parts (required).' },
+                part_size: { type: 'integer', minimum: 1, description: 'Multipart: bytes of every part but the last (default `ceil(size / parts)`).' },
               },
             },
             checksum: str,
-            size: { type: 'integer' },
+            size: { type: 'integer', description: 'Required by multipart transfers.' },
             storage_class: str,
           },
         },
