@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { api, baseUrl } from '../../support/client.js';
 import { createUser, type TestUser, uniqueEmail } from '../../support/users.js';
+import { makeCommunity } from '../communities/support.js';
 import { createDraft, publishedRecord, walkthroughMetadata } from './support.js';
 
 const DENIED = { status: 403, message: 'Permission denied.' };
@@ -205,10 +206,18 @@ describe('GET /api/user/records', () => {
 });
 
 describe('GET /api/communities/<id>/records', () => {
-  it('should answer a (for now empty) list with the community links', async () => {
-    const res = await api('/api/communities/no-community-yet/records');
-    expect(res.status).toBe(200);
+  it('should answer an empty list with the community links for a community without records', async () => {
+    const admin = await createUser({ email: uniqueEmail('search-admin'), admin: true });
+    const c = await makeCommunity(admin.token, 'Search Without Records');
+    const res = await api(`/api/communities/${c.slug}/records`);
+    expect(res.status, res.text).toBe(200);
     expect(res.body.hits).toEqual({ hits: [], total: 0 });
-    expect(res.body.links.self).toBe(`${baseUrl()}/api/communities/no-community-yet/records?page=1&size=25&sort=mostrecent`);
+    expect(res.body.links.self).toBe(`${baseUrl()}/api/communities/${c.slug}/records?page=1&size=25&sort=mostrecent`);
+  });
+
+  it('should answer 404 for a community that does not exist (reference §4.2)', async () => {
+    const res = await api('/api/communities/no-such-community-here/records');
+    expect(res.status).toBe(404);
+    expect(res.body.message).toBe('The persistent identifier does not exist.');
   });
 });
