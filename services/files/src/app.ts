@@ -17,6 +17,7 @@ import type { FilesAuthorizer } from './domain/authorizer.js';
 import { FilesService } from './domain/files.service.js';
 import { FileLinks } from './domain/links.js';
 import { StorageGc } from './domain/storage-gc.js';
+import { downloadStatsMiddleware } from './http/download-stats.js';
 import { filesRouter } from './http/files.routes.js';
 import { openapiRouter } from './http/openapi.js';
 import type { ObjectStorage } from './storage/index.js';
@@ -40,6 +41,8 @@ export interface AppDeps {
   authorizer: FilesAuthorizer;
   /** NATS connection, for readiness. */
   nc?: NatsHandle['nc'];
+  /** JetStream client: when given, downloads publish `rdm.stats.file.downloaded` (http/download-stats.ts). */
+  js?: NatsHandle['js'];
 }
 
 /** The composed app and what main.ts needs besides it. */
@@ -88,6 +91,7 @@ export function createApp(deps: AppDeps): FilesApp {
     const nc = deps.nc;
     health.add('nats', natsHealthCheck(nc));
   }
+  if (deps.js) app.use(downloadStatsMiddleware({ js: deps.js, secret: config.IDENTITY_SECRET }));
   mountRouter(app, openapiRouter());
   mountRouter(app, filesRouter({ service, links: new FileLinks(config.PUBLIC_BASE_URL, config.FILES_UPLOAD_STALE_MS) }));
   return { app, health, service, gc };
