@@ -47,10 +47,15 @@ describe(compileQuery.name, () => {
     expect(compileQuery('metadata.resource_type.id:dataset').where.sql).toBe('(resource_type_id) = ?');
   });
 
-  it('should throw QuerySyntaxError for bad syntax and bad typed values', () => {
-    for (const q of ['(a', 'title:', 'metadata.publication_date:someday', 'versions.index:abc']) {
+  it('should throw QuerySyntaxError for values a field rejects (what the engine would refuse)', () => {
+    for (const q of ['metadata.publication_date:someday', 'versions.index:abc']) {
       expect(() => compileQuery(q), q).toThrow(QuerySyntaxError);
     }
+  });
+
+  it('should fall back to the plain words of a q the parser cannot read', () => {
+    expect(compileQuery('(a')).toEqual(compileQuery('a'));
+    for (const q of ['title:', '"open', 'AND']) expect(() => compileQuery(q), q).not.toThrow();
   });
 
   it('should map every alias to a known field', () => {

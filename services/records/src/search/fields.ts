@@ -16,7 +16,7 @@
  * - Unknown fields match nothing (OpenSearch's unmapped-field behaviour).
  * - Default operator AND (the project's choice, see the platform parser header).
  */
-import { compileToSql, type FieldMap, type FieldSpec, parseQuery, type QueryAst, rankSql } from '@rdm/platform';
+import { compileToSql, type FieldMap, type FieldSpec, parseQueryLenient, type QueryAst, rankSql } from '@rdm/platform';
 import type { Sql } from './sql.js';
 
 /** A text field; `inVector` when its text is part of `search_vector` (see searchTexts). */
@@ -202,11 +202,15 @@ export interface CompiledQuery {
   rank: Sql;
 }
 
-/** Parse and compile `q`. Throws `QuerySyntaxError` on bad syntax or a value a field rejects. */
+/**
+ * Parse and compile `q`. A `q` the parser cannot read falls back to a plain word search (InvenioRDM's
+ * `multi_match` fallback, reference §4.1: 200); `QuerySyntaxError` only for what the engine itself
+ * rejects (a value a field refuses, a NUL) and for the length/depth limits.
+ */
 export function compileQuery(q: string, now?: Date): CompiledQuery {
   // InvenioRDM sets no default_operator, so OpenSearch ORs side-by-side words; bestmatch ranks
   // records matching more of them first.
-  const ast = parseQuery(q, { defaultOperator: 'OR' });
+  const ast = parseQueryLenient(q, { defaultOperator: 'OR' });
   if (ast.type === 'all') return { matchAll: true, where: { sql: 'TRUE', bindings: [] }, rank: { sql: '0', bindings: [] } };
   const opts = { fullText: { tsvector: 'search_vector', config: 'simple' }, now };
   return {
