@@ -113,7 +113,7 @@ export function createApp(deps: AppDeps) {
   registerAccessRoutes(router, accessLinks, grants);
   app.use(linkTokenMiddleware(deps.db));
   app.use(tombstoneMiddleware(deletion));
-  const stats = new StatsComponent({ db: deps.db });
+  const stats = new StatsComponent({ db: deps.db, index });
   app.use(statsMiddleware({ stats, publisher: deps.statsPublisher, secret: deps.config.IDENTITY_SECRET }));
   mountRouter(app, router);
   return { app, health, service, search, index, deletion, stats, ...parts };

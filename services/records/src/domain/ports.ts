@@ -103,6 +103,8 @@ export interface SearchIndexPort {
   index(trx: Knex.Transaction, item: IndexedItem): Promise<void>;
   /** Remove the document of one draft or record. */
   remove(trx: Knex.Transaction, id: string, kind: 'draft' | 'record'): Promise<void>;
+  /** Usage counters (all versions' unique views/downloads) of a parent's records: the stats sorts. */
+  setUsage?(trx: Knex.Transaction, parentId: string, views: number, downloads: number): Promise<void>;
   /** Whether a record has an edit draft (`has_draft`, for /api/user/records). */
   setHasDraft(trx: Knex.Transaction, id: string, hasDraft: boolean): Promise<void>;
   /** Recompute `is_latest`/`is_latest_draft` of these ids' documents from the parent's versions state. */

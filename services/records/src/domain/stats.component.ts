@@ -11,6 +11,7 @@
  */
 import type { Knex } from '@rdm/platform';
 import * as repo from '../repo/stats.repo.js';
+import type { SearchIndexPort } from './ports.js';
 
 /** The event data both subjects carry. */
 export interface UsageEvent {
@@ -41,7 +42,7 @@ const part = (p: Partial<repo.StatsRow>): Part => ({
 export class StatsComponent {
   private cache = new Map<string, { at: number; block: StatsBlock }>();
 
-  constructor(private readonly d: { db: Knex; ttlMs?: number }) {}
+  constructor(private readonly d: { db: Knex; ttlMs?: number; index?: SearchIndexPort }) {}
 
   /** Count one event (consumer handler): `kind` v = view, d = download. */
   async apply(trx: Knex.Transaction, kind: 'v' | 'd', e: UsageEvent): Promise<void> {
@@ -65,6 +66,11 @@ export class StatsComponent {
       unique_downloads: view ? 0 : unique,
       data_volume: view ? 0 : Math.max(0, Math.trunc(e.size ?? 0)),
     });
+    // Sort keys (InvenioRDM sorts by all versions' unique views / downloads).
+    if (unique && this.d.index?.setUsage) {
+      const [sum] = await trx('stats_counts').where({ parent_id: record.parent_id }).sum({ v: 'unique_views', d: 'unique_downloads' });
+      await this.d.index.setUsage(trx, record.parent_id, Number(sum?.v ?? 0), Number(sum?.d ?? 0));
+    }
   }
 
   /** The `stats` block of a record (cached `ttlMs`, default 2 s). */

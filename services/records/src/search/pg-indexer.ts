@@ -70,6 +70,10 @@ export class PostgresIndexer implements Indexer {
     return repo.setHasDraft(trx, id, hasDraft);
   }
 
+  setUsage(trx: Knex.Transaction, parentId: string, views: number, downloads: number): Promise<void> {
+    return repo.setUsage(trx, parentId, views, downloads);
+  }
+
   refreshVersionFlags(trx: Knex.Transaction, ids: string[], state: { latest_id: string | null; next_draft_id: string | null }) {
     return repo.refreshVersionFlags(trx, ids, state);
   }

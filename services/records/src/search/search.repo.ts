@@ -71,6 +71,11 @@ export async function setHasDraft(db: Db, id: string, hasDraft: boolean): Promis
   await prepared(db, "UPDATE search_docs SET has_draft = ? WHERE id = ? AND kind = 'record'", [hasDraft, id]);
 }
 
+/** Usage counters of every record document of a parent (the `mostviewed`/`mostdownloaded` sort keys). */
+export async function setUsage(db: Db, parentId: string, views: number, downloads: number): Promise<void> {
+  await prepared(db, "UPDATE search_docs SET views = ?, downloads = ? WHERE parent_id = ? AND kind = 'record'", [views, downloads, parentId]);
+}
+
 /**
  * Recompute the version flags (`is_latest`, `is_latest_draft`) of the given ids' documents
  * (both kinds) from the parent's versions state, in one statement.

@@ -17,6 +17,7 @@ describe('usage statistics', () => {
   let v1: Record<string, any>;
   let v2: Record<string, any>;
   let http: ReturnType<typeof supertest>;
+  let other: Record<string, any>;
 
   /** Publish one envelope as-is (`msgId` defaults to the envelope id). */
   const publishRaw = async (subject: string, envelope: Record<string, unknown>, msgId = String(envelope.id)) => {
@@ -37,7 +38,7 @@ describe('usage statistics', () => {
     await ensureStream(env.nats.jsm, STATS_STREAM);
     // the app as main.ts builds it: with a publisher of view events
     http = supertest(createApp({ ...env.deps, statsPublisher: new StatsPublisher(env.nats.js) }).app.callback());
-    workers = statsWorkers({ db: env.db, nats: env.nats, stats: new StatsComponent({ db: env.db }), logger: testLogger() as never });
+    workers = statsWorkers({ db: env.db, nats: env.nats, stats: new StatsComponent({ db: env.db, index: env.parts.index }), logger: testLogger() as never });
     for (const w of workers) w.start();
     const d = (await env.request.post('/api/records').set(as('701')).send({ metadata: fullMetadata() })).body;
     env.files.addFile(d.id, 'a.txt');
@@ -45,6 +46,9 @@ describe('usage statistics', () => {
     const n = (await env.request.post(`/api/records/${v1.id}/versions`).set(as('701'))).body;
     env.files.addFile(n.id, 'b.txt');
     v2 = (await env.request.post(`/api/records/${n.id}/draft/actions/publish`).set(as('701'))).body;
+    const o = (await env.request.post('/api/records').set(as('702')).send({ metadata: fullMetadata() })).body;
+    env.files.addFile(o.id, 'c.txt');
+    other = (await env.request.post(`/api/records/${o.id}/draft/actions/publish`).set(as('702'))).body;
   });
   afterAll(async () => {
     for (const w of workers ?? []) await w.stop();
@@ -66,6 +70,10 @@ describe('usage statistics', () => {
     await new Promise((r) => setTimeout(r, 1000));
     expect(await counts(v1.id)).toMatchObject({ views: '3', unique_views: '2', downloads: '0' });
     expect(await counts(v2.id)).toMatchObject({ downloads: '1', unique_downloads: '1', data_volume: '1234' });
+    const ids = async (sort: string) => (await env.request.get(`/api/records?sort=${sort}`)).body.hits.hits.map((h: { id: string }) => h.id);
+    expect(await ids('newest')).toEqual([other.id, v2.id]);
+    expect(await ids('mostviewed')).toEqual([v2.id, other.id]); // all versions' unique views of v2's parent
+    expect(await ids('mostdownloaded')).toEqual([v2.id, other.id]);
     expect(await env.db('inbox').where({ consumer: 'records-stats-views' }).count({ n: '*' })).toEqual([{ n: '4' }]); // 4 distinct envelopes: the redelivery adds no row
   });
 
