@@ -37,7 +37,8 @@ const FIELDS: Record<string, [boolean, number]> = {
 };
 
 // A pragmatic address check (HTML5's `type=email` rule): local@domain with a dot-separated domain.
-const EMAIL = /^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
+const EMAIL =
+  /^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
 
 /** Validate a report body; 400 with every field error at once. */
 export function parseReport(body: unknown): Record<string, string> {
@@ -59,7 +60,8 @@ export function parseReport(body: unknown): Record<string, string> {
     const s = v.trim();
     if (s.length > max) errors.push({ field, messages: [`Longer than maximum length ${max}.`] });
     else if (field === 'email' && !EMAIL.test(s)) errors.push({ field, messages: ['Not a valid email address.'] });
-    else if (field === 'abuseType' && !(s in ABUSE_TYPES)) errors.push({ field, messages: [`Must be one of: ${Object.keys(ABUSE_TYPES).join(', ')}.`] });
+    else if (field === 'abuseType' && !(s in ABUSE_TYPES))
+      errors.push({ field, messages: [`Must be one of: ${Object.keys(ABUSE_TYPES).join(', ')}.`] });
     out[field] = s;
   }
   if (errors.length) throw Errors.validation(errors);

@@ -16,7 +16,7 @@
  * `rdm.records.record.restored`. Only this version is deleted (InvenioRDM's default policy);
  * the parent's `latest_id` is not moved.
  */
-import { AppError, Errors, type FieldError, type Identity, isAdmin, type Knex, withTransaction, writeOutbox } from '@rdm/platform';
+import { type AppError, Errors, type FieldError, type Identity, isAdmin, type Knex, withTransaction, writeOutbox } from '@rdm/platform';
 import * as del from '../repo/deletion.repo.js';
 import * as repo from '../repo/records.repo.js';
 import { recordDoc } from './builders.js';
@@ -45,7 +45,8 @@ export function parseDeletion(body: unknown): DeletionInput {
   const b = (body && typeof body === 'object' && !Array.isArray(body) ? body : {}) as Record<string, unknown>;
   const raw = b.removal_reason;
   const reasonId = typeof raw === 'string' ? raw : raw && typeof raw === 'object' ? (raw as { id?: unknown }).id : undefined;
-  if (typeof reasonId !== 'string' || !reasonId.trim()) errors.push({ field: 'removal_reason', messages: ['Missing data for required field.'] });
+  if (typeof reasonId !== 'string' || !reasonId.trim())
+    errors.push({ field: 'removal_reason', messages: ['Missing data for required field.'] });
   const text = (field: string): string => {
     const v = b[field];
     if (v === undefined || v === null) return '';

@@ -28,7 +28,11 @@ export function statsMiddleware(o: { stats: StatsComponent; publisher?: StatsPub
     const ua = ctx.get('user-agent');
     if (o.publisher && !isBot(ua)) {
       const address = (ctx.get('x-forwarded-for').split(',')[0] ?? '').trim() || ctx.ip;
-      o.publisher.publish('rdm.stats.record.viewed', { record_id: recordId, visitor: visitorHash(address, ua, o.secret), at: new Date().toISOString() });
+      o.publisher.publish('rdm.stats.record.viewed', {
+        record_id: recordId,
+        visitor: visitorHash(address, ua, o.secret),
+        at: new Date().toISOString(),
+      });
     }
     const body = ctx.body;
     if (!Buffer.isBuffer(body)) return;

@@ -36,10 +36,7 @@ export function smtpSender(url: string): MailSender {
 }
 
 /** The abuse-report e-mail. */
-export function abuseMail(
-  r: AbuseReportRow,
-  o: { from: string; to: string[]; baseUrl: string; typeLabel: string },
-): MailMessage {
+export function abuseMail(r: AbuseReportRow, o: { from: string; to: string[]; baseUrl: string; typeLabel: string }): MailMessage {
   const lines = [
     `A user reported record ${r.record_id} for: ${o.typeLabel} (${r.abuse_type}).`,
     '',

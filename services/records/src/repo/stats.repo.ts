@@ -22,7 +22,10 @@ export async function lockSeen(db: Db, kind: 'v' | 'd', recordId: string, visito
 
 /** Record a counted visit. */
 export async function upsertSeen(db: Db, kind: 'v' | 'd', recordId: string, visitor: string, at: Date, day: string): Promise<void> {
-  await db('stats_seen').insert({ kind, record_id: recordId, visitor, last_counted: at, day }).onConflict(['kind', 'record_id', 'visitor']).merge();
+  await db('stats_seen')
+    .insert({ kind, record_id: recordId, visitor, last_counted: at, day })
+    .onConflict(['kind', 'record_id', 'visitor'])
+    .merge();
 }
 
 /** Add to a record's counters. */

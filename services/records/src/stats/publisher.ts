@@ -34,7 +34,14 @@ export class StatsPublisher {
       return;
     }
     const id = randomUUID();
-    const envelope = { id, type: subject, version: 1, occurred_at: data.at, aggregate: { type: 'record', id: data.record_id, revision: 0 }, data };
+    const envelope = {
+      id,
+      type: subject,
+      version: 1,
+      occurred_at: data.at,
+      aggregate: { type: 'record', id: data.record_id, revision: 0 },
+      data,
+    };
     this.inFlight += 1;
     this.js
       .publish(subject, JSON.stringify(envelope), { msgID: id })

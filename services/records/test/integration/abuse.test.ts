@@ -25,7 +25,9 @@ async function startSmtp(port: number) {
     logger: false,
     onData(stream, session, done) {
       let raw = '';
-      stream.on('data', (c: Buffer) => (raw += c.toString('utf8')));
+      stream.on('data', (c: Buffer) => {
+        raw += c.toString('utf8');
+      });
       stream.on('end', () => {
         received.push({ to: session.envelope.rcptTo.map((r) => r.address), raw });
         done();
@@ -98,12 +100,15 @@ describe('POST /api/records/{id}/report-abuse and the mailer', () => {
       { field: 'zip', messages: ['Not a valid string.'] },
       { field: 'message', messages: ['Longer than maximum length 5000.'] },
     ]);
-    expect((await env.request.post('/api/records/zzzzz-zzz00/report-abuse').set('x-forwarded-for', '10.0.0.1').send(report())).status).toBe(404);
+    expect((await env.request.post('/api/records/zzzzz-zzz00/report-abuse').set('x-forwarded-for', '10.0.0.1').send(report())).status).toBe(
+      404,
+    );
   });
 
   it('should rate-limit per client address (429)', async () => {
     const statuses: number[] = [];
-    for (let i = 0; i < 6; i++) statuses.push((await env.request.post(`/api/records/${recordId}/report-abuse`).set('x-forwarded-for', '10.0.0.2').send({})).status);
+    for (let i = 0; i < 6; i++)
+      statuses.push((await env.request.post(`/api/records/${recordId}/report-abuse`).set('x-forwarded-for', '10.0.0.2').send({})).status);
     expect(statuses).toEqual([400, 400, 400, 400, 400, 429]);
   });
 

@@ -44,7 +44,10 @@ describe('record deletion, tombstones and restore', () => {
 
   it('should validate the body: unknown removal reason, missing reason, wrong types → 400', async () => {
     const r = await publish();
-    let res = await env.request.delete(`/api/records/${r.id}/delete`).set(ADMIN).send(body({ removal_reason: { id: 'nope' } }));
+    let res = await env.request
+      .delete(`/api/records/${r.id}/delete`)
+      .set(ADMIN)
+      .send(body({ removal_reason: { id: 'nope' } }));
     expect(res.status).toBe(400);
     expect(res.body.errors).toEqual([{ field: 'removal_reason', messages: ['Invalid value nope.'] }]);
     res = await env.request.delete(`/api/records/${r.id}/delete`).set(ADMIN).send({ note: 1, is_visible: 'yes' });
@@ -78,7 +81,12 @@ describe('record deletion, tombstones and restore', () => {
     expect((await env.request.get(`/api/records?q=id:${r.id}`)).body.hits.total).toBe(0);
     expect((await env.request.get(`/api/user/records?q=id:${r.id}`).set(as(OWNER))).body.hits.total).toBe(0);
     try {
-      await env.rpc('rdm.records.rpc.authorize-files', { record_id: r.id, scope: 'record', action: 'read', identity: { sub: null, roles: [] } });
+      await env.rpc('rdm.records.rpc.authorize-files', {
+        record_id: r.id,
+        scope: 'record',
+        action: 'read',
+        identity: { sub: null, roles: [] },
+      });
       throw new Error('expected 410');
     } catch (e) {
       expect(isAppError(e) && e.status).toBe(410);
@@ -108,7 +116,14 @@ describe('record deletion, tombstones and restore', () => {
 
   it('should answer 404 Record not found when the tombstone is hidden', async () => {
     const r = await publish();
-    expect((await env.request.delete(`/api/records/${r.id}/delete`).set(ADMIN).send(body({ is_visible: false }))).status).toBe(204);
+    expect(
+      (
+        await env.request
+          .delete(`/api/records/${r.id}/delete`)
+          .set(ADMIN)
+          .send(body({ is_visible: false }))
+      ).status,
+    ).toBe(204);
     const res = await env.request.get(`/api/records/${r.id}`);
     expect(res.status).toBe(404);
     expect(res.body).toEqual({ status: 404, message: 'Record not found' });

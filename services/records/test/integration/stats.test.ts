@@ -38,7 +38,12 @@ describe('usage statistics', () => {
     await ensureStream(env.nats.jsm, STATS_STREAM);
     // the app as main.ts builds it: with a publisher of view events
     http = supertest(createApp({ ...env.deps, statsPublisher: new StatsPublisher(env.nats.js) }).app.callback());
-    workers = statsWorkers({ db: env.db, nats: env.nats, stats: new StatsComponent({ db: env.db, index: env.parts.index }), logger: testLogger() as never });
+    workers = statsWorkers({
+      db: env.db,
+      nats: env.nats,
+      stats: new StatsComponent({ db: env.db, index: env.parts.index }),
+      logger: testLogger() as never,
+    });
     for (const w of workers) w.start();
     const d = (await env.request.post('/api/records').set(as('701')).send({ metadata: fullMetadata() })).body;
     env.files.addFile(d.id, 'a.txt');
@@ -61,16 +66,31 @@ describe('usage statistics', () => {
     // the same event again under another Nats-Msg-Id (past JetStream's duplicate window): a redelivery
     await publishRaw('rdm.stats.record.viewed', e, randomUUID());
     // same visitor 10 s later: double click
-    await publishRaw('rdm.stats.record.viewed', envelope('rdm.stats.record.viewed', { record_id: v1.id, visitor: 'visitor-a', at: '2026-01-01T10:00:10.000Z' }));
+    await publishRaw(
+      'rdm.stats.record.viewed',
+      envelope('rdm.stats.record.viewed', { record_id: v1.id, visitor: 'visitor-a', at: '2026-01-01T10:00:10.000Z' }),
+    );
     // same visitor 60 s later: counted, not unique (same day); another visitor: counted and unique
-    await publishRaw('rdm.stats.record.viewed', envelope('rdm.stats.record.viewed', { record_id: v1.id, visitor: 'visitor-a', at: '2026-01-01T10:01:10.000Z' }));
-    await publishRaw('rdm.stats.record.viewed', envelope('rdm.stats.record.viewed', { record_id: v1.id, visitor: 'visitor-b', at: '2026-01-01T10:01:11.000Z' }));
-    await publishRaw('rdm.stats.file.downloaded', envelope('rdm.stats.file.downloaded', { record_id: v2.id, visitor: 'visitor-a', at: '2026-01-01T10:02:00.000Z', size: 1234 }));
-    await waitFor(async () => Number((await counts(v1.id)).views) >= 3 && Number((await counts(v2.id)).downloads) >= 1, { timeoutMs: 15000 });
+    await publishRaw(
+      'rdm.stats.record.viewed',
+      envelope('rdm.stats.record.viewed', { record_id: v1.id, visitor: 'visitor-a', at: '2026-01-01T10:01:10.000Z' }),
+    );
+    await publishRaw(
+      'rdm.stats.record.viewed',
+      envelope('rdm.stats.record.viewed', { record_id: v1.id, visitor: 'visitor-b', at: '2026-01-01T10:01:11.000Z' }),
+    );
+    await publishRaw(
+      'rdm.stats.file.downloaded',
+      envelope('rdm.stats.file.downloaded', { record_id: v2.id, visitor: 'visitor-a', at: '2026-01-01T10:02:00.000Z', size: 1234 }),
+    );
+    await waitFor(async () => Number((await counts(v1.id)).views) >= 3 && Number((await counts(v2.id)).downloads) >= 1, {
+      timeoutMs: 15000,
+    });
     await new Promise((r) => setTimeout(r, 1000));
     expect(await counts(v1.id)).toMatchObject({ views: '3', unique_views: '2', downloads: '0' });
     expect(await counts(v2.id)).toMatchObject({ downloads: '1', unique_downloads: '1', data_volume: '1234' });
-    const ids = async (sort: string) => (await env.request.get(`/api/records?sort=${sort}`)).body.hits.hits.map((h: { id: string }) => h.id);
+    const ids = async (sort: string) =>
+      (await env.request.get(`/api/records?sort=${sort}`)).body.hits.hits.map((h: { id: string }) => h.id);
     expect(await ids('newest')).toEqual([other.id, v2.id]);
     expect(await ids('mostviewed')).toEqual([v2.id, other.id]); // all versions' unique views of v2's parent
     expect(await ids('mostdownloaded')).toEqual([v2.id, other.id]);
