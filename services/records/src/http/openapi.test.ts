@@ -15,6 +15,7 @@ import type { VocabulariesPort } from '../domain/ports.js';
 import { registerExportRoutes } from '../export/export.routes.js';
 import { registerOaiRoutes } from '../oai/oai.routes.js';
 import { openapiFragment, toComponentSchema, writeFormSchemas } from './openapi.js';
+import { registerAccessRoutes } from './access.routes.js';
 import { registerRecordsRoutes } from './records.routes.js';
 import { registerReviewRoutes } from './review.routes.js';
 import { registerSearchRoutes } from './search.routes.js';
@@ -127,6 +128,23 @@ describe(openapiFragment.name, () => {
         'POST /api/records/{id}/communities',
         'DELETE /api/records/{id}/communities',
         'GET /api/records/{id}/communities-suggestions',
+        'GET /api/records/{id}/access/links',
+        'POST /api/records/{id}/access/links',
+        'GET /api/records/{id}/access/links/{link_id}',
+        'PATCH /api/records/{id}/access/links/{link_id}',
+        'DELETE /api/records/{id}/access/links/{link_id}',
+        'GET /api/records/{id}/access/grants',
+        'POST /api/records/{id}/access/grants',
+        'GET /api/records/{id}/access/grants/{grant_id}',
+        'PATCH /api/records/{id}/access/grants/{grant_id}',
+        'DELETE /api/records/{id}/access/grants/{grant_id}',
+        'GET /api/records/{id}/access/users',
+        'POST /api/records/{id}/access/users',
+        'GET /api/records/{id}/access/users/{user_id}',
+        'PATCH /api/records/{id}/access/users/{user_id}',
+        'DELETE /api/records/{id}/access/users/{user_id}',
+        'PUT /api/records/{id}/access',
+        'PATCH /api/records/{id}/access',
       ].sort(),
     );
     const search = fragment.paths['/api/records'].get;
@@ -172,6 +190,7 @@ describe(openapiFragment.name, () => {
     registerReviewRoutes(router, { review: {} as never, communities: {} as never, communityRecords: {} as never, baseUrl: BASE });
     registerExportRoutes(router, {} as never);
     registerOaiRoutes(router, {} as never);
+    registerAccessRoutes(router, {} as never, {} as never);
     const ids = new Set<string>();
     for (const [path, item] of Object.entries(fragment.paths)) {
       for (const m of METHODS.filter((k) => item[k])) {

@@ -22,6 +22,7 @@ import { readFileSync } from 'node:fs';
 import type { AppState, Router } from '@rdm/platform';
 import { RECORD_SORTS } from '../search/search.service.js';
 import { interopPaths } from './openapi-interop.js';
+import { accessPaths, accessSchemas } from './openapi-access.js';
 import { reviewPaths, reviewSchemas } from './openapi-review.js';
 
 type Json = Record<string, unknown>;
@@ -655,9 +656,9 @@ export function openapiFragment(): Json {
   return {
     openapi: '3.1.0',
     info: { title: 'records', version: '1.0.0' },
-    paths: { ...paths(), ...reviewPaths(), ...interopPaths() },
+    paths: { ...paths(), ...reviewPaths(), ...accessPaths(), ...interopPaths() },
     components: {
-      schemas: { ...readSchemas(), ...writeFormSchemas(), ...reviewSchemas() },
+      schemas: { ...readSchemas(), ...writeFormSchemas(), ...reviewSchemas(), ...accessSchemas() },
       responses: {
         InvalidToken: {
           description: 'The bearer token is invalid, expired or revoked (gateway, `AUTH_INVALID_TOKEN=reject`).',
