@@ -15,7 +15,9 @@ import type { VocabulariesPort } from '../domain/ports.js';
 import { registerExportRoutes } from '../export/export.routes.js';
 import { registerOaiRoutes } from '../oai/oai.routes.js';
 import { openapiFragment, toComponentSchema, writeFormSchemas } from './openapi.js';
+import { registerAbuseRoutes } from './abuse.routes.js';
 import { registerAccessRoutes } from './access.routes.js';
+import { registerDeletionRoutes } from './deletion.routes.js';
 import { registerRecordsRoutes } from './records.routes.js';
 import { registerReviewRoutes } from './review.routes.js';
 import { registerSearchRoutes } from './search.routes.js';
@@ -105,6 +107,10 @@ describe(openapiFragment.name, () => {
         'GET /api/records/{id}',
         'GET /api/records/{id}/draft',
         'POST /oai2d',
+        'DELETE /api/records/{id}/delete',
+        'POST /api/records/{id}/delete',
+        'POST /api/records/{id}/restore',
+        'POST /api/records/{id}/report-abuse',
         'PUT /api/records/{id}/draft',
         'POST /api/records/{id}/draft',
         'DELETE /api/records/{id}/draft',
@@ -191,6 +197,8 @@ describe(openapiFragment.name, () => {
     registerExportRoutes(router, {} as never);
     registerOaiRoutes(router, {} as never);
     registerAccessRoutes(router, {} as never, {} as never);
+    registerDeletionRoutes(router, {} as never);
+    registerAbuseRoutes(router, {} as never);
     const ids = new Set<string>();
     for (const [path, item] of Object.entries(fragment.paths)) {
       for (const m of METHODS.filter((k) => item[k])) {

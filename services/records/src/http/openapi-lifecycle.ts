@@ -1,0 +1,117 @@
+/**
+ * OpenAPI fragment of deletion, restore and abuse reports (merged into the records fragment by
+ * `openapi.ts`): `/api/records/{id}/delete`, `…/restore`, `…/report-abuse`, and their schemas.
+ * The `stats` block is described on the record schema.
+ *
+ * When to edit: deletion.routes.ts, abuse.routes.ts or their components change.
+ */
+type Json = Record<string, unknown>;
+
+const ref = (section: string, name: string) => ({ $ref: `#/components/${section}/${name}` });
+const schemaRef = (name: string) => ref('schemas', name);
+const json = (schema: Json) => ({ 'application/json': { schema } });
+const TAGS = ['records'];
+const AUTHENTICATED = [{ bearerAuth: [] }, { accessToken: [] }];
+const rate: Json = {
+  'X-RateLimit-Limit': ref('headers', 'X-RateLimit-Limit'),
+  'X-RateLimit-Remaining': ref('headers', 'X-RateLimit-Remaining'),
+  'X-RateLimit-Reset': ref('headers', 'X-RateLimit-Reset'),
+};
+const E: Record<string, Json> = {
+  '400': ref('responses', 'BadRequest'),
+  '401': ref('responses', 'InvalidToken'),
+  '403': ref('responses', 'PermissionDenied'),
+  '404': ref('responses', 'NotFound'),
+  '410': { description: 'The record has been deleted (body with `tombstone`).', content: json(schemaRef('Error')) },
+  '412': { description: 'If-Match does not match the revision.', content: json(schemaRef('Error')) },
+  '429': ref('responses', 'TooManyRequests'),
+  '503': ref('responses', 'ServiceUnavailable'),
+};
+const errors = (...codes: string[]): Json =>
+  Object.fromEntries([...new Set(['400', '401', '429', '503', ...codes])].sort().map((c) => [c, E[c]]));
+const idParam = { name: 'id', in: 'path', required: true, schema: { type: 'string' }, description: 'Record id (`abcde-12345`).' };
+const str = { type: 'string' };
+
+const deleteOp = (operationId: string) => ({
+  operationId,
+  summary: 'Delete a published record (administrators)',
+  description:
+    'Marks the record deleted with a tombstone: later reads answer 410 `Record deleted` with `tombstone` ' +
+    '(404 `Record not found` when `is_visible` is false), it leaves search, OAI-PMH shows it deleted, its files are no longer served. ' +
+    '`removal_reason.id` must exist in the `removalreasons` vocabulary (400 `Invalid value <id>.`). Non-administrators 403.',
+  tags: TAGS,
+  security: AUTHENTICATED,
+  requestBody: { required: true, content: json(schemaRef('RecordDeletion')) },
+  responses: { '204': { description: 'Deleted.', headers: rate }, ...errors('403', '404', '412') },
+});
+
+/** The paths. */
+export function lifecyclePaths(): Record<string, Json> {
+  return {
+    '/api/records/{id}/delete': { parameters: [idParam], delete: deleteOp('deleteRecord'), post: deleteOp('deleteRecordPost') },
+    '/api/records/{id}/restore': {
+      parameters: [idParam],
+      post: {
+        operationId: 'restoreRecord',
+        summary: 'Restore a deleted record (administrators)',
+        description: 'Removes the tombstone; the record is readable and searchable again. 400 when it is not deleted.',
+        tags: TAGS,
+        security: AUTHENTICATED,
+        responses: { '204': { description: 'Restored.', headers: rate }, ...errors('403', '404') },
+      },
+    },
+    '/api/records/{id}/report-abuse': {
+      parameters: [idParam],
+      post: {
+        operationId: 'reportAbuse',
+        summary: 'Report a record for abuse (no authentication)',
+        description:
+          'Stored, then e-mailed to the site abuse address by the mailer. `abuseType`: `abusive`, `copyright`, `not-research`, `illegal`. ' +
+          'Required: abuseType, name, email, message; 400 with field errors (syntax, lengths); 429 past 5 reports per address in 10 minutes.',
+        tags: TAGS,
+        security: [{}],
+        requestBody: { required: true, content: json(schemaRef('AbuseReport')) },
+        responses: {
+          '201': {
+            description: 'Accepted.',
+            headers: rate,
+            content: json({ type: 'object', properties: { status: { const: 'submitted' } }, required: ['status'] }),
+          },
+          ...errors('404', '410'),
+        },
+      },
+    },
+  };
+}
+
+/** The schemas. */
+export function lifecycleSchemas(): Record<string, Json> {
+  return {
+    RecordDeletion: {
+      type: 'object',
+      required: ['removal_reason'],
+      properties: {
+        removal_reason: { type: 'object', required: ['id'], properties: { id: str } },
+        note: { type: 'string', maxLength: 10000 },
+        citation_text: { type: 'string', maxLength: 10000 },
+        is_visible: { type: 'boolean', default: true },
+      },
+    },
+    AbuseReport: {
+      type: 'object',
+      required: ['abuseType', 'name', 'email', 'message'],
+      properties: {
+        abuseType: { enum: ['abusive', 'copyright', 'not-research', 'illegal'] },
+        name: { type: 'string', maxLength: 255 },
+        email: { type: 'string', format: 'email', maxLength: 254 },
+        affiliation: { type: 'string', maxLength: 255 },
+        phone: { type: 'string', maxLength: 64 },
+        address: { type: 'string', maxLength: 255 },
+        city: { type: 'string', maxLength: 255 },
+        zip: { type: 'string', maxLength: 32 },
+        country: { type: 'string', maxLength: 255 },
+        message: { type: 'string', maxLength: 5000 },
+      },
+    },
+  };
+}
