@@ -51,7 +51,11 @@ describe('draft media files', () => {
     expect(init.status, init.text).toBe(201);
     const base = `${baseUrl()}${draftMedia()}`;
     expect(init.body.links).toEqual({ self: base, archive: `${baseUrl()}/api/records/${id}/draft/media-files-archive` });
-    expect(init.body.entries[0].links).toEqual({ self: `${base}/cover.png`, content: `${base}/cover.png/content`, commit: `${base}/cover.png/commit` });
+    expect(init.body.entries[0].links).toEqual({
+      self: `${base}/cover.png`,
+      content: `${base}/cover.png/content`,
+      commit: `${base}/cover.png/commit`,
+    });
     expect((await api(`${draftMedia()}/cover.png/content`, { method: 'PUT', token: owner.token, raw: 'PNGDATA' })).status).toBe(200);
     const commit = await api(`${draftMedia()}/cover.png/commit`, { method: 'POST', token: owner.token });
     expect(commit.body).toMatchObject({ key: 'cover.png', status: 'completed', size: 7 });
@@ -104,7 +108,9 @@ describe('published media files', () => {
 
   it("a published record's media files are read-only (403, even for the owner)", async (ctx) => {
     needsMedia(ctx);
-    expect((await api(`/api/records/${id}/media-files`, { method: 'POST', token: owner.token, body: [{ key: 'y.png' }] })).status).toBe(403);
+    expect((await api(`/api/records/${id}/media-files`, { method: 'POST', token: owner.token, body: [{ key: 'y.png' }] })).status).toBe(
+      403,
+    );
     expect((await api(`/api/records/${id}/media-files/cover.png`, { method: 'DELETE', token: owner.token })).status).toBe(403);
   });
 });

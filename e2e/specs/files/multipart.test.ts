@@ -59,15 +59,24 @@ describe('multipart transfer', () => {
     expect(init.status).toBe(201);
     const e = init.body.entries[0];
     const self = `${baseUrl()}/api/records/${id}/draft/files/big/data.bin`;
-    expect(e).toMatchObject({ key: 'big/data.bin', status: 'pending', size: content.length, transfer: { type: 'M', parts: 4, part_size: P } });
+    expect(e).toMatchObject({
+      key: 'big/data.bin',
+      status: 'pending',
+      size: content.length,
+      transfer: { type: 'M', parts: 4, part_size: P },
+    });
     expect(e.links.content).toBeNull();
-    expect(e.links.parts.map((p: { part: number; url: string }) => [p.part, p.url])).toEqual([1, 2, 3, 4].map((i) => [i, `${self}/content/${i}`]));
+    expect(e.links.parts.map((p: { part: number; url: string }) => [p.part, p.url])).toEqual(
+      [1, 2, 3, 4].map((i) => [i, `${self}/content/${i}`]),
+    );
 
     const parts = e.links.parts as { part: number; url: string }[];
     const answers = await Promise.all(
-      [...parts].reverse().map((p) =>
-        api(p.url, { method: 'PUT', token: owner.token, raw: content.subarray((p.part - 1) * P, Math.min(p.part * P, content.length)) }),
-      ),
+      [...parts]
+        .reverse()
+        .map((p) =>
+          api(p.url, { method: 'PUT', token: owner.token, raw: content.subarray((p.part - 1) * P, Math.min(p.part * P, content.length)) }),
+        ),
     );
     for (const a of answers) expect(a.status, a.text).toBe(200);
     // Nothing to download before the commit.
@@ -75,7 +84,12 @@ describe('multipart transfer', () => {
 
     const commit = await api(`/api/records/${id}/draft/files/big/data.bin/commit`, { method: 'POST', token: owner.token });
     expect(commit.status, commit.text).toBe(200);
-    expect(commit.body).toMatchObject({ status: 'completed', size: content.length, checksum: `md5:${md5(content)}`, transfer: { type: 'L' } });
+    expect(commit.body).toMatchObject({
+      status: 'completed',
+      size: content.length,
+      checksum: `md5:${md5(content)}`,
+      transfer: { type: 'L' },
+    });
 
     const pub = await api(`/api/records/${id}/draft/actions/publish`, { method: 'POST', token: owner.token });
     expect(pub.status, pub.text).toBe(202);
@@ -101,8 +115,14 @@ describe('multipart transfer errors', () => {
 
   it('init without size or parts, or with a plan that cannot hold the size → 400', async () => {
     const post = (item: Record<string, unknown>) => api(files(), { method: 'POST', token: owner.token, body: [{ key: 'n.bin', ...item }] });
-    expect((await post({ transfer: { type: 'M', parts: 2 } })).body).toEqual({ status: 400, message: 'Multipart file transfer requires file size.' });
-    expect((await post({ size: 5, transfer: { type: 'M' } })).body).toEqual({ status: 400, message: 'Multipart file transfer requires parts.' });
+    expect((await post({ transfer: { type: 'M', parts: 2 } })).body).toEqual({
+      status: 400,
+      message: 'Multipart file transfer requires file size.',
+    });
+    expect((await post({ size: 5, transfer: { type: 'M' } })).body).toEqual({
+      status: 400,
+      message: 'Multipart file transfer requires parts.',
+    });
     expect((await post({ size: 5, transfer: { type: 'M', parts: 2, part_size: 2 } })).status).toBe(400);
   });
 
@@ -131,7 +151,11 @@ describe('multipart transfer errors', () => {
 
   it('deleting the entry before its commit drops the upload (the key can be initialised again)', async () => {
     expect((await api(`${files()}/m.bin`, { method: 'DELETE', token: owner.token })).status).toBe(204);
-    const again = await api(files(), { method: 'POST', token: owner.token, body: [{ key: 'm.bin', size: 10, transfer: { type: 'M', parts: 1 } }] });
+    const again = await api(files(), {
+      method: 'POST',
+      token: owner.token,
+      body: [{ key: 'm.bin', size: 10, transfer: { type: 'M', parts: 1 } }],
+    });
     expect(again.status).toBe(201);
     expect((await api(`${files()}/m.bin/content/1`, { method: 'PUT', token: owner.token, raw: bytes(10, 4) })).status).toBe(200);
     const commit = await api(`${files()}/m.bin/commit`, { method: 'POST', token: owner.token });

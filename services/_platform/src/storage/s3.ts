@@ -186,7 +186,10 @@ export class S3Storage implements ObjectStorage {
     const data = Buffer.concat(chunks, hasher.size);
     chunks.length = 0;
     try {
-      const res = await this.client.uploadPart({ bucketName: this.bucket, objectName: key, uploadID: uploadId, partNumber: part, headers: {} }, data);
+      const res = await this.client.uploadPart(
+        { bucketName: this.bucket, objectName: key, uploadID: uploadId, partNumber: part, headers: {} },
+        data,
+      );
       return { size: hasher.size, md5: hasher.md5, etag: res.etag };
     } catch (err) {
       if (isNoSuchUpload(err)) throw new ObjectNotFoundError(`${key} (multipart upload)`);

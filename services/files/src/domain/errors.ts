@@ -63,7 +63,8 @@ export const FilesErrors = {
   /** 409: a part sent while the file is being assembled. */
   assembling: (key: string) => new AppError('conflict', 409, `File with key ${key} is being committed; its parts can no longer change.`),
   /** 501: records did not answer a media-files grant (it predates media files). */
-  mediaUnsupported: () => new AppError('not_implemented', 501, 'Media files are not available: the records service does not grant them yet.'),
+  mediaUnsupported: () =>
+    new AppError('not_implemented', 501, 'Media files are not available: the records service does not grant them yet.'),
   /** 415: upload body that is not application/octet-stream. */
   unsupportedUploadType: () => Errors.unsupportedMediaType(['application/octet-stream']),
   /** 416: a Range outside the file. */

@@ -76,7 +76,8 @@ export function isClientAbort(err: unknown): boolean {
 }
 
 /** An entry as `t` may see it: an edit draft's registrations are the draft's, not the record's. */
-const visible = (f: FileRow | undefined, t: FilesTarget): FileRow | undefined => (f && (!f.draft_only || t.scope === 'draft') ? f : undefined);
+const visible = (f: FileRow | undefined, t: FilesTarget): FileRow | undefined =>
+  f && (!f.draft_only || t.scope === 'draft') ? f : undefined;
 
 const countBy = (ids: (string | null)[]): Map<string, number> => {
   const m = new Map<string, number>();
@@ -89,7 +90,13 @@ export class FilesService {
   private readonly multipart: MultipartTransfers;
 
   constructor(private readonly d: FilesServiceDeps) {
-    this.multipart = new MultipartTransfers({ db: d.db, storage: d.storage, gc: d.gc, uploadStaleMs: d.limits.uploadStaleMs, logger: d.logger });
+    this.multipart = new MultipartTransfers({
+      db: d.db,
+      storage: d.storage,
+      gc: d.gc,
+      uploadStaleMs: d.limits.uploadStaleMs,
+      logger: d.logger,
+    });
   }
 
   // ── authorization ───────────────────────────────────────────────────────────────────────────
@@ -116,7 +123,8 @@ export class FilesService {
         } catch {
           throw err;
         }
-        if (sys.enabled && !visible(await repo.findFile(this.d.db, sys.bucket_id, key), t)) throw FilesErrors.fileKeyNotFound(t.recordId, key);
+        if (sys.enabled && !visible(await repo.findFile(this.d.db, sys.bucket_id, key), t))
+          throw FilesErrors.fileKeyNotFound(t.recordId, key);
       }
       throw err;
     }
@@ -203,9 +211,12 @@ export class FilesService {
     const grant = await this.authorize(t, 'update');
     if (!grant.enabled) throw FilesErrors.filesNotEnabled();
     // Why: remote/fetch transfers are not offered to users (InvenioRDM: 403 for normal users).
-    if (items.some((i) => i.transfer.type !== 'L' && i.transfer.type !== 'M')) throw new AppError('permission_denied', 403, 'Permission denied.');
+    if (items.some((i) => i.transfer.type !== 'L' && i.transfer.type !== 'M'))
+      throw new AppError('permission_denied', 403, 'Permission denied.');
     const multipart = items.filter((i) => i.transfer.type === 'M');
-    const plans = new Map(multipart.map((i) => [i.key, planMultipart(i, { engine: this.d.storage.kind, maxPartBytes: this.d.limits.maxPartBytes })]));
+    const plans = new Map(
+      multipart.map((i) => [i.key, planMultipart(i, { engine: this.d.storage.kind, maxPartBytes: this.d.limits.maxPartBytes })]),
+    );
     const draftOnly = grant.locked && t.scope === 'draft';
     if (grant.locked && (!draftOnly || multipart.length > 0)) throw FilesErrors.bucketLocked();
     const announced = [...plans.values()].reduce((n, p) => n + p.size, 0);

@@ -110,7 +110,12 @@ export function parseInitBody(body: unknown): InitItem[] {
           if (!(f in t) || t[f] === undefined || t[f] === null) continue;
           if (!Number.isSafeInteger(t[f])) c.add(`${i}.transfer.${f}`, 'Not a valid integer.');
           else if ((t[f] as number) < 1 || (f === 'parts' && (t[f] as number) > MAX_PARTS))
-            c.add(`${i}.transfer.${f}`, f === 'parts' ? `Must be greater than or equal to 1 and less than or equal to ${MAX_PARTS}.` : 'Must be greater than or equal to 1.');
+            c.add(
+              `${i}.transfer.${f}`,
+              f === 'parts'
+                ? `Must be greater than or equal to 1 and less than or equal to ${MAX_PARTS}.`
+                : 'Must be greater than or equal to 1.',
+            );
           else transfer[f] = t[f] as number;
         }
       }

@@ -130,7 +130,10 @@ export class MultipartTransfers {
     if (file.upload_key) throw FilesErrors.assembling(file.key);
     let stored: { size: number; md5: string; etag: string };
     try {
-      stored = await this.d.storage.putPart(file.multipart_key!, file.multipart_upload_id!, part, body, { size: expected, limit: expected });
+      stored = await this.d.storage.putPart(file.multipart_key!, file.multipart_upload_id!, part, body, {
+        size: expected,
+        limit: expected,
+      });
     } catch (err) {
       if (err instanceof SizeLimitExceededError) throw FilesErrors.partSize(last, expected);
       if (err instanceof ObjectNotFoundError) throw FilesErrors.multipartExpired(file.key);
@@ -196,7 +199,8 @@ export class MultipartTransfers {
         const cur = await repo.findFile(trx, grant.bucket_id, file.key, { forUpdate: true });
         if (!cur || cur.id !== file.id) throw FilesErrors.fileKeyNotFound(grant.record_id, file.key);
         if (cur.status === 'completed') return cur;
-        if (whole.size !== plan.size) throw new AppError('transfer_error', 400, `File with key ${file.key}: assembled ${whole.size} bytes, announced ${plan.size}.`);
+        if (whole.size !== plan.size)
+          throw new AppError('transfer_error', 400, `File with key ${file.key}: assembled ${whole.size} bytes, announced ${plan.size}.`);
         const objectId = finalKey.slice(finalKey.lastIndexOf('/') + 1);
         const done = await repo.completeWithObject(
           trx,

@@ -51,7 +51,8 @@ export async function onDraftDeleted(
   collectAfterCommit(service, trx, r.released);
   if (e.data.media_bucket_id && e.data.media_bucket_id !== e.data.bucket_id) {
     const m = await service.deleteBucketIn(trx, e.data.media_bucket_id, { refuseLocked: false });
-    if (m.skippedLocked) logger.warn({ bucket: e.data.media_bucket_id, draft: e.data.id }, 'draft deleted; its media bucket is locked and is kept');
+    if (m.skippedLocked)
+      logger.warn({ bucket: e.data.media_bucket_id, draft: e.data.id }, 'draft deleted; its media bucket is locked and is kept');
     collectAfterCommit(service, trx, m.released);
   }
 }

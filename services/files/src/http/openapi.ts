@@ -405,10 +405,15 @@ export function openapiFragment(): Json {
                 type: {
                   type: 'string',
                   enum: [...TRANSFER_TYPES],
-                  description: '`L` (upload through the API) and `M` (multipart, with `parts` and `size`) are open to users; others are 403.',
+                  description:
+                    '`L` (upload through the API) and `M` (multipart, with `parts` and `size`) are open to users; others are 403.',
                 },
                 parts: { type: 'integer', minimum: 1, maximum: 10000, description: 'Multipart: number of parts (required).' },
-                part_size: { type: 'integer', minimum: 1, description: 'Multipart: bytes of every part but the last (default `ceil(size / parts)`).' },
+                part_size: {
+                  type: 'integer',
+                  minimum: 1,
+                  description: 'Multipart: bytes of every part but the last (default `ceil(size / parts)`).',
+                },
               },
             },
             checksum: str,

@@ -14,7 +14,13 @@ import type { FileRow } from '../repo/files.repo.js';
  * `{type: "M", parts, part_size}` and `links.parts` (no content yet: `links.content` is null, as
  * InvenioRDM's MultipartStorageExt answers).
  */
-export function entryJson(f: FileRow, recordId: string, scope: FilesScope, links: FileLinks, kind: FilesKind = 'files'): Record<string, unknown> {
+export function entryJson(
+  f: FileRow,
+  recordId: string,
+  scope: FilesScope,
+  links: FileLinks,
+  kind: FilesKind = 'files',
+): Record<string, unknown> {
   const done = f.status === 'completed';
   const multipart = !done && f.transfer?.type === 'M';
   const out: Record<string, unknown> = { created: f.created, updated: f.updated };
@@ -35,9 +41,7 @@ export function entryJson(f: FileRow, recordId: string, scope: FilesScope, links
   out.key = f.key;
   if (done) out.size = f.size;
   else if (multipart) out.size = f.declared_size;
-  out.transfer = multipart
-    ? { type: 'M', parts: f.transfer.parts, part_size: f.transfer.part_size }
-    : { type: f.transfer?.type ?? 'L' };
+  out.transfer = multipart ? { type: 'M', parts: f.transfer.parts, part_size: f.transfer.part_size } : { type: f.transfer?.type ?? 'L' };
   out.status = f.status;
   if (done) {
     out.checksum = f.checksum;

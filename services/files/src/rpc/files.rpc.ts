@@ -119,7 +119,9 @@ export function serveFilesRpc(nc: NatsHandle['nc'], service: FilesService, logge
       'rdm.files.rpc.lock',
       async (r) =>
         manifestReply(
-          r.if_complete ? await service.lockIfComplete(r.bucket_id, { allowEmpty: r.allow_empty === true }) : await service.lock(r.bucket_id),
+          r.if_complete
+            ? await service.lockIfComplete(r.bucket_id, { allowEmpty: r.allow_empty === true })
+            : await service.lock(r.bucket_id),
         ),
       { ...opts, validate: lockSchema },
     ),

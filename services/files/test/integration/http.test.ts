@@ -626,7 +626,9 @@ describe.each(ENGINES)('files HTTP API (%s storage)', (kind) => {
         expect((await call('PUT', `/api/records/${rec}/draft/files/a.txt/content`, { raw: Buffer.from('x') })).status).toBe(403);
         expect((await call('PUT', `/api/records/${rec}/draft/files/a.txt`, { json: { metadata: {} } })).status).toBe(403);
         // A multipart init creates storage at once: refused on a locked bucket.
-        const mp = await call('POST', `/api/records/${rec}/draft/files`, { json: [{ key: 'big.bin', size: 10, transfer: { type: 'M', parts: 1 } }] });
+        const mp = await call('POST', `/api/records/${rec}/draft/files`, {
+          json: [{ key: 'big.bin', size: 10, transfer: { type: 'M', parts: 1 } }],
+        });
         expect(mp.status).toBe(403);
         // Even if records forgot to say so, our own lock holds.
         r.draftLocked = false;

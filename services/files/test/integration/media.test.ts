@@ -36,7 +36,11 @@ describe('media files', () => {
     }
     const res = await fetch(`${base}${path}`, { method, headers, body });
     const buf = Buffer.from(await res.arrayBuffer());
-    return { status: res.status, body: buf.length && res.headers.get('content-type')?.includes('json') ? JSON.parse(buf.toString()) : undefined, bytes: buf };
+    return {
+      status: res.status,
+      body: buf.length && res.headers.get('content-type')?.includes('json') ? JSON.parse(buf.toString()) : undefined,
+      bytes: buf,
+    };
   }
 
   function record(extra: Parameters<Harness['records']['add']>[1] | object = {}) {
@@ -54,7 +58,14 @@ describe('media files', () => {
   }
 
   const envelope = <T>(type: string, data: T): EventEnvelope<T> =>
-    ({ id: randomUUID(), type, version: 1, occurred_at: new Date().toISOString(), aggregate: { type: 'record', id: 'x', revision: 1 }, data }) as EventEnvelope<T>;
+    ({
+      id: randomUUID(),
+      type,
+      version: 1,
+      occurred_at: new Date().toISOString(),
+      aggregate: { type: 'record', id: 'x', revision: 1 },
+      data,
+    }) as EventEnvelope<T>;
 
   beforeAll(async () => {
     h = await createHarness(await makeEngine('local'));
@@ -157,7 +168,12 @@ describe('media files', () => {
       onRecordPublished(
         h.service,
         trx,
-        envelope('rdm.records.record.published', { id, bucket_id: rec.draftBucket!, media_bucket_id: editMedia, superseded_media_bucket_id: recordMedia }),
+        envelope('rdm.records.record.published', {
+          id,
+          bucket_id: rec.draftBucket!,
+          media_bucket_id: editMedia,
+          superseded_media_bucket_id: recordMedia,
+        }),
       ),
     );
     const m = await h.service.manifest(editMedia);
@@ -179,7 +195,13 @@ describe('media files', () => {
       onDraftDeleted(
         h.service,
         trx,
-        envelope('rdm.records.draft.deleted', { id, parent_id: 'p', bucket_id: rec.draftBucket!, kind: 'edit', media_bucket_id: rec.mediaDraftBucket }),
+        envelope('rdm.records.draft.deleted', {
+          id,
+          parent_id: 'p',
+          bucket_id: rec.draftBucket!,
+          kind: 'edit',
+          media_bucket_id: rec.mediaDraftBucket,
+        }),
         { info: () => undefined, warn: () => undefined },
       ),
     );

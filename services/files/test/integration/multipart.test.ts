@@ -86,10 +86,17 @@ describe.each(ENGINES)('multipart transfer (%s storage)', (kind) => {
   it('should initialise a multipart entry with InvenioRDM part links, take parts in parallel in any order and assemble them on commit', async () => {
     const d = draft();
     const content = bytes(2 * P + 1234, 7);
-    const init = await call('POST', d.files, { json: [{ key: 'big.bin', size: content.length, transfer: { type: 'M', parts: 3, part_size: P } }] });
+    const init = await call('POST', d.files, {
+      json: [{ key: 'big.bin', size: content.length, transfer: { type: 'M', parts: 3, part_size: P } }],
+    });
     expect(init.status).toBe(201);
     const entry = init.body.entries[0];
-    expect(entry).toMatchObject({ key: 'big.bin', status: 'pending', size: content.length, transfer: { type: 'M', parts: 3, part_size: P } });
+    expect(entry).toMatchObject({
+      key: 'big.bin',
+      status: 'pending',
+      size: content.length,
+      transfer: { type: 'M', parts: 3, part_size: P },
+    });
     const self = `https://rdm.example.org/api/records/${d.id}/draft/files/big.bin`;
     expect(entry.links).toMatchObject({ self, content: null, commit: `${self}/commit` });
     expect(entry.links.parts.map((p: any) => [p.part, p.url])).toEqual([1, 2, 3].map((i) => [i, `${self}/content/${i}`]));
@@ -138,7 +145,10 @@ describe.each(ENGINES)('multipart transfer (%s storage)', (kind) => {
   it('should answer InvenioRDM errors: part number, part sizes, missing parts, whole content, wrong transfer', async () => {
     const d = draft();
     const size = P + 10;
-    expect((await call('POST', d.files, { json: [{ key: 'm.bin', size, transfer: { type: 'M', parts: 2, part_size: P } }, { key: 'l.txt' }] })).status).toBe(201);
+    expect(
+      (await call('POST', d.files, { json: [{ key: 'm.bin', size, transfer: { type: 'M', parts: 2, part_size: P } }, { key: 'l.txt' }] }))
+        .status,
+    ).toBe(201);
     const put = (key: string, part: number | string, raw: Buffer) => call('PUT', `${d.files}/${key}/content/${part}`, { raw });
 
     const tooHigh = await put('m.bin', 3, bytes(10, 1));
@@ -146,8 +156,13 @@ describe.each(ENGINES)('multipart transfer (%s storage)', (kind) => {
     expect(tooHigh.body).toEqual({ status: 400, message: 'Part number is higher than total parts sent in multipart initialization.' });
     expect((await put('m.bin', 0, bytes(10, 1))).status).toBe(400);
     const wrongSize = await put('m.bin', 1, bytes(P - 1, 1));
-    expect(wrongSize.body).toEqual({ status: 400, message: 'Size of this part must be equal to part_size sent in multipart initialization.' });
-    expect((await put('m.bin', 2, bytes(11, 1))).body.message).toBe('Size of the last part must be 10 bytes (the file size minus the other parts).');
+    expect(wrongSize.body).toEqual({
+      status: 400,
+      message: 'Size of this part must be equal to part_size sent in multipart initialization.',
+    });
+    expect((await put('m.bin', 2, bytes(11, 1))).body.message).toBe(
+      'Size of the last part must be 10 bytes (the file size minus the other parts).',
+    );
 
     expect((await put('m.bin', 2, bytes(10, 1))).status).toBe(200);
     const missing = await call('POST', `${d.files}/m.bin/commit`);
@@ -166,8 +181,14 @@ describe.each(ENGINES)('multipart transfer (%s storage)', (kind) => {
     const d = draft();
     const before = await storage();
     const init = (item: Record<string, unknown>) => call('POST', d.files, { json: [{ key: 'x.bin', ...item }] });
-    expect((await init({ transfer: { type: 'M', parts: 2 } })).body).toEqual({ status: 400, message: 'Multipart file transfer requires file size.' });
-    expect((await init({ size: 10, transfer: { type: 'M' } })).body).toEqual({ status: 400, message: 'Multipart file transfer requires parts.' });
+    expect((await init({ transfer: { type: 'M', parts: 2 } })).body).toEqual({
+      status: 400,
+      message: 'Multipart file transfer requires file size.',
+    });
+    expect((await init({ size: 10, transfer: { type: 'M' } })).body).toEqual({
+      status: 400,
+      message: 'Multipart file transfer requires parts.',
+    });
     const plan = await init({ size: 10, transfer: { type: 'M', parts: 2, part_size: 4 } });
     expect(plan.status).toBe(400);
     expect(plan.body.message).toMatch(/cannot hold 10 bytes/);
@@ -186,7 +207,9 @@ describe.each(ENGINES)('multipart transfer (%s storage)', (kind) => {
   it('should abort the storage upload when the entry is deleted before its commit', async () => {
     const d = draft();
     const before = await storage();
-    expect((await call('POST', d.files, { json: [{ key: 'gone.bin', size: P + 1, transfer: { type: 'M', parts: 2, part_size: P } }] })).status).toBe(201);
+    expect(
+      (await call('POST', d.files, { json: [{ key: 'gone.bin', size: P + 1, transfer: { type: 'M', parts: 2, part_size: P } }] })).status,
+    ).toBe(201);
     expect((await call('PUT', `${d.files}/gone.bin/content/1`, { raw: bytes(P, 5) })).status).toBe(200);
     expect((await storage()).length).toBeGreaterThan(before.length);
     expect((await call('DELETE', `${d.files}/gone.bin`)).status).toBe(204);
