@@ -10,11 +10,12 @@
  * Read (`view`) filter of published records: public records for everyone; restricted ones for
  * their owner and for users or roles holding a grant on the parent; administrators and the
  * system see everything. Restricted access is a list of generators OR-ed together
- * (`RESTRICTED_READ_GENERATORS`): secret-link tokens and community members are added there when
- * those features exist. Scopes come in parts (`Scope`) so that the facet counts of the part every
+ * (`RESTRICTED_READ_GENERATORS`: owner, grants, secret-link tokens). Scopes come in parts
+ * (`Scope`) so that the facet counts of the part every
  * anonymous caller shares can be computed once and cached (search.service.ts).
  */
 import { type Identity, isAdmin, isSystem } from '@rdm/platform';
+import type { LinkIdentity } from '../domain/records.policy.js';
 import { andAll, frag, orAll, type Sql } from './sql.js';
 
 /** Grant levels of the records policy, weakest first. */
@@ -54,6 +55,11 @@ export type ReadGenerator = (identity: Identity) => Sql | null;
 export const RESTRICTED_READ_GENERATORS: readonly ReadGenerator[] = [
   (i) => (i.sub === null ? null : frag('owner_id = ?', i.sub)),
   (i) => grantFilter(i, 'record', 'view'),
+  // Secret links presented as `?token=` (resolved into the identity by access.routes.ts).
+  (i) => {
+    const parents = [...new Set(((i as LinkIdentity).links ?? []).map((l) => l.parentId))];
+    return parents.length ? frag(`parent_id IN (${parents.map(() => '?').join(', ')})`, ...parents) : null;
+  },
 ];
 
 /**

@@ -136,6 +136,13 @@ describe('record access links', () => {
     const foreign = await link(other, { permission: 'edit' });
     expect((await get(`/api/records/${id}`, foreign.token)).status).toBe(403);
 
+    // Search honours the link too (any level), and only with the token.
+    const found = async (token?: string) =>
+      (await env.request.get(`/api/records?q=id:${id}${token ? `&token=${token}` : ''}`).set(as(OTHER))).body.hits.hits.map((h: { id: string }) => h.id);
+    expect(await found()).toEqual([]);
+    expect(await found(view.token)).toEqual([id]);
+    expect(await found(foreign.token)).toEqual([]);
+
     // Revoked: the very next request is refused (nothing cached for link readers).
     await env.request.delete(`/api/records/${id}/access/links/${view.id}`).set(as(OWNER)).expect(204);
     expect((await get(`/api/records/${id}`, view.token)).status).toBe(403);
