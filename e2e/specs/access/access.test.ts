@@ -32,7 +32,11 @@ describe('record access links and grants', () => {
     expect((await api(`/api/records/${id}`)).status).toBe(403);
     expect((await api(`/api/records/${id}/files/data.txt/content`)).status).toBe(403);
 
-    const link = await api(`/api/records/${id}/access/links`, { method: 'POST', token: owner.token, body: { permission: 'view', expires_at: future } });
+    const link = await api(`/api/records/${id}/access/links`, {
+      method: 'POST',
+      token: owner.token,
+      body: { permission: 'view', expires_at: future },
+    });
     expect(link.status).toBe(201);
     expect(link.body).toMatchObject({ permission: 'view', expires_at: future, description: '' });
     const t = encodeURIComponent(link.body.token);
@@ -52,7 +56,11 @@ describe('record access links and grants', () => {
     await api(`/api/records/${id}/draft`, { method: 'POST', token: owner.token });
     expect((await api(`/api/records/${id}/draft?token=${t}`)).status).toBe(403);
 
-    const bad = await api(`/api/records/${id}/access/links`, { method: 'POST', token: owner.token, body: { permission: 'own', expires_at: '2000-01-01' } });
+    const bad = await api(`/api/records/${id}/access/links`, {
+      method: 'POST',
+      token: owner.token,
+      body: { permission: 'own', expires_at: '2000-01-01' },
+    });
     expect(bad.status).toBe(400);
     expect(bad.body.errors).toEqual([
       { field: 'permission', messages: ['Must be one of: view, preview, edit.'] },

@@ -108,7 +108,11 @@ export function createApp(deps: AppDeps) {
   registerDeletionRoutes(router, deletion);
   registerAbuseRoutes(router, new AbuseComponent({ db: deps.db }));
   registerRecordsRoutes(router, { service, review: parts?.review, ...urls });
-  const accessLinks = new AccessLinksComponent({ db: deps.db, secret: deps.config.IDENTITY_SECRET, require: (...a) => service.requireWith(...a) });
+  const accessLinks = new AccessLinksComponent({
+    db: deps.db,
+    secret: deps.config.IDENTITY_SECRET,
+    require: (...a) => service.requireWith(...a),
+  });
   const grants = new GrantsComponent({ db: deps.db, index, require: (...a) => service.requireWith(...a) });
   registerAccessRoutes(router, accessLinks, grants);
   app.use(linkTokenMiddleware(deps.db));

@@ -107,12 +107,15 @@ export class AccessLinksComponent {
     const b = objectBody(body);
     const errors: FieldError[] = [];
     let permission: AccessLinkRow['permission'] | undefined;
-    if (b.permission === undefined || b.permission === null) errors.push({ field: 'permission', messages: ['An access permission level is required'] });
-    else if (!LINK_PERMISSIONS.includes(b.permission as never)) errors.push({ field: 'permission', messages: ['Must be one of: view, preview, edit.'] });
+    if (b.permission === undefined || b.permission === null)
+      errors.push({ field: 'permission', messages: ['An access permission level is required'] });
+    else if (!LINK_PERMISSIONS.includes(b.permission as never))
+      errors.push({ field: 'permission', messages: ['Must be one of: view, preview, edit.'] });
     else permission = b.permission as AccessLinkRow['permission'];
     const expires = expiryOf(b.expires_at, errors);
     const description = descriptionOf(b.description, errors);
-    if (b.origin !== undefined && b.origin !== null && typeof b.origin !== 'string') errors.push({ field: 'origin', messages: ['Not a valid string.'] });
+    if (b.origin !== undefined && b.origin !== null && typeof b.origin !== 'string')
+      errors.push({ field: 'origin', messages: ['Not a valid string.'] });
     if (errors.length) throw Errors.validation(errors);
     const linkId = randomUUID();
     const nonce = randomBytes(16).toString('base64url');
@@ -156,7 +159,8 @@ export class AccessLinksComponent {
       const errors: FieldError[] = [];
       let permission = row.permission;
       if (b.permission !== undefined) {
-        if (!LINK_PERMISSIONS.includes(b.permission as never)) errors.push({ field: 'permission', messages: ['Must be one of: view, preview, edit.'] });
+        if (!LINK_PERMISSIONS.includes(b.permission as never))
+          errors.push({ field: 'permission', messages: ['Must be one of: view, preview, edit.'] });
         else permission = b.permission as AccessLinkRow['permission'];
       }
       let expires = row.expires_at;

@@ -62,7 +62,12 @@ export class EmbargoLifter {
 
   private async lift(trx: Knex.Transaction, record: RecordRow, now: Date): Promise<void> {
     const until = record.access.embargo?.until;
-    const access = { ...record.access, record: 'public' as const, files: 'public' as const, embargo: { ...record.access.embargo, active: false } };
+    const access = {
+      ...record.access,
+      record: 'public' as const,
+      files: 'public' as const,
+      embargo: { ...record.access.embargo, active: false },
+    };
     const u = await trx.raw<{ rows: { revision_id: number }[] }>(
       'UPDATE records SET access = ?::jsonb, updated = ?, revision_id = revision_id + 1 WHERE id = ? RETURNING revision_id',
       [JSON.stringify(access), now, record.id],

@@ -185,11 +185,15 @@ function parseGrants(body: unknown, usersOnly: boolean): StoredGrant[] {
     const g = (raw && typeof raw === 'object' ? raw : {}) as Record<string, any>;
     const s = (g.subject && typeof g.subject === 'object' ? g.subject : {}) as Record<string, unknown>;
     const types: readonly string[] = usersOnly ? ['user'] : SUBJECT_TYPES;
-    if (!types.includes(s.type as string)) errors.push({ field: `grants.${i}.subject.type`, messages: [`Must be one of: ${types.join(', ')}.`] });
-    if (typeof s.id !== 'string' || !s.id || s.id.length > 255) errors.push({ field: `grants.${i}.subject.id`, messages: ['Not a valid string.'] });
+    if (!types.includes(s.type as string))
+      errors.push({ field: `grants.${i}.subject.type`, messages: [`Must be one of: ${types.join(', ')}.`] });
+    if (typeof s.id !== 'string' || !s.id || s.id.length > 255)
+      errors.push({ field: `grants.${i}.subject.id`, messages: ['Not a valid string.'] });
     if (g.permission === undefined) errors.push({ field: `grants.${i}.permission`, messages: ['Missing data for required field.'] });
-    else if (!GRANT_PERMISSIONS.includes(g.permission)) errors.push({ field: `grants.${i}.permission`, messages: ['Must be one of: view, preview, edit, manage.'] });
-    if (g.origin !== undefined && typeof g.origin !== 'string') errors.push({ field: `grants.${i}.origin`, messages: ['Not a valid string.'] });
+    else if (!GRANT_PERMISSIONS.includes(g.permission))
+      errors.push({ field: `grants.${i}.permission`, messages: ['Must be one of: view, preview, edit, manage.'] });
+    if (g.origin !== undefined && typeof g.origin !== 'string')
+      errors.push({ field: `grants.${i}.origin`, messages: ['Not a valid string.'] });
     out.push({
       subject: { type: s.type as 'user' | 'role', id: String(s.id) },
       permission: g.permission,
@@ -215,13 +219,17 @@ function parseSettings(body: unknown): Partial<ParentRow['access']['settings']> 
   }
   const text = raw.accept_conditions_text;
   if (text !== undefined) {
-    if (text !== null && (typeof text !== 'string' || text.length > 10_000)) errors.push({ field: 'settings.accept_conditions_text', messages: ['Not a valid string.'] });
+    if (text !== null && (typeof text !== 'string' || text.length > 10_000))
+      errors.push({ field: 'settings.accept_conditions_text', messages: ['Not a valid string.'] });
     else out.accept_conditions_text = text as string | null;
   }
   const exp = raw.secret_link_expiration;
   if (exp !== undefined) {
     if (!Number.isInteger(exp) || (exp as number) < 0 || (exp as number) > 365) {
-      errors.push({ field: 'settings.secret_link_expiration', messages: ['Must be greater than or equal to 0 and less than or equal to 365.'] });
+      errors.push({
+        field: 'settings.secret_link_expiration',
+        messages: ['Must be greater than or equal to 0 and less than or equal to 365.'],
+      });
     } else out.secret_link_expiration = exp as number;
   }
   if (errors.length) throw Errors.validation(errors);

@@ -47,7 +47,10 @@ export function registerAccessRoutes(router: Router<AppState>, links: AccessLink
   });
 
   const acc = '/api/records/:id/access';
-  for (const [path, usersOnly] of [[`${acc}/grants`, false], [`${acc}/users`, true]] as const) {
+  for (const [path, usersOnly] of [
+    [`${acc}/grants`, false],
+    [`${acc}/users`, true],
+  ] as const) {
     const key = (ctx: AppContext) => (usersOnly ? { user: String(ctx.params.key) } : { index: String(ctx.params.key) });
     router.get(path, async (ctx: AppContext) => {
       ctx.body = usersOnly ? await grants.listUsers(ctx.state.identity, id(ctx)) : await grants.listGrants(ctx.state.identity, id(ctx));

@@ -21,11 +21,21 @@ const E: Record<string, Json> = {
   '429': ref('responses', 'TooManyRequests'),
   '503': ref('responses', 'ServiceUnavailable'),
 };
-const errors = (...codes: string[]): Json => Object.fromEntries([...new Set(['400', '401', '403', '404', '429', '503', ...codes])].sort().map((c) => [c, E[c]]));
-const idParam = { name: 'id', in: 'path', required: true, schema: { type: 'string' }, description: 'Record or draft id (links and grants live on the parent).' };
+const errors = (...codes: string[]): Json =>
+  Object.fromEntries([...new Set(['400', '401', '403', '404', '429', '503', ...codes])].sort().map((c) => [c, E[c]]));
+const idParam = {
+  name: 'id',
+  in: 'path',
+  required: true,
+  schema: { type: 'string' },
+  description: 'Record or draft id (links and grants live on the parent).',
+};
 const ok = (description: string, schema: string) => ({ description, content: json(schemaRef(schema)) });
-const list = (item: string) => ({ type: 'object', properties: { hits: { type: 'object', properties: { hits: { type: 'array', items: schemaRef(item) }, total: { type: 'integer' } } } } });
-const MANAGE = 'Manage level only (owner, `manage` grantees, curators of the record\'s communities, administrators); link holders get 403.';
+const list = (item: string) => ({
+  type: 'object',
+  properties: { hits: { type: 'object', properties: { hits: { type: 'array', items: schemaRef(item) }, total: { type: 'integer' } } } },
+});
+const MANAGE = "Manage level only (owner, `manage` grantees, curators of the record's communities, administrators); link holders get 403.";
 
 function op(operationId: string, summary: string, description: string, responses: Json, body?: string): Json {
   return {
@@ -48,7 +58,9 @@ export function accessPaths(): Record<string, Json> {
     return {
       [`/api/records/{id}/access/${kind}`]: {
         parameters: [idParam],
-        get: op(`list${Kind}s`, `List ${kind === 'grants' ? 'access grants' : 'users with access'}`, 'Every grant of the parent.', { '200': ok('The grants.', 'AccessGrantList') }),
+        get: op(`list${Kind}s`, `List ${kind === 'grants' ? 'access grants' : 'users with access'}`, 'Every grant of the parent.', {
+          '200': ok('The grants.', 'AccessGrantList'),
+        }),
         post: op(
           `create${Kind}s`,
           `Grant access${kind === 'users' ? ' to users' : ''}`,
@@ -60,7 +72,13 @@ export function accessPaths(): Record<string, Json> {
       [`/api/records/{id}/access/${kind}/{${keyName}}`]: {
         parameters: [idParam, key],
         get: op(`get${Kind}`, 'One grant', '404 `Grant not found.`', { '200': ok('The grant.', 'AccessGrant') }),
-        patch: op(`update${Kind}`, 'Change a grant\'s level', '`{permission}`.', { '200': ok('The grant.', 'AccessGrant') }, 'AccessGrantPatch'),
+        patch: op(
+          `update${Kind}`,
+          "Change a grant's level",
+          '`{permission}`.',
+          { '200': ok('The grant.', 'AccessGrant') },
+          'AccessGrantPatch',
+        ),
         delete: op(`delete${Kind}`, 'Revoke a grant', 'Effective at once.', deleted),
       },
     };
@@ -68,7 +86,9 @@ export function accessPaths(): Record<string, Json> {
   return {
     '/api/records/{id}/access/links': {
       parameters: [idParam],
-      get: op('listAccessLinks', 'List secret links', '`{hits: {hits, total}}`, oldest first.', { '200': { description: 'The links.', content: json(list('AccessLink')) } }),
+      get: op('listAccessLinks', 'List secret links', '`{hits: {hits, total}}`, oldest first.', {
+        '200': { description: 'The links.', content: json(list('AccessLink')) },
+      }),
       post: op(
         'createAccessLink',
         'Create a secret link',
@@ -79,7 +99,9 @@ export function accessPaths(): Record<string, Json> {
     },
     '/api/records/{id}/access/links/{link_id}': {
       parameters: [idParam, { name: 'link_id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } }],
-      get: op('getAccessLink', 'One secret link', '404 `No secret link found with the given ID.`', { '200': ok('The link.', 'AccessLink') }),
+      get: op('getAccessLink', 'One secret link', '404 `No secret link found with the given ID.`', {
+        '200': ok('The link.', 'AccessLink'),
+      }),
       patch: op(
         'updateAccessLink',
         'Change a secret link',
@@ -93,8 +115,20 @@ export function accessPaths(): Record<string, Json> {
     ...grantOps('users', 'user_id', 'User id of the grant.'),
     '/api/records/{id}/access': {
       parameters: [idParam],
-      put: op('putAccessSettings', 'Replace the access settings', 'Unsent settings take their defaults. Returns the parent.', { '200': ok('The parent.', 'RecordParent') }, 'AccessSettingsWrite'),
-      patch: op('patchAccessSettings', 'Change access settings', 'Only the sent settings change. Returns the parent.', { '200': ok('The parent.', 'RecordParent') }, 'AccessSettingsWrite'),
+      put: op(
+        'putAccessSettings',
+        'Replace the access settings',
+        'Unsent settings take their defaults. Returns the parent.',
+        { '200': ok('The parent.', 'RecordParent') },
+        'AccessSettingsWrite',
+      ),
+      patch: op(
+        'patchAccessSettings',
+        'Change access settings',
+        'Only the sent settings change. Returns the parent.',
+        { '200': ok('The parent.', 'RecordParent') },
+        'AccessSettingsWrite',
+      ),
     },
   };
 }
@@ -106,7 +140,12 @@ export function accessSchemas(): Record<string, Json> {
   const grant = {
     type: 'object',
     required: ['id', 'subject', 'permission'],
-    properties: { id: str, subject: { type: 'object', properties: { type: { enum: ['user', 'role'] }, id: str } }, permission: level, origin: str },
+    properties: {
+      id: str,
+      subject: { type: 'object', properties: { type: { enum: ['user', 'role'] }, id: str } },
+      permission: level,
+      origin: str,
+    },
   };
   const settings = {
     type: 'object',
@@ -120,7 +159,15 @@ export function accessSchemas(): Record<string, Json> {
   return {
     RecordParent: {
       type: 'object',
-      properties: { id: str, access: { type: 'object', properties: { owned_by: { type: ['object', 'null'] }, settings, grants: { type: 'array' }, links: { type: 'array' } } }, communities: { type: 'object' }, pids: { type: 'object' } },
+      properties: {
+        id: str,
+        access: {
+          type: 'object',
+          properties: { owned_by: { type: ['object', 'null'] }, settings, grants: { type: 'array' }, links: { type: 'array' } },
+        },
+        communities: { type: 'object' },
+        pids: { type: 'object' },
+      },
     },
     AccessLink: {
       type: 'object',
@@ -136,19 +183,35 @@ export function accessSchemas(): Record<string, Json> {
     },
     AccessLinkWrite: {
       type: 'object',
-      properties: { permission: { enum: ['view', 'preview', 'edit'] }, expires_at: { type: ['string', 'null'], format: 'date' }, description: str, origin: str },
+      properties: {
+        permission: { enum: ['view', 'preview', 'edit'] },
+        expires_at: { type: ['string', 'null'], format: 'date' },
+        description: str,
+        origin: str,
+      },
     },
     AccessGrant: grant,
     AccessGrantList: list('AccessGrant'),
     AccessGrantsWrite: {
       type: 'object',
       required: ['grants'],
-      properties: { grants: { type: 'array', minItems: 1, maxItems: 100, items: { type: 'object', properties: { subject: grant.properties.subject, permission: level, origin: str } } } },
+      properties: {
+        grants: {
+          type: 'array',
+          minItems: 1,
+          maxItems: 100,
+          items: { type: 'object', properties: { subject: grant.properties.subject, permission: level, origin: str } },
+        },
+      },
     },
     AccessGrantPatch: { type: 'object', properties: { permission: level } },
     AccessSettingsWrite: {
       description: '`{access: {settings}}` (InvenioRDM), `{settings}` or the settings themselves.',
-      oneOf: [{ type: 'object', properties: { access: { type: 'object', properties: { settings } } } }, { type: 'object', properties: { settings } }, settings],
+      oneOf: [
+        { type: 'object', properties: { access: { type: 'object', properties: { settings } } } },
+        { type: 'object', properties: { settings } },
+        settings,
+      ],
     },
   };
 }

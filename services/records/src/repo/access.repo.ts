@@ -22,7 +22,8 @@ export interface AccessLinkRow {
   created_at: Date;
 }
 
-const COLUMNS = "id, parent_id, permission, description, to_char(expires_at, 'YYYY-MM-DD') AS expires_at, origin, nonce, token_hash, created_by, created_at";
+const COLUMNS =
+  "id, parent_id, permission, description, to_char(expires_at, 'YYYY-MM-DD') AS expires_at, origin, nonce, token_hash, created_by, created_at";
 
 /** The parent id of a draft or record id (draft first), or undefined. */
 export async function parentIdOf(db: Db, id: string): Promise<string | undefined> {
@@ -80,7 +81,10 @@ export async function deleteLink(db: Db, parentId: string, id: string): Promise<
 }
 
 /** The live (not expired) link of a token hash: its parent and permission. */
-export async function liveLinkByHash(db: Db, tokenHash: string): Promise<{ parent_id: string; permission: AccessLinkRow['permission'] } | undefined> {
+export async function liveLinkByHash(
+  db: Db,
+  tokenHash: string,
+): Promise<{ parent_id: string; permission: AccessLinkRow['permission'] } | undefined> {
   const r = await db.raw<{ rows: { parent_id: string; permission: AccessLinkRow['permission'] }[] }>(
     "SELECT parent_id, permission FROM access_links WHERE token_hash = ? AND (expires_at IS NULL OR expires_at > (now() AT TIME ZONE 'UTC')::date)",
     [tokenHash],

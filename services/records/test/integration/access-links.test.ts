@@ -62,7 +62,10 @@ describe('record access links', () => {
     expect(read).toEqual(created);
 
     const patched = (
-      await env.request.patch(`/api/records/${id}/access/links/${created.id}`).set(as(OWNER)).send({ permission: 'preview', expires_at: future(5) })
+      await env.request
+        .patch(`/api/records/${id}/access/links/${created.id}`)
+        .set(as(OWNER))
+        .send({ permission: 'preview', expires_at: future(5) })
     ).body;
     expect(patched).toEqual({ ...created, permission: 'preview', expires_at: future(5) });
 
@@ -84,19 +87,36 @@ describe('record access links', () => {
 
   it('should answer 400 with field errors for a bad permission or expiry', async () => {
     const id = await restricted();
-    const bad = async (body: unknown) => (await env.request.post(`/api/records/${id}/access/links`).set(as(OWNER)).send(body as object)).body;
-    expect(await bad({})).toMatchObject({ status: 400, errors: [{ field: 'permission', messages: ['An access permission level is required'] }] });
-    expect((await bad({ permission: 'manage' })).errors).toEqual([{ field: 'permission', messages: ['Must be one of: view, preview, edit.'] }]);
+    const bad = async (body: unknown) =>
+      (
+        await env.request
+          .post(`/api/records/${id}/access/links`)
+          .set(as(OWNER))
+          .send(body as object)
+      ).body;
+    expect(await bad({})).toMatchObject({
+      status: 400,
+      errors: [{ field: 'permission', messages: ['An access permission level is required'] }],
+    });
+    expect((await bad({ permission: 'manage' })).errors).toEqual([
+      { field: 'permission', messages: ['Must be one of: view, preview, edit.'] },
+    ]);
     const today = new Date().toISOString().slice(0, 10);
     expect((await bad({ permission: 'view', expires_at: today })).errors).toEqual([
       { field: 'expires_at', messages: ['Expiration date must be set to the future'] },
     ]);
-    expect((await bad({ permission: 'view', expires_at: '2024-02-30' })).errors).toEqual([{ field: 'expires_at', messages: ['Not a valid date.'] }]);
+    expect((await bad({ permission: 'view', expires_at: '2024-02-30' })).errors).toEqual([
+      { field: 'expires_at', messages: ['Not a valid date.'] },
+    ]);
     const l = await link(id, { permission: 'view', expires_at: future(3) });
     const patch = async (body: Record<string, unknown>) =>
       (await env.request.patch(`/api/records/${id}/access/links/${l.id}`).set(as(OWNER)).send(body)).body;
-    expect((await patch({ expires_at: future(30) })).errors).toEqual([{ field: 'expires_at', messages: ['Cannot postpone expiration of links'] }]);
-    expect((await patch({ expires_at: null })).errors).toEqual([{ field: 'expires_at', messages: ['Cannot postpone expiration of links'] }]);
+    expect((await patch({ expires_at: future(30) })).errors).toEqual([
+      { field: 'expires_at', messages: ['Cannot postpone expiration of links'] },
+    ]);
+    expect((await patch({ expires_at: null })).errors).toEqual([
+      { field: 'expires_at', messages: ['Cannot postpone expiration of links'] },
+    ]);
     expect((await patch({ permission: 'owner' })).status).toBe(400);
   });
 
@@ -126,7 +146,10 @@ describe('record access links', () => {
     expect(await files('draft', 'read', preview.token)).toBe(200);
     expect(await files('draft', 'update', preview.token)).toBe(403);
     const put = (token: string) =>
-      env.request.put(`/api/records/${id}/draft?token=${token}`).set(as(OTHER)).send({ metadata: { ...fullMetadata(), title: 'Edited by link' }, access: { record: 'restricted', files: 'restricted' } });
+      env.request
+        .put(`/api/records/${id}/draft?token=${token}`)
+        .set(as(OTHER))
+        .send({ metadata: { ...fullMetadata(), title: 'Edited by link' }, access: { record: 'restricted', files: 'restricted' } });
     expect((await put(preview.token)).status).toBe(403);
     const edited = await put(edit.token);
     expect(edited.status).toBe(200);
@@ -138,7 +161,9 @@ describe('record access links', () => {
 
     // Search honours the link too (any level), and only with the token.
     const found = async (token?: string) =>
-      (await env.request.get(`/api/records?q=id:${id}${token ? `&token=${token}` : ''}`).set(as(OTHER))).body.hits.hits.map((h: { id: string }) => h.id);
+      (await env.request.get(`/api/records?q=id:${id}${token ? `&token=${token}` : ''}`).set(as(OTHER))).body.hits.hits.map(
+        (h: { id: string }) => h.id,
+      );
     expect(await found()).toEqual([]);
     expect(await found(view.token)).toEqual([id]);
     expect(await found(foreign.token)).toEqual([]);

@@ -40,7 +40,10 @@ describe('embargo lifter', () => {
     const future = await embargoed();
     expect((await env.request.get(`/api/records/${ids[0]}`)).status).toBe(403);
     // The embargoes ended (the job was down for days: it catches up with every one of them).
-    await env.db.raw(`UPDATE records SET access = jsonb_set(access, '{embargo,until}', to_jsonb(?::text)) WHERE id = ANY(?)`, [day(-3), ids]);
+    await env.db.raw(`UPDATE records SET access = jsonb_set(access, '{embargo,until}', to_jsonb(?::text)) WHERE id = ANY(?)`, [
+      day(-3),
+      ids,
+    ]);
     await env.request.post(`/api/records/${ids[0]}/draft`).set(as(OWNER)).expect(201); // an edit draft follows the record
     await env.db.raw(`UPDATE drafts SET access = jsonb_set(access, '{embargo,until}', to_jsonb(?::text)) WHERE id = ?`, [day(-3), ids[0]]);
 
@@ -59,7 +62,12 @@ describe('embargo lifter', () => {
     expect(events.rows[0]!.payload.data).toMatchObject({ access_status: 'open', until: day(-3) });
 
     const r = await env.request.get(`/api/records/${ids[1]}`).expect(200);
-    expect(r.body.access).toEqual({ record: 'public', files: 'public', embargo: { active: false, until: day(-3), reason: 'Under review' }, status: 'open' });
+    expect(r.body.access).toEqual({
+      record: 'public',
+      files: 'public',
+      embargo: { active: false, until: day(-3), reason: 'Under review' },
+      status: 'open',
+    });
     const hits = (await env.request.get(`/api/records?q=id:${ids[1]}`).expect(200)).body.hits.hits;
     expect(hits.map((h: { id: string; access: { status: string } }) => [h.id, h.access.status])).toEqual([[ids[1], 'open']]);
     const draft = (await env.request.get(`/api/records/${ids[0]}/draft`).set(as(OWNER)).expect(200)).body;

@@ -33,7 +33,10 @@ describe('record access grants and settings', () => {
     }
   };
   const grant = (id: string, user: string, permission: string) =>
-    env.request.post(`/api/records/${id}/access/users`).set(as(OWNER)).send({ grants: [{ subject: { type: 'user', id: user }, permission }] });
+    env.request
+      .post(`/api/records/${id}/access/users`)
+      .set(as(OWNER))
+      .send({ grants: [{ subject: { type: 'user', id: user }, permission }] });
 
   beforeAll(async () => {
     env = await startEnv();
@@ -47,7 +50,9 @@ describe('record access grants and settings', () => {
     expect((await env.request.get(`/api/records/${id}`).set(as(GRANTEE))).status).toBe(403);
     const created = await grant(id, GRANTEE, 'preview');
     expect(created.status).toBe(201);
-    expect(created.body).toEqual({ hits: { hits: [{ id: GRANTEE, subject: { type: 'user', id: GRANTEE }, permission: 'preview' }], total: 1 } });
+    expect(created.body).toEqual({
+      hits: { hits: [{ id: GRANTEE, subject: { type: 'user', id: GRANTEE }, permission: 'preview' }], total: 1 },
+    });
     expect((await env.request.get(`/api/records/${id}`).set(as(GRANTEE))).status).toBe(200);
     expect(await files(id, 'record', GRANTEE)).toBe(200);
     await env.request.post(`/api/records/${id}/draft`).set(as(OWNER)).expect(201);
@@ -86,12 +91,23 @@ describe('record access grants and settings', () => {
     expect((await env.request.get(`/api/records/${id}/draft`).set(as(GRANTEE))).status).toBe(403);
     const up = await env.request.patch(`/api/records/${id}/access/grants/0`).set(as(OWNER)).send({ permission: 'edit' });
     expect(up.body).toEqual({ id: '0', subject: { type: 'user', id: GRANTEE }, permission: 'edit' });
-    expect((await env.request.put(`/api/records/${id}/draft`).set(as(GRANTEE)).send({ metadata: fullMetadata(), access: { record: 'restricted', files: 'restricted' } })).status).toBe(200);
+    expect(
+      (
+        await env.request
+          .put(`/api/records/${id}/draft`)
+          .set(as(GRANTEE))
+          .send({ metadata: fullMetadata(), access: { record: 'restricted', files: 'restricted' } })
+      ).status,
+    ).toBe(200);
     expect((await env.request.get(`/api/records/${id}/access/links`).set(as(GRANTEE))).status).toBe(403);
     await env.request.patch(`/api/records/${id}/access/users/${GRANTEE}`).set(as(OWNER)).send({ permission: 'manage' }).expect(200);
     expect((await env.request.get(`/api/records/${id}/access/links`).set(as(GRANTEE))).status).toBe(200);
     // A manager grants others (role grants too); an admin as well.
-    await env.request.post(`/api/records/${id}/access/grants`).set(as(GRANTEE)).send({ grants: [{ subject: { type: 'role', id: 'reviewers' }, permission: 'view' }] }).expect(201);
+    await env.request
+      .post(`/api/records/${id}/access/grants`)
+      .set(as(GRANTEE))
+      .send({ grants: [{ subject: { type: 'role', id: 'reviewers' }, permission: 'view' }] })
+      .expect(201);
     expect((await env.request.get(`/api/records/${id}`).set(as(OTHER, ['reviewers']))).status).toBe(200);
     expect((await env.request.get(`/api/records/${id}/access/grants`).set(as('9', ['admin']))).body.hits.total).toBe(2);
 
@@ -108,7 +124,14 @@ describe('record access grants and settings', () => {
     const dup = await grant(id, GRANTEE, 'view');
     expect(dup.status).toBe(400);
     expect(dup.body.errors).toEqual([{ field: 'grants.0.subject', messages: ['A grant for this subject already exists.'] }]);
-    expect((await env.request.post(`/api/records/${id}/access/users`).set(as(OWNER)).send({ grants: [{ subject: { type: 'role', id: 'x' }, permission: 'view' }] })).status).toBe(400);
+    expect(
+      (
+        await env.request
+          .post(`/api/records/${id}/access/users`)
+          .set(as(OWNER))
+          .send({ grants: [{ subject: { type: 'role', id: 'x' }, permission: 'view' }] })
+      ).status,
+    ).toBe(400);
     expect((await env.request.patch(`/api/records/${id}/access/grants/0`).set(as(OWNER)).send({ permission: 'own' })).status).toBe(400);
   });
 
@@ -119,14 +142,29 @@ describe('record access grants and settings', () => {
       .set(as(OWNER))
       .send({ access: { settings: { allow_user_requests: true, secret_link_expiration: 30, accept_conditions_text: 'Be nice' } } });
     expect(r.status).toBe(200);
-    expect(r.body.access.settings).toEqual({ allow_user_requests: true, allow_guest_requests: false, accept_conditions_text: 'Be nice', secret_link_expiration: 30 });
+    expect(r.body.access.settings).toEqual({
+      allow_user_requests: true,
+      allow_guest_requests: false,
+      accept_conditions_text: 'Be nice',
+      secret_link_expiration: 30,
+    });
     const p = await env.request.patch(`/api/records/${id}/access`).set(as(OWNER)).send({ allow_guest_requests: true });
     expect(p.body.access.settings).toMatchObject({ allow_user_requests: true, allow_guest_requests: true });
     const read = (await env.request.get(`/api/records/${id}`).set(as(OWNER))).body;
-    expect(read.parent.access.settings).toMatchObject({ allow_user_requests: true, allow_guest_requests: true, secret_link_expiration: 30 });
-    const bad = await env.request.patch(`/api/records/${id}/access`).set(as(OWNER)).send({ allow_user_requests: 'yes', secret_link_expiration: 1000 });
+    expect(read.parent.access.settings).toMatchObject({
+      allow_user_requests: true,
+      allow_guest_requests: true,
+      secret_link_expiration: 30,
+    });
+    const bad = await env.request
+      .patch(`/api/records/${id}/access`)
+      .set(as(OWNER))
+      .send({ allow_user_requests: 'yes', secret_link_expiration: 1000 });
     expect(bad.status).toBe(400);
-    expect(bad.body.errors.map((e: { field: string }) => e.field)).toEqual(['settings.allow_user_requests', 'settings.secret_link_expiration']);
+    expect(bad.body.errors.map((e: { field: string }) => e.field)).toEqual([
+      'settings.allow_user_requests',
+      'settings.secret_link_expiration',
+    ]);
     expect((await env.request.patch(`/api/records/${id}/access`).set(as(OTHER)).send({ allow_user_requests: false })).status).toBe(403);
   });
 });
