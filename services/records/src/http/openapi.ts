@@ -306,7 +306,14 @@ function paths(): Record<string, Json> {
           { name: 'sort', in: 'query', schema: { type: 'string', enum: VERSION_SORTS } },
           accept,
         ],
-        responses: { '200': recordList('A page of versions.'), ...errors('400', '403', '404', '406', '410') },
+        responses: {
+          '200': {
+            description: 'A page of versions (no facets: InvenioRDM has no `aggregations` here).',
+            headers: rate,
+            content: json(schemaRef('VersionList')),
+          },
+          ...errors('400', '403', '404', '406', '410'),
+        },
       },
       post: {
         operationId: 'createRecordVersion',
@@ -626,6 +633,14 @@ function readSchemas(): Record<string, unknown> {
         links: obj({ self: url, prev: url, next: url }, ['self']),
       },
       ['hits', 'aggregations', 'sortBy', 'links'],
+    ),
+    VersionList: obj(
+      {
+        hits: obj({ hits: { type: 'array', items: schemaRef('Record') }, total: int }, ['hits', 'total']),
+        sortBy: str,
+        links: obj({ self: url, prev: url, next: url }, ['self']),
+      },
+      ['hits', 'sortBy', 'links'],
     ),
     RecordAggregation: obj({ label: str, buckets: { type: 'array', items: schemaRef('RecordAggregationBucket') } }, ['label', 'buckets']),
     RecordAggregationBucket: obj(
