@@ -1,5 +1,14 @@
 /** The koa app of the records service (no listen: main.ts and supertest tests wrap it). */
-import { type AppState, createHttpApp, type Knex, type Logger, mountRouter, type NatsHandle, Router } from '@rdm/platform';
+import {
+  addStandardHealth,
+  type AppState,
+  createHttpApp,
+  type Knex,
+  type Logger,
+  mountRouter,
+  type NatsHandle,
+  Router,
+} from '@rdm/platform';
 import { oaiPrefix, type RecordsConfig } from './config.js';
 import { CommunitiesComponent } from './domain/communities.component.js';
 import { CommunityRecordsComponent } from './domain/community-records.component.js';
@@ -54,13 +63,7 @@ export interface ReviewParts {
 /** Build the app, its health checks and the service behind it. */
 export function createApp(deps: AppDeps) {
   const { app, health } = createHttpApp({ name: 'records', logger: deps.logger, identitySecret: deps.config.IDENTITY_SECRET });
-  health.add('db', () => deps.db.raw('select 1'));
-  if (deps.nc) {
-    const nc = deps.nc;
-    health.add('nats', () => {
-      if (nc.isClosed()) throw new Error('nats connection closed');
-    });
-  }
+  addStandardHealth(health, { db: deps.db, nc: deps.nc });
   const index = new PostgresIndexer(deps.db);
   const service = new RecordsService({
     db: deps.db,
