@@ -52,7 +52,9 @@ await serviceMain({
       workers: [
         {
           name: 'communities-member-watch',
-          start: () => void (stopMemberWatch = communities.watchMemberships(logger)),
+          start: () => {
+            stopMemberWatch = communities.watchMemberships(logger);
+          },
           stop: async () => stopMemberWatch?.(),
         },
         filesCommittedWorker({ db, nats, service, logger }),
