@@ -29,6 +29,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sleep } from '../../scripts/up.js';
 import {
+  type Res,
   type SagaState,
   type Submitted,
   type Trial,
@@ -151,22 +152,37 @@ describe.skipIf(missing.length > 0)('review saga under faults (services as proce
     recover: () => Promise<void>,
     o: { beforeReply?: boolean; mayFail: boolean },
   ): Promise<Trial> {
+    // An accept refused before anything committed (5xx / no connection while the request is still
+    // `submitted`, e.g. right after a NATS restart) is no trial yet: it is counted and sent again.
+    let refusals = 0;
     let replied = false;
-    const acceptP = call(stack.base, 'POST', `/api/requests/${sub.requestId}/actions/accept`, {
-      token: curators[0].token,
-      json: { payload: { content: 'Accepted under fault', format: 'html' } },
-    }).then((r) => {
-      replied = true;
-      return r;
-    });
-    const { reached: ok, state } = await waitState(stack.pg, sub.requestId, reached, { timeoutMs: 30_000 });
+    let acceptP: Promise<Res>;
+    let ok: boolean;
+    let state: SagaState;
+    for (;;) {
+      let refused = false;
+      replied = false;
+      acceptP = call(stack.base, 'POST', `/api/requests/${sub.requestId}/actions/accept`, {
+        token: curators[0].token,
+        json: { payload: { content: 'Accepted under fault', format: 'html' } },
+      }).then((r) => {
+        replied = true;
+        refused = r.status === 0 || r.status >= 500;
+        return r;
+      });
+      ({ reached: ok, state } = await waitState(stack.pg, sub.requestId, reached, { timeoutMs: 30_000, stop: () => refused }));
+      if (ok || !refused || state.req !== 'submitted' || refusals >= 20) break;
+      refusals++;
+      await sleep(500);
+    }
     const late = replied;
     await fault();
     const at = await sagaState(stack.pg, sub.requestId);
     const [res] = await Promise.all([acceptP, recover()]);
-    const hit = !ok
+    let hit = !ok
       ? `never reached (${stateLabel(state)})`
       : `${stateLabel(at)}${late && o.beforeReply ? ' — LATE: answered before the kill' : late ? ' (answered before the kill)' : ''}`;
+    if (refusals) hit += ` — after ${refusals} accept(s) refused before the commit`;
     note(label, hit, String(res.status));
     // Read-your-writes: after a 200 (and the restart), the record reads as published.
     let readAfter: string | undefined;
