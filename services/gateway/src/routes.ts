@@ -125,7 +125,7 @@ export const ROUTES: readonly RouteSpec[] = [
   { pattern: `${R}/versions`, methods: ['GET', 'POST'], service: 'records', list: true, summary: 'List versions or create a new version' },
   { pattern: `${R}/versions/latest`, methods: ['GET'], service: 'records', summary: 'The latest version' },
   { pattern: `${R}/export/{format}`, methods: ['GET'], service: 'records', summary: 'The record in an export format (DataCite, schema.org, CSL, BibTeX, DC, MARC21, DCAT-AP, GeoJSON)' },
-  { pattern: `${R}/access`, methods: ['GET', 'PUT', 'PATCH'], service: 'records', summary: 'Access settings of the record' },
+  { pattern: `${R}/access`, methods: ['PUT', 'PATCH'], service: 'records', summary: 'Access settings of the record' },
   { pattern: `${R}/access/links`, methods: ['GET', 'POST'], service: 'records', summary: 'List or create secret access links' },
   {
     pattern: `${R}/access/links/{link_id}`,
@@ -137,10 +137,6 @@ export const ROUTES: readonly RouteSpec[] = [
   { pattern: `${R}/access/grants/{grant_id}`, methods: ['GET', 'PATCH', 'DELETE'], service: 'records', summary: 'One access grant' },
   { pattern: `${R}/access/users`, methods: ['GET', 'POST'], service: 'records', summary: 'Users with access' },
   { pattern: `${R}/access/users/{user_id}`, methods: ['GET', 'PATCH', 'DELETE'], service: 'records', summary: 'Access of one user' },
-  { pattern: `${R}/access/groups`, methods: ['GET', 'POST'], service: 'records', summary: 'Groups with access' },
-  { pattern: `${R}/access/groups/{group_id}`, methods: ['GET', 'PATCH', 'DELETE'], service: 'records', summary: 'Access of one group' },
-  { pattern: `${R}/access/request`, methods: ['POST'], service: 'records', summary: 'Request access to a record' },
-  { pattern: `${R}/access/request/guest`, methods: ['POST'], service: 'records', summary: 'Request access as a guest' },
   { pattern: `${R}/communities`, methods: ['GET', 'POST', 'DELETE'], service: 'records', list: true, summary: "The record's communities" },
   {
     pattern: `${R}/communities-suggestions`,
