@@ -124,7 +124,12 @@ export const ROUTES: readonly RouteSpec[] = [
   { pattern: `${R}/report-abuse`, methods: ['POST'], service: 'records', summary: 'Report abuse of a record' },
   { pattern: `${R}/versions`, methods: ['GET', 'POST'], service: 'records', list: true, summary: 'List versions or create a new version' },
   { pattern: `${R}/versions/latest`, methods: ['GET'], service: 'records', summary: 'The latest version' },
-  { pattern: `${R}/export/{format}`, methods: ['GET'], service: 'records', summary: 'The record in an export format (DataCite, schema.org, CSL, BibTeX, DC, MARC21, DCAT-AP, GeoJSON)' },
+  {
+    pattern: `${R}/export/{format}`,
+    methods: ['GET'],
+    service: 'records',
+    summary: 'The record in an export format (DataCite, schema.org, CSL, BibTeX, DC, MARC21, DCAT-AP, GeoJSON)',
+  },
   { pattern: `${R}/access`, methods: ['PUT', 'PATCH'], service: 'records', summary: 'Access settings of the record' },
   { pattern: `${R}/access/links`, methods: ['GET', 'POST'], service: 'records', summary: 'List or create secret access links' },
   {

@@ -62,8 +62,18 @@ export const configProperties = {
     description: 'Comma-separated recipients of abuse reports; empty = `abuse@<host of PUBLIC_BASE_URL>` (no RPC lists administrators).',
   },
   MAIL_FROM: { type: 'string', default: '', description: 'Sender of e-mails; empty = `noreply@<host of PUBLIC_BASE_URL>`.' },
-  MAIL_SINK_DIR: { type: 'string', default: '', description: 'Where the development mail sink writes `.eml` files; empty = `<repository>/.data/mail`.' },
-  MAIL_SINK_PORT: { type: 'integer', default: 2525, minimum: 0, maximum: 65535, description: 'Port of the development mail sink (127.0.0.1).' },
+  MAIL_SINK_DIR: {
+    type: 'string',
+    default: '',
+    description: 'Where the development mail sink writes `.eml` files; empty = `<repository>/.data/mail`.',
+  },
+  MAIL_SINK_PORT: {
+    type: 'integer',
+    default: 2525,
+    minimum: 0,
+    maximum: 65535,
+    description: 'Port of the development mail sink (127.0.0.1).',
+  },
 } as const satisfies Record<string, EnvProperty>;
 
 /** The records service configuration. */
@@ -76,8 +86,13 @@ export function oaiPrefix(config: Pick<RecordsConfig, 'OAI_ID_PREFIX' | 'PUBLIC_
 }
 
 /** Recipients and sender of e-mails, defaults applied. */
-export function mailAddresses(config: Pick<RecordsConfig, 'ABUSE_EMAIL_TO' | 'MAIL_FROM' | 'PUBLIC_BASE_URL'>): { to: string[]; from: string } {
+export function mailAddresses(config: Pick<RecordsConfig, 'ABUSE_EMAIL_TO' | 'MAIL_FROM' | 'PUBLIC_BASE_URL'>): {
+  to: string[];
+  from: string;
+} {
   const host = new URL(config.PUBLIC_BASE_URL).hostname;
-  const to = config.ABUSE_EMAIL_TO.split(',').map((s) => s.trim()).filter(Boolean);
+  const to = config.ABUSE_EMAIL_TO.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   return { to: to.length ? to : [`abuse@${host}`], from: config.MAIL_FROM || `noreply@${host}` };
 }

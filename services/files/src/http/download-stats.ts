@@ -40,7 +40,14 @@ export function downloadStatsMiddleware(o: { js: NatsHandle['js']; secret: strin
       at,
       size: Number.isFinite(total) ? total : 0,
     };
-    const envelope = { id, type: 'rdm.stats.file.downloaded', version: 1, occurred_at: at, aggregate: { type: 'record', id: data.record_id, revision: 0 }, data };
+    const envelope = {
+      id,
+      type: 'rdm.stats.file.downloaded',
+      version: 1,
+      occurred_at: at,
+      aggregate: { type: 'record', id: data.record_id, revision: 0 },
+      data,
+    };
     inFlight += 1;
     o.js
       .publish('rdm.stats.file.downloaded', JSON.stringify(envelope), { msgID: id })

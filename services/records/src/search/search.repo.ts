@@ -73,7 +73,11 @@ export async function setHasDraft(db: Db, id: string, hasDraft: boolean): Promis
 
 /** Usage counters of every record document of a parent (the `mostviewed`/`mostdownloaded` sort keys). */
 export async function setUsage(db: Db, parentId: string, views: number, downloads: number): Promise<void> {
-  await prepared(db, "UPDATE search_docs SET views = ?, downloads = ? WHERE parent_id = ? AND kind = 'record'", [views, downloads, parentId]);
+  await prepared(db, "UPDATE search_docs SET views = ?, downloads = ? WHERE parent_id = ? AND kind = 'record'", [
+    views,
+    downloads,
+    parentId,
+  ]);
 }
 
 /**

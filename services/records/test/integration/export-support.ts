@@ -17,7 +17,11 @@ export async function publish(
   const created = await env.request
     .post('/api/records')
     .set(as(OWNER))
-    .send({ access: o.access ?? { record: 'public', files: 'public' }, files: { enabled: withFiles }, metadata: o.metadata ?? fullMetadata() });
+    .send({
+      access: o.access ?? { record: 'public', files: 'public' },
+      files: { enabled: withFiles },
+      metadata: o.metadata ?? fullMetadata(),
+    });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   const id = created.body.id as string;
   for (const key of o.files ?? []) env.files.addFile(id, key, { size: 10 });

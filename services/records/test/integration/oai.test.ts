@@ -25,7 +25,14 @@ describe('OAI-PMH /oai2d', () => {
       db: env.db,
       sets: new OaiSets(env.db, env.deps.communities, 0),
       props: new VocabPropsCache(env.deps.vocabularies),
-      config: { baseUrl: BASE, secret: SECRET, repositoryName: 'Invenio', adminEmail: 'admin@rdm.example.org', doiResolverUrl: 'https://doi.org', pageSize },
+      config: {
+        baseUrl: BASE,
+        secret: SECRET,
+        repositoryName: 'Invenio',
+        adminEmail: 'admin@rdm.example.org',
+        doiResolverUrl: 'https://doi.org',
+        pageSize,
+      },
     });
 
   /** Ask and check the answer against OAI-PMH.xsd (with every metadata format's schema). */
@@ -46,8 +53,14 @@ describe('OAI-PMH /oai2d', () => {
     await restrictAfterPublication(env, restrictedLater.id);
     // Why SQL: how records enter communities is the review tests' business; the sets read the
     // community ids the search document carries.
-    await env.db('search_docs').where({ id: published[1].id, kind: 'record' }).update({ community_ids: [COMMUNITY.id, HIDDEN.id] });
-    await env.db('search_docs').where({ id: published[2].id, kind: 'record' }).update({ community_ids: [COMMUNITY.id] });
+    await env
+      .db('search_docs')
+      .where({ id: published[1].id, kind: 'record' })
+      .update({ community_ids: [COMMUNITY.id, HIDDEN.id] });
+    await env
+      .db('search_docs')
+      .where({ id: published[2].id, kind: 'record' })
+      .update({ community_ids: [COMMUNITY.id] });
     provider = newProvider(3);
   });
   afterAll(async () => {
@@ -148,11 +161,17 @@ describe('OAI-PMH /oai2d', () => {
     expect(errorCode(await ask({ verb: 'ListRecords', resumptionToken: 'forged.token' }))).toBe('badResumptionToken');
     expect(errorCode(await ask({ verb: 'ListSets', resumptionToken: 'x' }))).toBe('badResumptionToken');
     expect(errorCode(await ask({ verb: 'GetRecord', identifier: id, metadataPrefix: 'mods' }))).toBe('cannotDisseminateFormat');
-    expect(errorCode(await ask({ verb: 'GetRecord', identifier: 'oai:elsewhere:zzzzz-zzz00', metadataPrefix: 'oai_dc' }))).toBe('idDoesNotExist');
-    expect(errorCode(await ask({ verb: 'GetRecord', identifier: `oai:rdm.example.org:${neverPublic.id}`, metadataPrefix: 'oai_dc' }))).toBe('idDoesNotExist');
+    expect(errorCode(await ask({ verb: 'GetRecord', identifier: 'oai:elsewhere:zzzzz-zzz00', metadataPrefix: 'oai_dc' }))).toBe(
+      'idDoesNotExist',
+    );
+    expect(errorCode(await ask({ verb: 'GetRecord', identifier: `oai:rdm.example.org:${neverPublic.id}`, metadataPrefix: 'oai_dc' }))).toBe(
+      'idDoesNotExist',
+    );
     expect(errorCode(await ask({ verb: 'ListIdentifiers', metadataPrefix: 'oai_dc', set: 'community-nope' }))).toBe('noRecordsMatch');
     expect(errorCode(await ask({ verb: 'ListIdentifiers', metadataPrefix: 'oai_dc', set: 'community-secret' }))).toBe('noRecordsMatch');
-    expect(errorCode(await ask({ verb: 'ListMetadataFormats', identifier: restrictedLater.pids.oai.identifier }))).toBe('noMetadataFormats');
+    expect(errorCode(await ask({ verb: 'ListMetadataFormats', identifier: restrictedLater.pids.oai.identifier }))).toBe(
+      'noMetadataFormats',
+    );
     // A repository without any set answers noSetHierarchy (checked inside a rolled-back transaction).
     let xml = '';
     await env.db
