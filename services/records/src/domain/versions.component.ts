@@ -7,7 +7,7 @@
  * When to use: `onPublish`/`onDeleteDraft` from RecordsService inside its transaction; the
  * versions operations it delegates.
  */
-import { Errors, type Identity, type Knex, type MsgLogger, parseListArgs, withTransaction, writeOutbox } from '@rdm/platform';
+import { Errors, type Identity, isAppError, type Knex, type MsgLogger, parseListArgs, withTransaction, writeOutbox } from '@rdm/platform';
 import * as repo from '../repo/records.repo.js';
 import { type AccessComponent, ctxOf } from './access.component.js';
 import { draftDoc, newVersionDraft, recordDoc } from './builders.js';
@@ -124,8 +124,19 @@ export class VersionsComponent {
       defaultSortWithQ: 'version',
       maxSize: Number.MAX_SAFE_INTEGER,
     });
-    const { parent, ctx } = await this.contextOf(id);
-    this.d.access.requirePlain('read', identity, ctx);
+    const { parent, ctx: plain, unpublished } = await this.contextOf(id);
+    // Why: an unpublished draft's (empty) versions list must not tell strangers the draft exists;
+    // those who may not preview it get the answer of an unknown id (issue 10, defect 8).
+    if (unpublished) {
+      try {
+        await this.d.access.require('read_draft', identity, plain, parent);
+      } catch (err) {
+        if (isAppError(err) && err.status === 403) throw Errors.pidDoesNotExist();
+        throw err;
+      }
+    }
+    // The widening check: members of the record's communities may read it, so its versions too.
+    const ctx = await this.d.access.require('read', identity, plain, parent);
     const seeRestricted = this.d.access.can('read', identity, { ...ctx, accessRecord: 'restricted' });
     const { rows, total } = await repo.listVersions(this.d.db, parent.id, {
       publicOnly: !seeRestricted,
@@ -137,7 +148,7 @@ export class VersionsComponent {
   }
 
   /** The parent of a record, draft or parent id and the permission context of its versions list. */
-  private async contextOf(id: string): Promise<{ parent: ParentRow; ctx: RecordAccessCtx }> {
+  private async contextOf(id: string): Promise<{ parent: ParentRow; ctx: RecordAccessCtx; unpublished?: boolean }> {
     const record = await repo.getRecord(this.d.db, id);
     if (record) {
       const parent = (await repo.getParent(this.d.db, record.parent_id))!;
@@ -147,7 +158,7 @@ export class VersionsComponent {
     const draft = await repo.getDraft(this.d.db, id);
     if (draft) {
       const parent = await repo.getParent(this.d.db, draft.parent_id);
-      if (parent) return { parent, ctx: ctxOf(draft, parent) };
+      if (parent) return { parent, ctx: ctxOf(draft, parent), unpublished: !parent.latest_id };
     } else {
       const parent = await repo.getParent(this.d.db, id);
       const latest = parent?.latest_id ? await repo.getRecord(this.d.db, parent.latest_id) : undefined;

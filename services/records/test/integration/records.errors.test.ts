@@ -152,6 +152,9 @@ describe('records errors and edge cases', () => {
       const res = await env.request.get(`/api/records/${d.id}/versions`).set(as(OWNER));
       expect(res.status).toBe(200);
       expect(res.body.hits).toEqual({ hits: [], total: 0 });
+      // Defect 8 of issue 10: to those who may not see the draft, its versions are an unknown id's.
+      expect((await env.request.get(`/api/records/${d.id}/versions`)).body).toEqual(NO_PID);
+      expect((await env.request.get(`/api/records/${d.id}/versions`).set(as(OTHER))).body).toEqual(NO_PID);
       expect((await env.request.get(`/api/records/${d.id}/versions/latest`)).body).toEqual(NOT_REGISTERED);
       expect((await env.request.get(`/api/records/${d.parent.id}`)).body).toEqual(NOT_REGISTERED);
     });
