@@ -259,6 +259,20 @@ export async function settle(stack: FaultStack, trials: Trial[], timeoutMs: numb
 }
 
 /**
+ * A read for the verifier: retried (bounded, 20 s) while the answer is 503 or no connection —
+ * the verifier checks what is stored, not availability (right after a NATS restart, the first
+ * RPC of a service can still time out: see the fault-trials report).
+ */
+async function read(base: string, path: string, token?: string): Promise<Res> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const res = await call(base, 'GET', path, { token });
+    if ((res.status !== 503 && res.status !== 0) || Date.now() > deadline) return res;
+    await sleep(250);
+  }
+}
+
+/**
  * The invariants, after `settle`: returns every violation found (empty = none). `curator` reads
  * requests and timelines; records, files and the community listing are read anonymously.
  */
@@ -280,14 +294,14 @@ export async function verifySagas(
     const allowed = t.mayFail ? [200, 202, 0, 502, 503, 504] : [200, 202];
     if (!allowed.includes(t.acceptStatus)) bad.push(`${p}: accept answered ${t.acceptStatus} ${JSON.stringify(t.acceptBody)}`);
     if (t.acceptStatus === 200 && t.readAfter !== '200 published') bad.push(`${p}: accept 200, then the record read ${t.readAfter}`);
-    const req = await call(base, 'GET', `/api/requests/${t.requestId}`, { token: o.curator });
+    const req = await read(base, `/api/requests/${t.requestId}`, o.curator);
     if (req.status !== 200 || req.body.status !== 'accepted' || req.body.is_closed !== true)
       bad.push(`${p}: request reads ${req.status} ${req.body?.status}`);
-    const tl = await call(base, 'GET', `/api/requests/${t.requestId}/timeline?size=100`, { token: o.curator });
+    const tl = await read(base, `/api/requests/${t.requestId}/timeline?size=100`, o.curator);
     const logs = (tl.body?.hits?.hits ?? []).filter((e: any) => e.type === 'L').map((e: any) => e.payload?.event);
     if (logs.filter((e: string) => e === 'accepted').length !== 1 || logs.includes('accept_failed'))
       bad.push(`${p}: timeline log events ${JSON.stringify(logs)}`);
-    const rec = await call(base, 'GET', `/api/records/${t.draftId}`);
+    const rec = await read(base, `/api/records/${t.draftId}`);
     if (
       rec.status !== 200 ||
       rec.body.is_published !== true ||
@@ -296,9 +310,9 @@ export async function verifySagas(
       bad.push(
         `${p}: record reads ${rec.status} published=${rec.body?.is_published} communities=${JSON.stringify(rec.body?.parent?.communities?.ids)}`,
       );
-    const versions = await call(base, 'GET', `/api/records/${t.draftId}/versions`);
+    const versions = await read(base, `/api/records/${t.draftId}/versions`);
     if (versions.body?.hits?.total !== 1) bad.push(`${p}: ${versions.body?.hits?.total} versions`);
-    const files = await call(base, 'GET', `/api/records/${t.draftId}/files`);
+    const files = await read(base, `/api/records/${t.draftId}/files`);
     const entries = files.body?.entries ?? [];
     if (entries.length !== 1 || entries[0].checksum !== FILE_MD5)
       bad.push(`${p}: files ${JSON.stringify(entries.map((e: any) => [e.key, e.checksum]))}`);
@@ -331,7 +345,7 @@ export async function verifySagas(
   );
   for (const r of rows.rows) if (r.n !== '1') bad.push(`record ${r.id}: ${r.n} rows`);
   // Every published record of the community belongs to an accepted request of ours, once.
-  const listed = await call(base, 'GET', `/api/communities/${o.community.slug}/records?size=1000`);
+  const listed = await read(base, `/api/communities/${o.community.slug}/records?size=1000`);
   const hits: any[] = listed.body?.hits?.hits ?? [];
   if (listed.body?.hits?.total !== hits.length) bad.push(`community listing: total ${listed.body?.hits?.total} vs ${hits.length} hits`);
   const seen = new Map<string, number>();
