@@ -2,7 +2,10 @@
  * Streaming for real: a 1 GiB upload (generated on the fly, never read from disk, sent with
  * chunked transfer so the service does not know the size) through the files app running in its
  * own process, then a full download. The service process's `process.memoryUsage().rss` is
- * sampled every 50 ms and must stay under 200 MB throughout; so must this test process's.
+ * sampled every 50 ms: it may grow by at most 100 MiB over its idle size while 1 GiB passes
+ * through (buffering the file would add ~1024 MiB), and never exceed 256 MiB; this test
+ * process stays under 200 MB. Why growth over idle and not only a fixed ceiling: the idle size
+ * follows the libraries a service loads (S3 client, search clients), not how it moves bytes.
  * `MEMTEST_DEBUG=1` also prints the per-phase maxima of heapTotal, external and arrayBuffers.
  */
 import { type ChildProcess, fork } from 'node:child_process';
@@ -17,6 +20,10 @@ import { CI, S3_MISSING, S3_SETTINGS, s3Available } from './support.js';
 
 const GiB = 1024 * 1024 * 1024;
 const LIMIT = 200 * 1024 * 1024;
+/** Largest RSS growth of the service over its idle size while 1 GiB streams through. */
+const GROWTH_LIMIT = 100 * 1024 * 1024;
+/** Ceiling of the service's RSS. */
+const SERVICE_LIMIT = 256 * 1024 * 1024;
 const S3_UP = await s3Available();
 if (!S3_UP && !CI) console.warn(`[files memory test] skipping S3: ${S3_MISSING}`);
 const ENGINES = (['local', 's3'] as const).filter((k) => k === 'local' || S3_UP || CI);
@@ -175,7 +182,7 @@ describe.each(ENGINES)('1 GiB upload memory (%s storage)', (kind) => {
   });
 
   it(
-    'should upload, commit and download 1 GiB while the service stays under 200 MB RSS',
+    'should upload, commit and download 1 GiB while the service RSS grows by under 100 MiB',
     async () => {
       const sampleSelf = () => {
         selfMax = Math.max(selfMax, process.memoryUsage().rss);
@@ -208,7 +215,9 @@ describe.each(ENGINES)('1 GiB upload memory (%s storage)', (kind) => {
             .join(', ')}), test process max ${(selfMax / 2 ** 20).toFixed(0)} MiB`,
       );
       expect(childMax).toBeGreaterThan(0);
-      expect(childMax).toBeLessThan(LIMIT);
+      expect(childIdle).toBeGreaterThan(0);
+      expect(childMax - childIdle).toBeLessThan(GROWTH_LIMIT);
+      expect(childMax).toBeLessThan(SERVICE_LIMIT);
       expect(selfMax).toBeLessThan(LIMIT);
       expect((await call(port, 'DELETE', '/api/records/memry-00001/draft/files/big.bin')).status).toBe(204);
     },
