@@ -21,9 +21,8 @@
 import { readFileSync } from 'node:fs';
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import type { FieldError } from '@rdm/platform';
+import { type FieldError, sanitizeHtml } from '@rdm/platform';
 import { isEdtf, isIsoDate } from './edtf.js';
-import { sanitizeHtml } from './html.js';
 import { detectSchemes, LOCATION_SCHEMES, normalizeIdentifier, PERSONORG_SCHEMES, RECORD_SCHEMES, type SchemeDef } from './identifiers.js';
 
 /** A path into the write form (object keys and array indexes). */

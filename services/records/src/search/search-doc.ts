@@ -6,7 +6,7 @@
  * `searchVectorSql`. Pure: the postgres engine (pg-indexer.ts) writes what it returns.
  */
 import { edtfRange } from '../domain/edtf.js';
-import { htmlToText } from '../domain/html.js';
+import { htmlToText } from '@rdm/platform';
 import type { IndexedItem } from '../domain/ports.js';
 import type { ItemDoc } from '../model/rows.js';
 import { boundVectorTexts } from './vector-bound.js';
