@@ -107,7 +107,7 @@ describe('GET /api/openapi.json with the service fragments', () => {
       ['/api/records/{id}/draft/actions/{action}', 'post', '202', 'Record'],
       ['/api/records/{id}/draft/actions/{action}', 'post', '201', 'RecordFilesImport'],
       ['/api/records/{id}/draft/pids/{scheme}', 'post', '201', 'Record'],
-      ['/api/records/{id}/versions', 'get', '200', 'RecordList'],
+      ['/api/records/{id}/versions', 'get', '200', 'VersionList'],
       ['/api/records/{id}/versions', 'post', '201', 'Record'],
       ['/api/records/{id}/versions/latest', 'get', '200', 'Record'],
       ['/api/user/records', 'get', '200', 'RecordList'],

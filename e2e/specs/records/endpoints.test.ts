@@ -142,9 +142,14 @@ describe('/api/records/<id>/draft', () => {
     expect(again.body.revision_id).toBe(first.body.revision_id);
     expect((await api(`/api/records/${r.id}/draft`, { method: 'POST', token: other.token })).body).toEqual(DENIED);
     expect((await api(`/api/records/${UNKNOWN}/draft`, { method: 'POST', token: owner.token })).body).toEqual(NO_PID);
-    // Files of an edit draft are locked: they change through new versions only.
-    const upload = await api(`/api/records/${r.id}/draft/files`, { method: 'POST', token: owner.token, body: [{ key: 'new.txt' }] });
+    // Files of an edit draft are locked: they change through new versions only. As InvenioRDM,
+    // registering a key is accepted and the content upload is what answers 403 (issue 9 §9).
+    const init = await api(`/api/records/${r.id}/draft/files`, { method: 'POST', token: owner.token, body: [{ key: 'new.txt' }] });
+    expect(init.status, init.text).toBe(201);
+    const upload = await api(`/api/records/${r.id}/draft/files/new.txt/content`, { method: 'PUT', token: owner.token, raw: 'x' });
     expect(upload.status).toBe(403);
+    expect(upload.body.message).toBe('Bucket is locked for modifications.');
+    expect((await api(`/api/records/${r.id}/files`)).body.entries.map((e: any) => e.key)).not.toContain('new.txt');
     const discard = await api(`/api/records/${r.id}/draft`, { method: 'DELETE', token: owner.token });
     expect(discard.status).toBe(204);
     expect((await api(`/api/records/${r.id}`)).status).toBe(200);
