@@ -6,6 +6,7 @@ export * from './identity.js';
 export * from './policy.js';
 export * from './list.js';
 export * from './html.js';
+export * from './openapi.js';
 export * from './http.js';
 export * from './health.js';
 export * from './metrics.js';

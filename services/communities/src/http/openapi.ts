@@ -9,11 +9,8 @@
 import { type AppState, Router } from '@rdm/platform';
 import { COMMUNITY_SORTS } from '../domain/communities.service.js';
 import { MEMBER_SORTS } from '../domain/members.service.js';
+import { type Json, json, ref } from '@rdm/platform';
 
-type Json = Record<string, unknown>;
-
-const ref = (section: string, name: string) => ({ $ref: `#/components/${section}/${name}` });
-const json = (schema: Json) => ({ 'application/json': { schema } });
 const TAGS = ['communities'];
 const common: Json = { '429': ref('responses', 'TooManyRequests'), '503': ref('responses', 'ServiceUnavailable') };
 const err = (description: string) => ({ description, content: json(ref('schemas', 'Error')) });

@@ -13,20 +13,10 @@
  */
 import { type AppState, Router } from '@rdm/platform';
 import { TRANSFER_TYPES } from '../domain/input.js';
+import { AUTHENTICATED, type Json, json, rate, ref, schemaRef } from '@rdm/platform';
 
-type Json = Record<string, unknown>;
-
-const ref = (section: string, name: string) => ({ $ref: `#/components/${section}/${name}` });
-const schemaRef = (name: string) => ref('schemas', name);
-const json = (schema: Json) => ({ 'application/json': { schema } });
 const TAGS = ['files'];
-const AUTHENTICATED = [{ bearerAuth: [] }, { accessToken: [] }];
 
-const rate: Json = {
-  'X-RateLimit-Limit': ref('headers', 'X-RateLimit-Limit'),
-  'X-RateLimit-Remaining': ref('headers', 'X-RateLimit-Remaining'),
-  'X-RateLimit-Reset': ref('headers', 'X-RateLimit-Reset'),
-};
 const error = (description: string, headers?: Json) => ({
   description,
   ...(headers ? { headers } : {}),

@@ -6,13 +6,9 @@
  *
  * When to edit: access.routes.ts, access-links.component.ts or grants.component.ts change.
  */
-type Json = Record<string, unknown>;
+import { AUTHENTICATED, type Json, json, ref, schemaRef } from '@rdm/platform';
 
-const ref = (section: string, name: string) => ({ $ref: `#/components/${section}/${name}` });
-const schemaRef = (name: string) => ref('schemas', name);
-const json = (schema: Json) => ({ 'application/json': { schema } });
 const TAGS = ['records'];
-const AUTHENTICATED = [{ bearerAuth: [] }, { accessToken: [] }];
 const E: Record<string, Json> = {
   '400': ref('responses', 'BadRequest'),
   '401': ref('responses', 'InvalidToken'),

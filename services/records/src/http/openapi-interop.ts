@@ -7,15 +7,8 @@
  * When to edit: an export format, or the OAI routes' parameters or answers, change.
  */
 import { EXPORT_FORMATS } from '../export/formats.js';
+import { type Json, rate, ref } from '@rdm/platform';
 
-type Json = Record<string, unknown>;
-
-const ref = (section: string, name: string) => ({ $ref: `#/components/${section}/${name}` });
-const rate: Json = {
-  'X-RateLimit-Limit': ref('headers', 'X-RateLimit-Limit'),
-  'X-RateLimit-Remaining': ref('headers', 'X-RateLimit-Remaining'),
-  'X-RateLimit-Reset': ref('headers', 'X-RateLimit-Reset'),
-};
 const common = (...codes: string[]): Json =>
   Object.fromEntries(
     [...codes, '429', '503'].map((c) => [

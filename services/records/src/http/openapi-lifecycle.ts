@@ -5,18 +5,9 @@
  *
  * When to edit: deletion.routes.ts, abuse.routes.ts or their components change.
  */
-type Json = Record<string, unknown>;
+import { AUTHENTICATED, type Json, json, rate, ref, schemaRef } from '@rdm/platform';
 
-const ref = (section: string, name: string) => ({ $ref: `#/components/${section}/${name}` });
-const schemaRef = (name: string) => ref('schemas', name);
-const json = (schema: Json) => ({ 'application/json': { schema } });
 const TAGS = ['records'];
-const AUTHENTICATED = [{ bearerAuth: [] }, { accessToken: [] }];
-const rate: Json = {
-  'X-RateLimit-Limit': ref('headers', 'X-RateLimit-Limit'),
-  'X-RateLimit-Remaining': ref('headers', 'X-RateLimit-Remaining'),
-  'X-RateLimit-Reset': ref('headers', 'X-RateLimit-Reset'),
-};
 const E: Record<string, Json> = {
   '400': ref('responses', 'BadRequest'),
   '401': ref('responses', 'InvalidToken'),

@@ -25,20 +25,10 @@ import { interopPaths } from './openapi-interop.js';
 import { accessPaths, accessSchemas } from './openapi-access.js';
 import { lifecyclePaths, lifecycleSchemas } from './openapi-lifecycle.js';
 import { reviewPaths, reviewSchemas } from './openapi-review.js';
+import { AUTHENTICATED, type Json, json, rate, ref, schemaRef } from '@rdm/platform';
 
-type Json = Record<string, unknown>;
-
-const ref = (section: string, name: string) => ({ $ref: `#/components/${section}/${name}` });
-const schemaRef = (name: string) => ref('schemas', name);
-const json = (schema: Json) => ({ 'application/json': { schema } });
 const TAGS = ['records'];
-const AUTHENTICATED = [{ bearerAuth: [] }, { accessToken: [] }];
 
-const rate: Json = {
-  'X-RateLimit-Limit': ref('headers', 'X-RateLimit-Limit'),
-  'X-RateLimit-Remaining': ref('headers', 'X-RateLimit-Remaining'),
-  'X-RateLimit-Reset': ref('headers', 'X-RateLimit-Reset'),
-};
 const etag = { schema: { type: 'string' }, description: '`"<revision_id>"`' };
 
 const error = (description: string) => ({ description, content: json(schemaRef('Error')) });

@@ -8,17 +8,9 @@
  */
 import { type AppState, Router } from '@rdm/platform';
 import { REQUEST_SORTS } from '../domain/requests.service.js';
+import { type Json, json, rate, ref } from '@rdm/platform';
 
-type Json = Record<string, unknown>;
-
-const ref = (section: string, name: string) => ({ $ref: `#/components/${section}/${name}` });
-const json = (schema: Json) => ({ 'application/json': { schema } });
 const TAGS = ['requests'];
-const rate: Json = {
-  'X-RateLimit-Limit': ref('headers', 'X-RateLimit-Limit'),
-  'X-RateLimit-Remaining': ref('headers', 'X-RateLimit-Remaining'),
-  'X-RateLimit-Reset': ref('headers', 'X-RateLimit-Reset'),
-};
 const common: Json = {
   '403': ref('responses', 'PermissionDenied'),
   '429': ref('responses', 'TooManyRequests'),

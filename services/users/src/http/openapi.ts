@@ -10,17 +10,9 @@
 import { type AppState, Router } from '@rdm/platform';
 import { USER_SORTS } from '../domain/users.service.js';
 import { VISIBILITIES } from '../domain/user.js';
+import { type Json, json, rate, ref } from '@rdm/platform';
 
-type Json = Record<string, unknown>;
-
-const ref = (section: string, name: string) => ({ $ref: `#/components/${section}/${name}` });
-const json = (schema: Json) => ({ 'application/json': { schema } });
 const TAGS = ['users'];
-const rate: Json = {
-  'X-RateLimit-Limit': ref('headers', 'X-RateLimit-Limit'),
-  'X-RateLimit-Remaining': ref('headers', 'X-RateLimit-Remaining'),
-  'X-RateLimit-Reset': ref('headers', 'X-RateLimit-Reset'),
-};
 /** Errors every route can answer (gateway: invalid token, rate limit, service down). */
 const common: Json = {
   '401': ref('responses', 'InvalidToken'),

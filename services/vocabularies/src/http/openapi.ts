@@ -4,11 +4,8 @@
  * and response schemas. Shared components (`BadRequest`, `q`, `page`, …) are the gateway's.
  */
 import { CUSTOM_TYPES, KINDS } from '../domain/kinds.js';
+import { type Json, json, ref } from '@rdm/platform';
 
-type Json = Record<string, unknown>;
-
-const ref = (section: string, name: string) => ({ $ref: `#/components/${section}/${name}` });
-const json = (schema: Json) => ({ 'application/json': { schema } });
 const errors = {
   '400': ref('responses', 'BadRequest'),
   '403': ref('responses', 'PermissionDenied'),
