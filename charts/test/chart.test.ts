@@ -1,6 +1,7 @@
 /**
  * charts/rdm, checked offline: helm lint --strict and helm template with three value sets, every
- * rendered object validated against the Kubernetes API schemas (kubernetes-models), and the
+ * rendered object validated against the Kubernetes API schemas (kubernetes-models, and strictly
+ * against the vendored schemas of Kubernetes 1.29 and 1.31 by kubernetes-validate), and the
  * policies that matter asserted on the output. Run: `make chart-check`.
  */
 import { readFileSync } from 'node:fs';
@@ -16,8 +17,10 @@ import {
   matches,
   podTemplates,
   render,
+  renderText,
   runHelm,
   validate,
+  validateForKubernetes,
   valueArgs,
 } from './render.js';
 
@@ -51,6 +54,15 @@ describe.each(SETS)('charts/rdm with $name', (values) => {
     expect(objs.length).toBeGreaterThan(30);
     const problems = objs.map((o) => [`${o.kind}/${o.metadata?.name}`, validate(o)]).filter(([, p]) => p !== null);
     expect(problems).toEqual([]);
+  });
+
+  it.each(['1.29.0', '1.31.0'])('validates strictly against the API schemas of Kubernetes %s (kubernetes-validate)', (version) => {
+    const r = validateForKubernetes(renderText(values), version);
+    expect(r.errors).toEqual([]);
+    // A WARN is an object without a schema in that version: only the custom resources may have none.
+    const unexpected = r.warnings.filter((w) => ![...CUSTOM_KINDS].some((k) => w.includes(`kind ${k.split('/').pop()} with api version ${k.split('/').slice(0, -1).join('/')}`)));
+    expect(unexpected).toEqual([]);
+    expect(r.exitCode).toBe(0);
   });
 
   it('uses only API versions served by Kubernetes 1.29 and 1.31; custom resources only when asked for', () => {
@@ -228,5 +240,19 @@ describe('charts/rdm values.schema.json', () => {
     expect(fails(['nats.enabled=false'])).toThrow(/nats.url is required/);
     expect(fails(['postgresql.enabled=false'])).toThrow(/secrets.databaseUrl is required/);
     expect(fails(['minio.enabled=false'])).toThrow(/storage.s3.endpoint is required/);
+  });
+});
+
+describe('the per-version validator itself', () => {
+  it('refuses an unknown field and flags an API version the Kubernetes version no longer serves', () => {
+    const bad = [
+      'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: x}\nspec:\n  selector: {matchLabels: {a: b}}',
+      '  template:\n    metadata: {labels: {a: b}}\n    spec: {containers: [{name: c, image: "i:1", bogusField: 1}]}',
+      '---\napiVersion: policy/v1beta1\nkind: PodDisruptionBudget\nmetadata: {name: y}\nspec: {minAvailable: 1}\n',
+    ].join('\n');
+    const r = validateForKubernetes(bad, '1.29.0');
+    expect(r.exitCode).not.toBe(0);
+    expect(r.errors.join('\n')).toMatch(/bogusField/);
+    expect(r.warnings.join('\n')).toMatch(/PodDisruptionBudget with api version policy\/v1beta1/);
   });
 });

@@ -3,7 +3,9 @@
  * kubernetes-models come from `scripts/infra/helm.sh` (installed into .tools once, then cached).
  * When to use: only from charts/test/*.test.ts.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -54,9 +56,14 @@ export function valueArgs(v: ValueSet): string[] {
   return [...v.files.flatMap((f) => ['-f', join(CHART, f)]), ...v.set.flatMap((s) => ['--set', s])];
 }
 
+/** `helm template` of the chart with a value set, as helm prints it (multi-document YAML). */
+export function renderText(v: ValueSet, release = 'rdm'): string {
+  return runHelm(['template', release, CHART, '--namespace', 'rdm', ...valueArgs(v)]);
+}
+
 /** `helm template` of the chart with a value set, parsed into objects (empty documents dropped). */
 export function render(v: ValueSet, release = 'rdm'): Manifest[] {
-  const out = runHelm(['template', release, CHART, '--namespace', 'rdm', ...valueArgs(v)]);
+  const out = renderText(v, release);
   const YAML = toolsRequire()('yaml') as {
     parseAllDocuments(src: string, o: object): { errors: { message: string }[]; toJSON(): unknown }[];
   };
@@ -89,6 +96,40 @@ export function validate(obj: Manifest): string | null {
     return null;
   } catch (err) {
     return (err as Error).message;
+  }
+}
+
+let validatorBin: string | undefined;
+
+/** What kubernetes-validate said of a multi-document manifest for one Kubernetes version. */
+export interface VersionedValidation {
+  exitCode: number;
+  /** `ERROR` lines: objects that do not validate (strict: unknown fields too). */
+  errors: string[];
+  /** `WARN` lines: objects with no schema in that version (removed API versions, custom resources). */
+  warnings: string[];
+}
+
+/**
+ * Validate manifests strictly against the JSON schemas of one Kubernetes version (e.g. `1.29.0`)
+ * vendored by kubernetes-validate (installed by `scripts/infra/helm.sh schemas`; offline once cached).
+ */
+export function validateForKubernetes(yamlText: string, version: string): VersionedValidation {
+  validatorBin ??= execFileSync('bash', [TOOL, 'schemas'], { encoding: 'utf8' }).trim().split('\n').pop() as string;
+  const dir = mkdtempSync(join(tmpdir(), 'rdm-k8s-'));
+  try {
+    const file = join(dir, 'manifests.yaml');
+    writeFileSync(file, yamlText);
+    const r = spawnSync(validatorBin, ['--strict', '--quiet', '-k', version, file], { encoding: 'utf8', maxBuffer: 64 << 20 });
+    if (r.error) throw r.error;
+    const lines = `${r.stdout}\n${r.stderr}`.split('\n').map((l) => l.replace(file, '<manifests>'));
+    return {
+      exitCode: r.status ?? -1,
+      errors: lines.filter((l) => l.startsWith('ERROR')),
+      warnings: lines.filter((l) => l.startsWith('WARN')),
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 }
 

