@@ -17,7 +17,7 @@ export default defineConfig({
         test: {
           // Offline checks of charts/rdm (helm + kubernetes-models from scripts/infra/helm.sh).
           name: 'charts',
-          include: ['charts/test/**/*.test.ts'],
+          include: ['charts/test/*.test.ts'],
           environment: 'node',
           testTimeout: 120_000,
           hookTimeout: 300_000,
@@ -26,7 +26,8 @@ export default defineConfig({
       {
         test: {
           name: 'integration',
-          include: ['services/*/test/integration/**/*.test.ts'],
+          // charts/test/integration: the image commands of the chart run from a production build.
+          include: ['services/*/test/integration/**/*.test.ts', 'charts/test/integration/**/*.test.ts'],
           environment: 'node',
           testTimeout: 60_000,
           hookTimeout: 120_000,

@@ -60,7 +60,10 @@ describe.each(SETS)('charts/rdm with $name', (values) => {
     const r = validateForKubernetes(renderText(values), version);
     expect(r.errors).toEqual([]);
     // A WARN is an object without a schema in that version: only the custom resources may have none.
-    const unexpected = r.warnings.filter((w) => ![...CUSTOM_KINDS].some((k) => w.includes(`kind ${k.split('/').pop()} with api version ${k.split('/').slice(0, -1).join('/')}`)));
+    const unexpected = r.warnings.filter(
+      (w) =>
+        ![...CUSTOM_KINDS].some((k) => w.includes(`kind ${k.split('/').pop()} with api version ${k.split('/').slice(0, -1).join('/')}`)),
+    );
     expect(unexpected).toEqual([]);
     expect(r.exitCode).toBe(0);
   });
