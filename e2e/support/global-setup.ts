@@ -24,7 +24,8 @@
  *     `E2E_RATE_LIMIT_AUTHENTICATED`, `E2E_RATE_LIMIT_WINDOW_SECONDS` override them): all e2e
  *     traffic comes from 127.0.0.1, so the production defaults (500/1000 per minute) would make
  *     later specs fail with 429. A spec that needs a low limit tests it elsewhere (the gateway's
- *     integration tests) or starts its own gateway.
+ *     integration tests) or starts its own gateway. Records' abuse-report limit likewise
+ *     (`E2E_ABUSE_REPORTS_PER_WINDOW`, default 100000).
  *   - Concurrent runs are serialized by a lock file (.data/e2e.lock, see lock.ts) taken before
  *     anything under .data is touched: a second run waits up to `E2E_LOCK_WAIT_MINUTES` (15) for
  *     the first to finish, then fails naming the holder. (Not taken with E2E_BASE_URL: such a
@@ -135,6 +136,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
         // would not go down by exactly one between two requests (and sub-millisecond intervals
         // lose precision against epoch-millisecond clocks); per day it is one every 864 ms.
         RATE_LIMIT_WINDOW_SECONDS: process.env.E2E_RATE_LIMIT_WINDOW_SECONDS ?? '86400',
+        // Records' per-address abuse-report limit (5 per 10 min): the authz matrix and the fuzzer
+        // report abuse from 127.0.0.1 too; its 429 is tested in records' integration tests.
+        ABUSE_REPORTS_PER_WINDOW: process.env.E2E_ABUSE_REPORTS_PER_WINDOW ?? '100000',
       },
       restart: false,
       strict: true,

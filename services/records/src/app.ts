@@ -37,7 +37,15 @@ import { RecordSearchService } from './search/search.service.js';
 /** What createApp needs. */
 export interface AppDeps {
   config: Pick<RecordsConfig, 'PUBLIC_BASE_URL' | 'IDENTITY_SECRET' | 'DOI_PREFIX' | 'DOI_RESOLVER_URL' | 'OAI_ID_PREFIX' | 'SITE_NAME'> &
-    Partial<Pick<RecordsConfig, 'RESTRICTION_GRACE_PERIOD_DAYS' | 'ALLOW_RESTRICTION_AFTER_GRACE_PERIOD'>>;
+    Partial<
+      Pick<
+        RecordsConfig,
+        | 'RESTRICTION_GRACE_PERIOD_DAYS'
+        | 'ALLOW_RESTRICTION_AFTER_GRACE_PERIOD'
+        | 'ABUSE_REPORTS_PER_WINDOW'
+        | 'ABUSE_REPORTS_WINDOW_SECONDS'
+      >
+    >;
   logger: Logger;
   db: Knex;
   files: FilesPort;
@@ -109,7 +117,10 @@ export function createApp(deps: AppDeps) {
   }
   const deletion = new DeletionComponent({ db: deps.db, index, vocabularies: deps.vocabularies });
   registerDeletionRoutes(router, deletion);
-  registerAbuseRoutes(router, new AbuseComponent({ db: deps.db }));
+  registerAbuseRoutes(router, new AbuseComponent({ db: deps.db }), {
+    max: deps.config.ABUSE_REPORTS_PER_WINDOW ?? 5,
+    windowMs: (deps.config.ABUSE_REPORTS_WINDOW_SECONDS ?? 600) * 1000,
+  });
   registerRecordsRoutes(router, { service, review: parts?.review, ...urls });
   const accessLinks = new AccessLinksComponent({
     db: deps.db,

@@ -61,6 +61,18 @@ export const configProperties = {
     default: '',
     description: 'Comma-separated recipients of abuse reports; empty = `abuse@<host of PUBLIC_BASE_URL>` (no RPC lists administrators).',
   },
+  ABUSE_REPORTS_PER_WINDOW: {
+    type: 'integer',
+    default: 5,
+    minimum: 1,
+    description: 'Abuse reports accepted per client address per ABUSE_REPORTS_WINDOW_SECONDS (then 429).',
+  },
+  ABUSE_REPORTS_WINDOW_SECONDS: {
+    type: 'integer',
+    default: 600,
+    minimum: 1,
+    description: 'Window of the per-address abuse-report limit.',
+  },
   MAIL_FROM: { type: 'string', default: '', description: 'Sender of e-mails; empty = `noreply@<host of PUBLIC_BASE_URL>`.' },
   MAIL_SINK_DIR: {
     type: 'string',
