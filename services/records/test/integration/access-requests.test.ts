@@ -98,7 +98,7 @@ describe('access requests (records side)', () => {
       version: 1,
       occurred_at: new Date().toISOString(),
       aggregate: { type: 'request', id: data.id, revision: 2 },
-      data: { number: '1', actor: { user: OWNER }, receiver: { user: OWNER }, ...data },
+      data: { number: '1', actor: { user: OWNER }, receiver: { user: OWNER }, ...data } as Record<string, unknown>,
     };
     return env.nats.js.publish(e.type, JSON.stringify(e), { msgID: randomUUID() }).then(() => e);
   };
