@@ -142,6 +142,18 @@ export const ROUTES: readonly RouteSpec[] = [
   { pattern: `${R}/access/grants/{grant_id}`, methods: ['GET', 'PATCH', 'DELETE'], service: 'records', summary: 'One access grant' },
   { pattern: `${R}/access/users`, methods: ['GET', 'POST'], service: 'records', summary: 'Users with access' },
   { pattern: `${R}/access/users/{user_id}`, methods: ['GET', 'PATCH', 'DELETE'], service: 'records', summary: 'Access of one user' },
+  {
+    pattern: `${R}/access/request`,
+    methods: ['POST'],
+    service: 'records',
+    summary: 'Ask the owner for access (signed in: a user-access-request; anonymous: a verification e-mail)',
+  },
+  {
+    pattern: `${R}/access/request/confirm`,
+    methods: ['GET', 'POST'],
+    service: 'records',
+    summary: "Confirm a guest's e-mail (?access_request_token=): creates the guest-access-request",
+  },
   { pattern: `${R}/communities`, methods: ['GET', 'POST', 'DELETE'], service: 'records', list: true, summary: "The record's communities" },
   {
     pattern: `${R}/communities-suggestions`,

@@ -20,6 +20,9 @@ import { ReviewSagaComponent } from './domain/review-saga.component.js';
 import { registerInteropRoutes } from './export/index.js';
 import { AccessLinksComponent } from './domain/access-links.component.js';
 import { GrantsComponent } from './domain/grants.component.js';
+import { AccessRequestComponent } from './domain/access-request.component.js';
+import { AccessRequestEffectsComponent } from './domain/access-request-effects.component.js';
+import { registerAccessRequestRoutes } from './http/access-request.routes.js';
 import { linkTokenMiddleware, registerAccessRoutes } from './http/access.routes.js';
 import { registerDeletionRoutes, tombstoneMiddleware } from './http/deletion.routes.js';
 import { AbuseComponent } from './domain/abuse.component.js';
@@ -129,10 +132,20 @@ export function createApp(deps: AppDeps) {
   });
   const grants = new GrantsComponent({ db: deps.db, index, require: (...a) => service.requireWith(...a) });
   registerAccessRoutes(router, accessLinks, grants);
+  if (deps.requests) {
+    const accessRequests = new AccessRequestComponent({
+      db: deps.db,
+      requests: deps.requests,
+      secret: deps.config.IDENTITY_SECRET,
+      require: (...a) => service.requireWith(...a),
+    });
+    registerAccessRequestRoutes(router, accessRequests);
+  }
+  const accessEffects = new AccessRequestEffectsComponent({ index, links: accessLinks, logger: deps.logger });
   app.use(linkTokenMiddleware(deps.db));
   app.use(tombstoneMiddleware(deletion));
   const stats = new StatsComponent({ db: deps.db, index });
   app.use(statsMiddleware({ stats, publisher: deps.statsPublisher, secret: deps.config.IDENTITY_SECRET }));
   mountRouter(app, router);
-  return { app, health, service, search, index, deletion, stats, ...parts };
+  return { app, health, service, search, index, deletion, stats, accessLinks, accessEffects, ...parts };
 }

@@ -1,12 +1,13 @@
 /**
  * Entry point of the records service: HTTP, the authorize-files RPC, the outbox relay, the
- * consumers (files committed, requests accepted / status, usage statistics, mailer), the embargo
+ * consumers (files committed, requests accepted / status, access requests, usage statistics, mailers), the embargo
  * job and the membership watch (`tsx src/main.ts`); `tsx src/main.ts migrate` migrates and exits.
  */
 import { ensureStream, loadConfig, serviceMain } from '@rdm/platform';
 import { createApp } from './app.js';
 import { configProperties, mailAddresses } from './config.js';
 import { EmbargoLifter } from './domain/embargo.job.js';
+import { accessRequestWorkers } from './events/access-requests.consumer.js';
 import { filesCommittedWorker } from './events/files-committed.consumer.js';
 import { mailerWorker } from './events/mailer.consumer.js';
 import { requestConsumerWorkers } from './events/requests-accepted.consumer.js';
@@ -32,7 +33,7 @@ await serviceMain({
     // requests service's subjects (services/requests/src/events/streams.ts) so neither rewrites it.
     await ensureStream(jsm, { name: 'REQUESTS', subjects: ['rdm.requests.request.>'] });
     const communities = new RpcCommunitiesClient(nc, config.RPC_TIMEOUT_MS, config.COMMUNITIES_ROLES_TTL_MS);
-    const { app, health, service, review, saga, index, stats } = createApp({
+    const { app, health, service, review, saga, index, stats, accessLinks, accessEffects } = createApp({
       statsPublisher: new StatsPublisher(js),
       config,
       logger,
@@ -62,6 +63,17 @@ await serviceMain({
         mailerWorker({ db, nats, sender: smtpSender(smtpUrl), logger, baseUrl: config.PUBLIC_BASE_URL, ...mailAddresses(config) }),
         ...statsWorkers({ db, nats, stats, logger }),
         ...requestConsumerWorkers({ db, nats, saga: saga!, review: review!, logger }),
+        ...accessRequestWorkers({
+          db,
+          nats,
+          effects: accessEffects,
+          links: accessLinks,
+          sender: smtpSender(smtpUrl),
+          logger,
+          from: mailAddresses(config).from,
+          baseUrl: config.PUBLIC_BASE_URL,
+          secret: config.IDENTITY_SECRET,
+        }),
       ],
     };
   },

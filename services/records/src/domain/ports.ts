@@ -160,6 +160,8 @@ export interface CreateRequestInput {
   topic: EntityRef;
   title?: string;
   payload?: Record<string, unknown>;
+  /** A first comment by `created_by` (an access request's message). */
+  comment?: { content: string; format: string };
   /** Idempotency key: the same key returns the same request. */
   key?: string;
 }

@@ -16,6 +16,7 @@ import { registerExportRoutes } from '../export/export.routes.js';
 import { registerOaiRoutes } from '../oai/oai.routes.js';
 import { openapiFragment, toComponentSchema, writeFormSchemas } from './openapi.js';
 import { registerAbuseRoutes } from './abuse.routes.js';
+import { registerAccessRequestRoutes } from './access-request.routes.js';
 import { registerAccessRoutes } from './access.routes.js';
 import { registerDeletionRoutes } from './deletion.routes.js';
 import { registerRecordsRoutes } from './records.routes.js';
@@ -149,6 +150,9 @@ describe(openapiFragment.name, () => {
         'GET /api/records/{id}/access/users/{user_id}',
         'PATCH /api/records/{id}/access/users/{user_id}',
         'DELETE /api/records/{id}/access/users/{user_id}',
+        'POST /api/records/{id}/access/request',
+        'GET /api/records/{id}/access/request/confirm',
+        'POST /api/records/{id}/access/request/confirm',
         'PUT /api/records/{id}/access',
         'PATCH /api/records/{id}/access',
       ].sort(),
@@ -199,6 +203,7 @@ describe(openapiFragment.name, () => {
     registerAccessRoutes(router, {} as never, {} as never);
     registerDeletionRoutes(router, {} as never);
     registerAbuseRoutes(router, {} as never);
+    registerAccessRequestRoutes(router, {} as never);
     const ids = new Set<string>();
     for (const [path, item] of Object.entries(fragment.paths)) {
       for (const m of METHODS.filter((k) => item[k])) {

@@ -23,6 +23,7 @@ import type { AppState, Router } from '@rdm/platform';
 import { RECORD_SORTS } from '../search/search.service.js';
 import { interopPaths } from './openapi-interop.js';
 import { accessPaths, accessSchemas } from './openapi-access.js';
+import { accessRequestPaths, accessRequestSchemas } from './openapi-access-request.js';
 import { lifecyclePaths, lifecycleSchemas } from './openapi-lifecycle.js';
 import { reviewPaths, reviewSchemas } from './openapi-review.js';
 import { AUTHENTICATED, type Json, json, rate, ref, schemaRef } from '@rdm/platform';
@@ -662,9 +663,16 @@ export function openapiFragment(): Json {
   return {
     openapi: '3.1.0',
     info: { title: 'records', version: '1.0.0' },
-    paths: { ...paths(), ...reviewPaths(), ...accessPaths(), ...lifecyclePaths(), ...interopPaths() },
+    paths: { ...paths(), ...reviewPaths(), ...accessPaths(), ...accessRequestPaths(), ...lifecyclePaths(), ...interopPaths() },
     components: {
-      schemas: { ...readSchemas(), ...writeFormSchemas(), ...reviewSchemas(), ...accessSchemas(), ...lifecycleSchemas() },
+      schemas: {
+        ...readSchemas(),
+        ...writeFormSchemas(),
+        ...reviewSchemas(),
+        ...accessSchemas(),
+        ...accessRequestSchemas(),
+        ...lifecycleSchemas(),
+      },
       responses: {
         InvalidToken: {
           description: 'The bearer token is invalid, expired or revoked (gateway, `AUTH_INVALID_TOKEN=reject`).',

@@ -41,12 +41,19 @@ function req(type: string, status: Status, over: Partial<RequestRow> = {}): Requ
 }
 
 describe('request type registry', () => {
-  it('should register the four community types as data', () => {
+  it('should register the four community types and the two access request types as data', () => {
     expect(
       requestTypes()
         .map((t) => t.id)
         .sort(),
-    ).toEqual(['community-inclusion', 'community-invitation', 'community-membership-request', 'community-submission']);
+    ).toEqual([
+      'community-inclusion',
+      'community-invitation',
+      'community-membership-request',
+      'community-submission',
+      'guest-access-request',
+      'user-access-request',
+    ]);
     expect(requestType('community-invitation')).toMatchObject({
       initialStatus: 'submitted',
       expiresInDays: 30,
@@ -56,6 +63,8 @@ describe('request type registry', () => {
     expect(requestType('community-invitation')?.actions.submit).toBeUndefined();
     expect(effectSubjects()).toEqual([
       'rdm.communities.member.added',
+      'rdm.records.access-request.failed',
+      'rdm.records.access-request.granted',
       'rdm.records.inclusion.added',
       'rdm.records.record.published',
       'rdm.records.review.failed',

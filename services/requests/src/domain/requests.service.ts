@@ -219,7 +219,8 @@ export class RequestsService {
       if (!row) return undefined;
       await writeRequestEvent(trx, 'created', row, callerRef(identity));
       if (comment) {
-        const author = createdBy.type === 'user' ? createdBy : callerRef(identity);
+        // A guest (e-mail reference) authors their own message, as a user does.
+        const author = createdBy.type === 'user' || createdBy.type === 'email' ? createdBy : callerRef(identity);
         await insertEvent(trx, {
           id: randomUUID(),
           request_id: row.id,

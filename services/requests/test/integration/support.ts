@@ -134,7 +134,10 @@ export async function startEnv(o: { effectWaitMs?: number; lockingEnabled?: bool
   await server.start();
   const nats = await testNats(server.url, 'requests-test');
   await ensureStream(nats.jsm, { name: REQUESTS_STREAM, subjects: REQUESTS_STREAM_SUBJECTS });
-  await ensureStream(nats.jsm, { name: 'RECORDS', subjects: ['rdm.records.record.>', 'rdm.records.inclusion.>', 'rdm.records.review.>'] });
+  await ensureStream(nats.jsm, {
+    name: 'RECORDS',
+    subjects: ['rdm.records.record.>', 'rdm.records.inclusion.>', 'rdm.records.review.>', 'rdm.records.access-request.>'],
+  });
   await ensureStream(nats.jsm, { name: 'COMMUNITIES', subjects: ['rdm.communities.member.>', 'rdm.communities.community.>'] });
   const tdb = await testDb('requests', { pool: { max: 10 } });
   const fake = new FakeCommunities();

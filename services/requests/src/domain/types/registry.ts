@@ -12,6 +12,7 @@
  */
 import type { ActionName, CommunityRole, Ref, RefType, RequestRow, Status } from '../model.js';
 import type { CommunitySummary } from '../ports.js';
+import { ACCESS_TYPES } from './access.types.js';
 import { COMMUNITY_TYPES } from './community.types.js';
 
 /** Who may run an action. `admin` = site administrators; `system` = the system identity. */
@@ -90,7 +91,7 @@ export interface RequestType {
   autoAcceptComment?: string;
 }
 
-const REGISTRY = new Map<string, RequestType>(COMMUNITY_TYPES.map((t) => [t.id, t]));
+const REGISTRY = new Map<string, RequestType>([...COMMUNITY_TYPES, ...ACCESS_TYPES].map((t) => [t.id, t]));
 
 /** The type `id`, or undefined. */
 export function requestType(id: string): RequestType | undefined {
