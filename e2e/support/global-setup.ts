@@ -19,6 +19,8 @@
  *     requests communities; migrations first; output in .data/e2e-logs/<svc>.log
  *     (`E2E_STACK_LOGS=inherit` prints it instead); no automatic restarts.
  *   - The files service stores blobs under .data/e2e-files (emptied per run; `E2E_FILES_STORAGE_PATH`).
+ *   - Records' development mail sink listens on `E2E_PORT_BASE` + 10 and writes .eml files to
+ *     .data/e2e-mail (emptied per run; specs read `E2E_MAIL_SINK_DIR`).
  *   - pids and start commands go to .data/e2e-stack.json for e2e/support/stack.ts.
  *   - Rate limits of the gateway are raised to 100000 per day (`E2E_RATE_LIMIT_ANONYMOUS`,
  *     `E2E_RATE_LIMIT_AUTHENTICATED`, `E2E_RATE_LIMIT_WINDOW_SECONDS` override them): all e2e
@@ -112,6 +114,13 @@ export default async function setup(project: TestProject): Promise<() => Promise
     // The files service's local storage defaults to .data/files, shared with a dev stack.
     const filesDir = join(DATA_DIR, 'e2e-files');
     rmSync(filesDir, { recursive: true, force: true });
+    // Records' development mail sink (no SMTP_URL here): its own port and folder, so a dev stack's
+    // sink on 2525 never receives this run's mail. Specs read E2E_MAIL_SINK_DIR.
+    const mailDir = join(DATA_DIR, 'e2e-mail');
+    rmSync(mailDir, { recursive: true, force: true });
+    const mailPort = portBase + 10;
+    if (await portOpen(mailPort)) throw new Error(`e2e mail sink port ${mailPort} already in use; set E2E_PORT_BASE to another range`);
+    process.env.E2E_MAIL_SINK_DIR = mailDir;
     const inherit = process.env.E2E_STACK_LOGS === 'inherit';
     if (!inherit) {
       rmSync(LOG_DIR, { recursive: true, force: true });
@@ -129,6 +138,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
         IDENTITY_SECRET: process.env.IDENTITY_SECRET ?? 'dev-identity-secret-change-me',
         LOG_LEVEL: process.env.E2E_LOG_LEVEL ?? 'info',
         FILES_STORAGE_PATH: process.env.E2E_FILES_STORAGE_PATH ?? filesDir,
+        MAIL_SINK_DIR: mailDir,
+        MAIL_SINK_PORT: String(mailPort),
         // Gateway (services/gateway/src/config.ts): every spec's traffic comes from 127.0.0.1.
         RATE_LIMIT_ANONYMOUS: process.env.E2E_RATE_LIMIT_ANONYMOUS ?? '100000',
         RATE_LIMIT_AUTHENTICATED: process.env.E2E_RATE_LIMIT_AUTHENTICATED ?? '100000',

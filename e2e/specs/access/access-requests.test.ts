@@ -13,7 +13,8 @@ import { api } from '../../support/client.js';
 import { createUser, type TestUser, uniqueEmail } from '../../support/users.js';
 import { createDraft, publish, uploadFiles, walkthroughMetadata } from '../records/support.js';
 
-const MAIL_DIR = process.env.MAIL_SINK_DIR || fileURLToPath(new URL('../../../.data/mail', import.meta.url));
+// The e2e stack's own mail sink folder (e2e/support/global-setup.ts).
+const MAIL_DIR = process.env.E2E_MAIL_SINK_DIR || fileURLToPath(new URL('../../../.data/e2e-mail', import.meta.url));
 
 /** Decoded text of every sink message addressed to `to` whose text contains `part`. */
 function mailsTo(to: string, part: string): string[] {
