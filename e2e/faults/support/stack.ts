@@ -53,7 +53,10 @@ export interface PgPool {
   end(): Promise<void>;
 }
 
-function pgModule(): { Pool: new (o: object) => PgPool; Client: new (o: object) => PgPool & { connect(): Promise<void> } } {
+function pgModule(): {
+  Pool: new (o: object) => PgPool & { on(event: 'error', fn: (err: Error) => void): unknown };
+  Client: new (o: object) => PgPool & { connect(): Promise<void> };
+} {
   return createRequire(join(REPO_ROOT, 'services', '_platform', 'package.json'))('pg');
 }
 
@@ -244,6 +247,8 @@ export async function startFaultStack(extraEnv: Record<string, string>, say: (l:
   const specs = new Map<string, ServiceSpec>(stack.specs.map((s) => [s.name, s]));
   const restarted = new Map<string, ChildProcess>();
   const pg = new (pgModule().Pool)({ connectionString: databaseUrl, max: 4 });
+  // An idle client dropped by a PostgreSQL restart is expected here; the next query reconnects.
+  pg.on('error', () => undefined);
   const pid = (name: string): number | null => {
     const c = restarted.get(name);
     if (c) return c.exitCode === null && c.pid ? c.pid : null;
