@@ -14,6 +14,11 @@
  * 2. The private nats-server stopped (SIGTERM, then kill -9 on alternate trials) mid-saga and
  *    started again on the same store: after the accept commit, after the publish commit.
  * 3. 20 curators accepting the same request at once.
+ * 4. The stack's private PostgreSQL cluster stopped (fast, then immediate = a crash, alternately)
+ *    and started again during a deposit workload of four depositors (support/deposits.ts): 503
+ *    with Retry-After and never 500 during the outage, `/readyz` not ready, everything ready again
+ *    with the same processes, then every 201/202 publish readable, searchable exactly once, its
+ *    bytes intact, nothing half-published, every outbox drained, the DLQ empty.
  *
  * Then, once everything settled (bounded: a message a killed process held is redelivered after
  * the consumers' 30 s ack wait): every accepted request has exactly one published record and every
@@ -22,7 +27,8 @@
  * state, and failed only when the requests service died under it.
  *
  * FAULT_TRIALS trials per kill point: 3 by default (the short form `make test` runs), 20 with
- * `make test-faults` (the long form).
+ * `make test-faults` (the long form); FAULT_PG_RESTARTS PostgreSQL restarts (2 in the short form,
+ * FAULT_TRIALS / 3 in the long one).
  * FAULT_EFFECT_WAIT_MS (3000) is the stack's REQUEST_EFFECT_WAIT_MS. Under CI a missing piece
  * of infrastructure fails the suite; elsewhere it is skipped with a loud message.
  */
@@ -46,9 +52,11 @@ import {
   verifySagas,
   waitState,
 } from './support/saga.js';
-import { CI, type FaultStack, LOG_DIR, probeInfra, startFaultStack } from './support/stack.js';
+import { DepositWorkload, drainOutboxes, type OutageReport, postgresOutage, verifyDeposits } from './support/deposits.js';
+import { CI, type FaultStack, LOG_DIR, privatePostgres, probeInfra, startFaultStack } from './support/stack.js';
 
 const TRIALS = Math.max(1, Number(process.env.FAULT_TRIALS ?? 3));
+const PG_RESTARTS = Math.max(1, Number(process.env.FAULT_PG_RESTARTS ?? Math.max(2, Math.ceil(TRIALS / 3))));
 const EFFECT_WAIT_MS = Number(process.env.FAULT_EFFECT_WAIT_MS ?? 3000);
 /** Bound of the final settling: ack wait (30 s) + back-off + restarts, with room for a loaded machine. */
 const SETTLE_MS = 150_000;
@@ -271,4 +279,82 @@ describe.skipIf(missing.length > 0)('review saga under faults (services as proce
     expect(await settle(stack, [trial], SETTLE_MS)).toEqual([]);
     expect(await verifySagas(stack, [trial], { curator: curators[0].token, community })).toEqual([]);
   }, 300_000);
+
+  /** Poll `ok` every 250 ms for at most `ms`; whether it came true. */
+  async function until(ok: () => boolean, ms: number): Promise<boolean> {
+    const deadline = Date.now() + ms;
+    while (!ok()) {
+      if (Date.now() > deadline) return false;
+      await sleep(250);
+    }
+    return true;
+  }
+
+  /**
+   * Answers of the PostgreSQL trial that are a KNOWN platform defect (reported, not fixable from
+   * here): an RPC handler failing on an unreachable database replies 500 (`serveRpc` maps only
+   * AppErrors; `toAppError` would give 503), so the gateway's token check (users) and records'
+   * calls into files/vocabularies answer 500; and a 503 relayed by `callRpc` has no Retry-After.
+   */
+  const knownPgDefect = (v: string) => /: HTTP 500 \{"status":500,"message":"Internal server error\."\}|: 503 without Retry-After/.test(v);
+  /** Every violation of the PostgreSQL trial (set by its first test). */
+  let pgViolations: string[] | undefined;
+
+  it.skipIf(!privatePostgres)(
+    'PostgreSQL stopped and started again during a deposit workload: 503 or success only, not ready, recovery without restarts, nothing lost, doubled or half-published',
+    async () => {
+      const users = [depositor, ...(await moreCurators).slice(0, 3)];
+      const work = new DepositWorkload(stack.base, users);
+      const outages: OutageReport[] = [];
+      const stalled: string[] = [];
+      const t0 = Date.now();
+      work.start();
+      try {
+        if (!(await until(() => work.publishedSince(0).size === users.length, 60_000))) stalled.push('before the first outage');
+        for (let i = 0; i < PG_RESTARTS; i++) {
+          const outage = await postgresOutage(stack, depositor.token, i % 2 === 0 ? 'fast' : 'immediate', 4000);
+          outages.push(outage);
+          const back = Date.now();
+          // Every depositor publishes again after the restart (no service restarted).
+          if (!(await until(() => work.publishedSince(back).size === users.length, 60_000))) {
+            stalled.push(`after outage ${i + 1} (${outage.mode}): ${JSON.stringify([...work.publishedSince(back)])}`);
+          }
+        }
+      } finally {
+        await work.stop();
+      }
+      const pending = await drainOutboxes(stack, SETTLE_MS);
+      const outcomes = new Map<string, number>();
+      for (const d of work.deposits) outcomes.set(d.outcome, (outcomes.get(d.outcome) ?? 0) + 1);
+      const lines = ['=== PostgreSQL restarts during deposits ==='];
+      for (const o of outages) {
+        lines.push(
+          `  ${o.mode}: ready again ${o.recoverySeconds.toFixed(1)} s after the start; seen ${[...o.seen].map(([k, n]) => `${k} ×${n}`).join(', ')}`,
+        );
+      }
+      lines.push(
+        `  deposits: ${[...outcomes].map(([k, n]) => `${k} ×${n}`).join(', ')}; refused with 503: ${JSON.stringify([...work.refusals])}`,
+      );
+      lines.push(`  ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+      say(lines.join('\n'));
+      pgViolations = [...work.violations, ...outages.flatMap((o) => o.violations)];
+      expect(
+        pgViolations.filter((v) => !knownPgDefect(v)),
+        'answers other than success or 503 with Retry-After, readiness, restarts',
+      ).toEqual([]);
+      expect(stalled, 'depositors that did not publish again').toEqual([]);
+      expect(pending, 'outboxes not drained').toEqual([]);
+      expect(outcomes.get('published') ?? 0).toBeGreaterThanOrEqual(users.length * (PG_RESTARTS + 1));
+      expect(await verifyDeposits(stack, work.deposits)).toEqual([]);
+    },
+    300_000 + PG_RESTARTS * 120_000,
+  );
+
+  (privatePostgres ? it.fails : it.skip)(
+    'PostgreSQL outage: no answer is 500 — KNOWN FAILURE (platform serveRpc/callRpc: database errors of an RPC handler reply 500, relayed 503s lack Retry-After)',
+    () => {
+      if (!pgViolations) return; // the trial did not run: this known-failure mark then reports red
+      expect(pgViolations.filter(knownPgDefect)).toEqual([]);
+    },
+  );
 });

@@ -5,6 +5,8 @@
 #   bash scripts/infra/postgres.sh start     # install + start the Debian cluster + role/db rdm
 #   bash scripts/infra/postgres.sh stop      # stop the cluster
 #   bash scripts/infra/postgres.sh status    # exit 0 when it accepts connections
+#   bash scripts/infra/postgres.sh private-start DIR PORT   # a private cluster (fault trials)
+#   bash scripts/infra/postgres.sh private-stop DIR [fast|immediate]
 #
 # `start` is idempotent: it starts the newest installed major's `main` cluster (pg_ctlcluster),
 # waits until it accepts connections, ensures superuser role `rdm`/`rdm` and database `rdm`, and
@@ -106,10 +108,75 @@ cmd_status() {
   echo "postgres $v/$PG_CLUSTER: not running"; return 1
 }
 
+# --- A private cluster (fault trials restart it; the shared cluster above is never touched) ---
+# Same binaries as the shared cluster (/usr/lib/postgresql/<newest>/bin). `private-start DIR PORT`
+# runs initdb into DIR when it holds no cluster yet (owned by the postgres OS user when we are
+# root: initdb refuses root), listens on 127.0.0.1:PORT only with its socket in DIR, trusts local
+# connections (test data only), fsync off (the trials kill processes, not the machine), creates
+# role rdm/rdm and database rdm, and waits until it accepts connections; idempotent. Its log is
+# DIR/server.log. `private-stop DIR [fast|immediate]` stops it (immediate = a crash: recovery on
+# the next start). Connection string: postgres://rdm:rdm@127.0.0.1:PORT/rdm
+
+# Run as the cluster's OS owner: postgres when we are root, else ourselves.
+as_pg_owner() {
+  if [ "$(id -u)" = 0 ]; then ( cd / && runuser -u postgres -- "$@" ); else "$@"; fi
+}
+
+private_bin() {
+  local v; v="$(pg_version)"
+  [ -n "$v" ] || die "no PostgreSQL binaries (/usr/lib/postgresql/*/bin): bash $0 install"
+  echo "/usr/lib/postgresql/$v/bin"
+}
+
+cmd_private_start() {
+  local dir="${1:?usage: private-start DIR PORT}" port="${2:?usage: private-start DIR PORT}" bin
+  bin="$(private_bin)"
+  mkdir -p "$dir"
+  if [ "$(id -u)" = 0 ]; then chown postgres: "$dir"; fi
+  chmod 700 "$dir"
+  if [ ! -f "$dir/PG_VERSION" ]; then
+    note "initdb $dir"
+    as_pg_owner "$bin/initdb" -D "$dir" -U postgres --auth=trust -E UTF8 >"$DATA_DIR/faults-pg-initdb.log" 2>&1 ||
+      { cat "$DATA_DIR/faults-pg-initdb.log" >&2; die "initdb $dir failed"; }
+    cat >>"$dir/postgresql.conf" <<CONF
+# fault trials (scripts/infra/postgres.sh private-start)
+listen_addresses = '127.0.0.1'
+port = $port
+unix_socket_directories = '$dir'
+max_connections = 300
+fsync = off
+CONF
+  fi
+  if ! as_pg_owner "$bin/pg_ctl" -D "$dir" status >/dev/null 2>&1; then
+    as_pg_owner "$bin/pg_ctl" -D "$dir" -l "$dir/server.log" -w -t 60 start >/dev/null ||
+      { show_log "$dir/server.log"; die "private cluster $dir did not start on port $port"; }
+  fi
+  as_pg_owner "$bin/psql" -X -q -At -v ON_ERROR_STOP=1 -h "$dir" -p "$port" -U postgres -d postgres <<'SQL' >/dev/null || die "could not create role/database rdm in $dir"
+DO $$
+BEGIN
+  IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'rdm') THEN CREATE ROLE rdm LOGIN SUPERUSER PASSWORD 'rdm'; END IF;
+END
+$$;
+SELECT 'CREATE DATABASE rdm OWNER rdm' WHERE NOT EXISTS (SELECT 1 FROM pg_database WHERE datname = 'rdm')
+\gexec
+SQL
+}
+
+cmd_private_stop() {
+  local dir="${1:?usage: private-stop DIR [fast|immediate]}" mode="${2:-fast}" bin
+  bin="$(private_bin)"
+  [ -f "$dir/PG_VERSION" ] || return 0
+  if as_pg_owner "$bin/pg_ctl" -D "$dir" status >/dev/null 2>&1; then
+    as_pg_owner "$bin/pg_ctl" -D "$dir" -m "$mode" -w -t 60 stop >/dev/null || die "pg_ctl stop -m $mode ($dir) failed"
+  fi
+}
+
 case "${1:-}" in
   install) cmd_install ;;
   start) cmd_start ;;
   stop) cmd_stop ;;
   status) cmd_status ;;
-  *) echo "usage: $0 {install|start|stop|status}" >&2; exit 2 ;;
+  private-start) shift; cmd_private_start "$@" ;;
+  private-stop) shift; cmd_private_stop "$@" ;;
+  *) echo "usage: $0 {install|start|stop|status|private-start DIR PORT|private-stop DIR [fast|immediate]}" >&2; exit 2 ;;
 esac

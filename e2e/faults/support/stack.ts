@@ -1,6 +1,9 @@
 /**
- * A private stack for fault trials: its own database (`FAULTS_DATABASE_NAME`, default rdm_faults,
- * dropped and created fresh), its own nats-server (JetStream, store under .data/faults-nats, port
+ * A private stack for fault trials: its own PostgreSQL cluster (initdb into .data/faults-pg, port
+ * `FAULTS_PG_PORT` 5947, through `scripts/infra/postgres.sh private-start`; the trials stop and
+ * start it — the shared cluster on 5432 is never touched; `FAULTS_DATABASE_URL` runs on another
+ * server instead, and then nothing restarts it) with its own database (`FAULTS_DATABASE_NAME`,
+ * default rdm_faults, dropped and created fresh), its own nats-server (JetStream, store under .data/faults-nats, port
  * `FAULTS_NATS_PORT` 4228, monitoring `FAULTS_NATS_MONITOR_PORT` 8228) and every service plus the
  * gateway as real processes from scripts/up.ts on `FAULTS_PORT_BASE` (5940: gateway, +1…+6 users
  * vocabularies records files requests communities), logs in .data/faults-logs/<svc>.log. Nothing
@@ -10,11 +13,12 @@
  * restart NATS on the same store. `probeInfra()` says what is missing (PostgreSQL, nats-server,
  * free ports); the caller fails under CI and skips loudly elsewhere.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { connect } from 'node:net';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import {
   GATEWAY,
   REPO_ROOT,
@@ -35,7 +39,8 @@ export const CI = !!env.CI && env.CI !== 'false' && env.CI !== '0';
 const DATA = join(REPO_ROOT, '.data');
 /** Where the services' logs go. */
 export const LOG_DIR = join(DATA, 'faults-logs');
-const ADMIN_URL = env.FAULTS_DATABASE_URL ?? env.DATABASE_URL ?? 'postgres://rdm:rdm@127.0.0.1:5432/rdm';
+const PG_PORT = Number(env.FAULTS_PG_PORT ?? 5947);
+const ADMIN_URL = env.FAULTS_DATABASE_URL ?? `postgres://rdm:rdm@127.0.0.1:${PG_PORT}/rdm`;
 const DB_NAME = env.FAULTS_DATABASE_NAME ?? 'rdm_faults';
 const PORT_BASE = Number(env.FAULTS_PORT_BASE ?? 5940);
 const NATS_PORT = Number(env.FAULTS_NATS_PORT ?? 4228);
@@ -48,7 +53,10 @@ export interface PgPool {
   end(): Promise<void>;
 }
 
-function pgModule(): { Pool: new (o: object) => PgPool; Client: new (o: object) => PgPool & { connect(): Promise<void> } } {
+function pgModule(): {
+  Pool: new (o: object) => PgPool & { on(event: 'error', fn: (err: Error) => void): unknown };
+  Client: new (o: object) => PgPool & { connect(): Promise<void> };
+} {
   return createRequire(join(REPO_ROOT, 'services', '_platform', 'package.json'))('pg');
 }
 
@@ -68,20 +76,49 @@ export function portOpen(port: number): Promise<boolean> {
   });
 }
 
-/** What the trials need and is missing (empty = everything is there). */
+/**
+ * The private PostgreSQL cluster of the trials (null with `FAULTS_DATABASE_URL`): started,
+ * stopped (`fast`, or `immediate` = a crash) and started again on the same data directory.
+ */
+export class PrivatePostgres {
+  readonly dir = join(DATA, 'faults-pg');
+  readonly port = PG_PORT;
+  private readonly script = join(REPO_ROOT, 'scripts', 'infra', 'postgres.sh');
+
+  /** Start it (initdb the first time); resolves once it accepts connections. */
+  async start(): Promise<void> {
+    await promisify(execFile)('bash', [this.script, 'private-start', this.dir, String(this.port)], { timeout: 120_000 });
+  }
+
+  /** Stop it: `fast` (clients disconnected, clean shutdown) or `immediate` (a crash). */
+  async stop(mode: 'fast' | 'immediate' = 'fast'): Promise<void> {
+    await promisify(execFile)('bash', [this.script, 'private-stop', this.dir, mode], { timeout: 120_000 });
+  }
+}
+
+/** The private cluster, unless the trials run on `FAULTS_DATABASE_URL`. */
+export const privatePostgres = env.FAULTS_DATABASE_URL ? null : new PrivatePostgres();
+
+/** What the trials need and is missing (empty = everything is there); starts the private cluster. */
 export async function probeInfra(): Promise<string[]> {
   const missing: string[] = [];
+  try {
+    await privatePostgres?.start();
+  } catch (err) {
+    missing.push(
+      `a private PostgreSQL cluster on ${PG_PORT} (${(err as Error).message.trim().split('\n').pop()}; \`make deps\` installs PostgreSQL)`,
+    );
+  }
   const client = new (pgModule().Client)({ connectionString: ADMIN_URL, connectionTimeoutMillis: 3000 });
   try {
     await client.connect();
     await client.query('SELECT 1');
   } catch (err) {
-    missing.push(
-      `PostgreSQL at ${ADMIN_URL.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@')} (${(err as Error).message}; \`make infra\` starts it)`,
-    );
+    missing.push(`PostgreSQL at ${ADMIN_URL.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@')} (${(err as Error).message})`);
   } finally {
     await client.end().catch(() => undefined);
   }
+  if (missing.length > 0) await privatePostgres?.stop('fast').catch(() => undefined);
   if (!natsBin()) missing.push(`a nats-server binary (${NATS_BINS.join(', ')}; \`make deps\` installs it)`);
   const ports = [PORT_BASE, ...SERVICES.map((_, i) => PORT_BASE + 1 + i), NATS_PORT, NATS_MONITOR_PORT];
   const busy = (await Promise.all(ports.map(async (p) => ((await portOpen(p)) ? p : null)))).filter((p) => p !== null);
@@ -133,10 +170,14 @@ export interface FaultStack {
   base: string;
   databaseUrl: string;
   nats: PrivateNats;
+  /** The private PostgreSQL cluster (null when running on `FAULTS_DATABASE_URL`). */
+  postgres: PrivatePostgres | null;
   /** Admin pool on the stack's database (every schema readable). */
   pg: PgPool;
   /** Current pid of a service. */
   pid(name: string): number | null;
+  /** The `/readyz` URL of a service or the gateway. */
+  readyUrl(name: string): string;
   /** kill -9 the service's process group and wait until it is gone. */
   kill9(name: string): Promise<void>;
   /** Start the service again (same command and environment) and wait for its /readyz. */
@@ -200,11 +241,14 @@ export async function startFaultStack(extraEnv: Record<string, string>, say: (l:
     });
   } catch (err) {
     await nats.stop();
+    await privatePostgres?.stop('fast').catch(() => undefined);
     throw err;
   }
   const specs = new Map<string, ServiceSpec>(stack.specs.map((s) => [s.name, s]));
   const restarted = new Map<string, ChildProcess>();
   const pg = new (pgModule().Pool)({ connectionString: databaseUrl, max: 4 });
+  // An idle client dropped by a PostgreSQL restart is expected here; the next query reconnects.
+  pg.on('error', () => undefined);
   const pid = (name: string): number | null => {
     const c = restarted.get(name);
     if (c) return c.exitCode === null && c.pid ? c.pid : null;
@@ -214,8 +258,14 @@ export async function startFaultStack(extraEnv: Record<string, string>, say: (l:
     base,
     databaseUrl,
     nats,
+    postgres: privatePostgres,
     pg,
     pid,
+    readyUrl(name) {
+      const spec = specs.get(name);
+      if (!spec) throw new Error(`unknown service ${name}`);
+      return spec.readyUrl;
+    },
     async kill9(name) {
       const p = pid(name);
       if (!p) throw new Error(`${name} is not running`);
@@ -241,6 +291,7 @@ export async function startFaultStack(extraEnv: Record<string, string>, say: (l:
       await stack.stop().catch(() => undefined);
       await Promise.all([...restarted.values()].map((c) => (c.pid ? terminate(c.pid, 5000) : undefined)));
       await nats.stop();
+      await privatePostgres?.stop('fast').catch(() => undefined);
     },
   };
   return self;

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { parseDateWindow, parseFacetFilters, parseNested } from './facet-params.js';
 import { renderAggregations } from './facet-render.js';
-import { facetFilterSql } from './facet-sql.js';
+import { aggregationSql, facetFilterSql } from './facet-sql.js';
+import { fileTypesExpr, PUBLIC_FILES, publishedFilesGuard } from './files-guard.js';
 import type { AggRow } from './indexer.js';
 
 const NOW = new Date('2024-06-15T12:00:00Z');
@@ -77,6 +78,37 @@ describe(facetFilterSql.name, () => {
     );
     expect(sql?.bindings).toEqual([['open'], ['csv'], 'image', ['image-photo'], 'dataset', 'image-plot', 'image', 'image-plot']);
     expect(sql?.sql).not.toContain("'");
+  });
+});
+
+describe('file types of files the caller may not read (defect 2)', () => {
+  const readable = { sql: "(access_files = 'public' OR owner_id = ?)", bindings: ['7'] };
+
+  it('should filter file types only among documents whose files the caller may read', () => {
+    const sql = facetFilterSql(parseFacetFilters({ file_type: 'csv', access_status: 'open' }), readable);
+    expect(sql).toEqual({
+      sql: "(access_status = ANY(?::text[]) AND (file_types && ?::text[] AND (access_files = 'public' OR owner_id = ?)))",
+      bindings: [['open'], ['csv'], '7'],
+    });
+    expect(facetFilterSql(parseFacetFilters({ access_status: 'open' }), readable)?.sql).not.toContain('owner_id');
+  });
+
+  it('should count as file types only those the caller may read, bindings in statement order', () => {
+    const q = aggregationSql({ sql: 'kind = ?', bindings: ['record'] }, { fileTypes: fileTypesExpr(readable) });
+    expect(q.sql).toContain("(CASE WHEN (access_files = 'public' OR owner_id = ?) THEN file_types END) AS file_types");
+    expect(q.sql.indexOf('owner_id = ?')).toBeLessThan(q.sql.indexOf('kind = ?'));
+    expect(q.bindings).toEqual(['7', 'record']);
+    expect(fileTypesExpr({ sql: 'TRUE', bindings: [] })).toEqual({ sql: 'file_types', bindings: [] });
+  });
+
+  it('should guard anonymous callers by public files and let administrators read all', () => {
+    const anon = publishedFilesGuard({ sub: null, roles: [] }, null);
+    expect(anon).toEqual({ files: PUBLIC_FILES, sharedFiles: { sql: "access_files = 'public'", bindings: [] }, filesExtra: null });
+    const owner = publishedFilesGuard({ sub: '7', roles: [] }, { sql: 'owner_id = ?', bindings: ['7'] });
+    expect(owner.files.sql).toBe(`(${PUBLIC_FILES.sql} OR owner_id = ?)`);
+    expect(owner.filesExtra).toEqual({ sql: 'owner_id = ?', bindings: ['7'] });
+    expect(publishedFilesGuard({ sub: '1', roles: ['admin'] }, null).files.sql).toBe('TRUE');
+    expect(publishedFilesGuard({ sub: '7', roles: [] }, null, true).sharedFiles.sql).toBe('TRUE');
   });
 });
 

@@ -1,6 +1,7 @@
 import { parseQuery, QuerySyntaxError } from '@rdm/platform';
 import { describe, expect, it } from 'vitest';
 import { compileQuery, RECORD_FIELDS, withVectorPrefilter } from './fields.js';
+import { FILES_READABLE_COLUMN } from './files-guard.js';
 
 describe(withVectorPrefilter.name, () => {
   it('should add the unfielded term beside a fielded text term that is part of the vector', () => {
@@ -56,6 +57,26 @@ describe(compileQuery.name, () => {
   it('should fall back to the plain words of a q the parser cannot read', () => {
     expect(compileQuery('(a')).toEqual(compileQuery('a'));
     for (const q of ['title:', '"open', 'AND']) expect(() => compileQuery(q), q).not.toThrow();
+  });
+
+  it('should read file data only through the files-readable guard (defect 2), and say so', () => {
+    for (const q of [
+      'files.entries.key:data*',
+      'files.count:1',
+      'files.count:[1 TO 3]',
+      'files.types:csv',
+      'file_type:csv',
+      'files.\\*:x',
+    ]) {
+      const c = compileQuery(q);
+      expect(c.readsFiles, q).toBe(true);
+      expect(c.where.sql, q).toContain(`CASE WHEN ${FILES_READABLE_COLUMN} THEN`);
+    }
+    for (const q of ['ocean', 'id:abc', 'files.enabled:true', 'metadata.title:ocean']) {
+      const c = compileQuery(q);
+      expect(c.readsFiles, q).toBe(false);
+      expect(c.where.sql, q).not.toContain(FILES_READABLE_COLUMN);
+    }
   });
 
   it('should map every alias to a known field', () => {

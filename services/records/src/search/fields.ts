@@ -14,9 +14,13 @@
  * - Keyword fields inside `doc` use jsonb containment (`doc @> …`, GIN `jsonb_path_ops`) and
  *   compare exactly (case-sensitive, as an OpenSearch `keyword`).
  * - Unknown fields match nothing (OpenSearch's unmapped-field behaviour).
+ * - File data (`files.types`, `files.count`, `files.entries.key`) is guarded: NULL unless the
+ *   caller may read the document's files (column `rdm_files_readable`, see files-guard.ts); a
+ *   compiled `q` reading it says so in `readsFiles`, and the repo then provides the column.
  * - Default operator AND (the project's choice, see the platform parser header).
  */
 import { compileToSql, type FieldMap, type FieldSpec, parseQueryLenient, type QueryAst, rankSql } from '@rdm/platform';
+import { FILES_READABLE_COLUMN, guardedExpr } from './files-guard.js';
 import type { Sql } from './sql.js';
 
 /** A text field; `inVector` when its text is part of `search_vector` (see searchTexts). */
@@ -151,12 +155,12 @@ export const RECORD_FIELDS: FieldMap = {
   'metadata.funding.award.id': docKeyword('metadata.funding[].award.id'),
   'metadata.funding.award.number': docKeyword('metadata.funding[].award.number'),
 
-  // files
-  'files.types': { kind: 'keyword_array', expr: 'file_types', arrayType: 'text[]', caseSensitive: true },
+  // files: only `files.enabled` is public; the rest is NULL unless the caller may read the files (files-guard.ts)
+  'files.types': { kind: 'keyword_array', expr: guardedExpr('file_types'), arrayType: 'text[]', caseSensitive: true },
   file_type: 'files.types',
   'files.enabled': { kind: 'keyword', expr: at('files', 'enabled'), caseSensitive: true },
-  'files.count': { kind: 'number', expr: `(${at('files', 'count')})::numeric` },
-  'files.entries.key': text(`(SELECT string_agg(k, ' ') FROM jsonb_object_keys(doc #> '{files,entries}') AS k)`, false),
+  'files.count': { kind: 'number', expr: guardedExpr(`(${at('files', 'count')})::numeric`) },
+  'files.entries.key': text(guardedExpr(`(SELECT string_agg(k, ' ') FROM jsonb_object_keys(doc #> '{files,entries}') AS k)`), false),
 };
 
 /** Resolve a field name through aliases. */
@@ -200,6 +204,8 @@ export interface CompiledQuery {
   matchAll: boolean;
   where: Sql;
   rank: Sql;
+  /** Whether `where` or `rank` read guarded file data (column `rdm_files_readable` needed). */
+  readsFiles: boolean;
 }
 
 /**
@@ -211,11 +217,13 @@ export function compileQuery(q: string, now?: Date): CompiledQuery {
   // InvenioRDM sets no default_operator, so OpenSearch ORs side-by-side words; bestmatch ranks
   // records matching more of them first.
   const ast = parseQueryLenient(q, { defaultOperator: 'OR' });
-  if (ast.type === 'all') return { matchAll: true, where: { sql: 'TRUE', bindings: [] }, rank: { sql: '0', bindings: [] } };
+  if (ast.type === 'all') {
+    return { matchAll: true, where: { sql: 'TRUE', bindings: [] }, rank: { sql: '0', bindings: [] }, readsFiles: false };
+  }
   const opts = { fullText: { tsvector: 'search_vector', config: 'simple' }, now };
-  return {
-    matchAll: false,
-    where: compileToSql(withVectorPrefilter(ast), RECORD_FIELDS, opts),
-    rank: rankSql(ast, RECORD_FIELDS, opts),
-  };
+  const where = compileToSql(withVectorPrefilter(ast), RECORD_FIELDS, opts);
+  const rank = rankSql(ast, RECORD_FIELDS, opts);
+  // Field expressions are trusted code and user input is only ever bound: the name is ours.
+  const readsFiles = where.sql.includes(FILES_READABLE_COLUMN) || rank.sql.includes(FILES_READABLE_COLUMN);
+  return { matchAll: false, where, rank, readsFiles };
 }

@@ -15,7 +15,15 @@ import type { FacetFilters } from './facet-params.js';
 /** Which documents a search may return (each engine turns it into its own filter). */
 export type ScopeSpec =
   /** `/api/records` and `/api/communities/<id>/records`: published, readable records. */
-  | { kind: 'published'; identity: Identity; allVersions: boolean; communityId?: string; member?: boolean }
+  | {
+      kind: 'published';
+      identity: Identity;
+      allVersions: boolean;
+      communityId?: string;
+      member?: boolean;
+      /** Communities the caller is a member of (they read those communities' restricted records). */
+      memberOf?: readonly string[];
+    }
   /** `/api/user/records`: the caller's drafts and records (`sharedWithMe`: through grants). */
   | { kind: 'user'; identity: Identity; allVersions: boolean; sharedWithMe?: boolean };
 

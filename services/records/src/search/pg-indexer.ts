@@ -11,12 +11,15 @@
  *   scope shared by all callers (public records) come from a short stale-while-revalidate cache
  *   (agg-cache.ts) and the caller's own restricted records are counted live and added.
  * Hits and totals are never cached (read-your-writes).
+ * File data is guarded by the caller's right to read the files (files-guard.ts): the cached
+ * shared counts count only public files, the caller's other readable files are counted live.
  */
 import { Errors, type Knex, QuerySyntaxError } from '@rdm/platform';
 import type { IndexedItem } from '../domain/ports.js';
 import type { ItemDoc } from '../model/rows.js';
 import { AggCache, type AggCacheOptions } from './agg-cache.js';
 import { facetFilterSql } from './facet-sql.js';
+import { fileTypesExpr } from './files-guard.js';
 import { type CompiledQuery, compileQuery } from './fields.js';
 import type { AggRow, Indexer, ScopeSpec, SearchPage, SearchPlan } from './indexer.js';
 import { publishedScope, type Scope, scopeSql, userScope } from './scopes.js';
@@ -111,7 +114,6 @@ export class PostgresIndexer implements Indexer {
       throw err;
     }
     const scope = scopeOf(plan.scope);
-    const facets = facetFilterSql(plan.filters);
     // A query without full-text terms ranks every hit 0 (`ORDER BY 0` would be a column position).
     const ranked = plan.sort === 'bestmatch' && compiled.rank.sql !== '0';
     const order = ranked ? `rank DESC, ${ORDER.mostrecent}, kind` : `${ORDER[plan.sort] ?? ORDER.mostrecent}, kind`;
@@ -120,7 +122,9 @@ export class PostgresIndexer implements Indexer {
       // With q: the matching documents are read once for hits, total and facets.
       return repo.searchMatches(this.db, {
         where: andAll([scopeSql(scope), compiled.where]),
-        facets,
+        // Over the matches, whose file types are already guarded (searchMatches).
+        facets: facetFilterSql(plan.filters),
+        filesReadable: scope.files,
         rank: ranked ? compiled.rank : null,
         order,
         ...page,
@@ -128,6 +132,7 @@ export class PostgresIndexer implements Indexer {
       });
     }
     // Without q: hits walk a sort index, the total is an index-only count, facets are (partly) cached.
+    const facets = facetFilterSql(plan.filters, scope.files);
     const [hits, total, rows] = await Promise.all([
       repo.findHits(this.db, andAll([scopeSql(scope), facets]), { sql: order, bindings: [] }, page),
       this.count(scope, facets),
@@ -146,16 +151,32 @@ export class PostgresIndexer implements Indexer {
     return counts[0] + counts[1];
   }
 
-  /** Facet rows of a scope (facet filters ignored): the shared part cached, the personal part live. */
+  /**
+   * Facet rows of a scope (facet filters ignored): the shared part cached (file types: only those
+   * everyone sharing the cache may read), the personal part and the caller's own readable files
+   * of the shared part live. Personal parts are readable as a whole (files included).
+   */
   private async aggregate(scope: Scope, isPublished: boolean | undefined): Promise<AggRow[]> {
-    const o = { isPublished };
-    if (!scope.shareable || !scope.shared) return repo.facetRows(this.db, scopeSql(scope), o);
+    if (!scope.shareable || !scope.shared) {
+      return repo.facetRows(this.db, scopeSql(scope), { isPublished, fileTypes: fileTypesExpr(scope.files) });
+    }
     const shared = andAll([scope.common, scope.shared]);
-    const key = JSON.stringify([shared.sql, shared.bindings, o.isPublished ?? false]);
-    const [a, b] = await Promise.all([
+    const o = { isPublished, fileTypes: fileTypesExpr(scope.sharedFiles) };
+    const key = JSON.stringify([shared.sql, shared.bindings, isPublished ?? false, o.fileTypes.sql]);
+    const extra =
+      scope.sharedFiles.sql === 'TRUE' || !scope.filesExtra
+        ? null
+        : andAll([
+            scope.common,
+            scope.shared,
+            { sql: `(${scope.sharedFiles.sql}) IS NOT TRUE`, bindings: scope.sharedFiles.bindings },
+            scope.filesExtra,
+          ]);
+    const [a, b, c] = await Promise.all([
       this.aggCache.get(key, () => repo.facetRows(this.db, shared, o)),
-      scope.personal ? repo.facetRows(this.db, andAll([scope.common, scope.personal]), o) : Promise.resolve([]),
+      scope.personal ? repo.facetRows(this.db, andAll([scope.common, scope.personal]), { isPublished }) : Promise.resolve([]),
+      extra ? repo.fileTypeRows(this.db, extra) : Promise.resolve([]),
     ]);
-    return [...a, ...b];
+    return [...a, ...b, ...c];
   }
 }

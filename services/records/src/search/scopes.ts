@@ -16,6 +16,7 @@
  */
 import { type Identity, isAdmin, isSystem } from '@rdm/platform';
 import type { LinkIdentity } from '../domain/records.policy.js';
+import { ALL_FILES, type FilesGuard, publishedFilesGuard } from './files-guard.js';
 import { andAll, frag, orAll, type Sql } from './sql.js';
 
 /** Grant levels of the records policy, weakest first. */
@@ -45,12 +46,19 @@ export function grantFilter(identity: Identity, kind: 'record' | 'any', level: L
   };
 }
 
-/** One way of being allowed to read a restricted published record in a search. */
-export type ReadGenerator = (identity: Identity) => Sql | null;
+/** What a search knows about the caller beyond its identity. */
+export interface ReaderCtx {
+  /** Communities the caller is an active member of (any role): they read those communities' records. */
+  memberOf?: readonly string[];
+}
+
+/** One way of being allowed to read a restricted published record (and its files) in a search. */
+export type ReadGenerator = (identity: Identity, ctx: ReaderCtx) => Sql | null;
 
 /**
- * Generators of the `view` level on restricted records (OR-ed); add secret links and community
- * members here. Public records are readable by everyone (the shared part of every scope).
+ * Generators of the `view` level (OR-ed): owner, grants, secret links, members of the record's
+ * communities (InvenioRDM's `CommunityMembers` search filter). Public records are readable by
+ * everyone (the shared part of every scope); the same generators decide `read_files`.
  */
 export const RESTRICTED_READ_GENERATORS: readonly ReadGenerator[] = [
   (i) => (i.sub === null ? null : frag('owner_id = ?', i.sub)),
@@ -60,7 +68,14 @@ export const RESTRICTED_READ_GENERATORS: readonly ReadGenerator[] = [
     const parents = [...new Set(((i as LinkIdentity).links ?? []).map((l) => l.parentId))];
     return parents.length ? frag(`parent_id IN (${parents.map(() => '?').join(', ')})`, ...parents) : null;
   },
+  (i, c) => (i.sub === null || !c.memberOf?.length ? null : frag('community_ids && ?::text[]', [...c.memberOf])),
 ];
+
+/** OR of the caller's `view` generators; null when it has none (anonymous without links). */
+function personalRead(identity: Identity, ctx: ReaderCtx): Sql | null {
+  const parts = RESTRICTED_READ_GENERATORS.map((g) => g(identity, ctx)).filter((p): p is Sql => p !== null);
+  return parts.length ? orAll(parts) : null;
+}
 
 /**
  * A search scope in parts: every row matches `common` AND (`shared` OR `personal`). `shared` is
@@ -68,7 +83,7 @@ export const RESTRICTED_READ_GENERATORS: readonly ReadGenerator[] = [
  * facet counts may be cached and shared; `personal` (disjoint from `shared`) is what only this
  * caller may read.
  */
-export interface Scope {
+export interface Scope extends FilesGuard {
   common: Sql;
   shared: Sql | null;
   personal: Sql | null;
@@ -82,18 +97,18 @@ export function scopeSql(s: Scope): Sql {
 }
 
 /** The read filter of published records for `identity`, in a shared and a personal part. */
-export function readParts(identity: Identity): Pick<Scope, 'shared' | 'personal'> {
+export function readParts(identity: Identity, ctx: ReaderCtx = {}): Pick<Scope, 'shared' | 'personal'> {
   if (isAdmin(identity) || isSystem(identity)) return { shared: frag('TRUE'), personal: null };
-  const personal = RESTRICTED_READ_GENERATORS.map((g) => g(identity)).filter((p): p is Sql => p !== null);
+  const personal = personalRead(identity, ctx);
   return {
     shared: frag("access_record = 'public'"),
-    personal: personal.length ? andAll([frag("access_record = 'restricted'"), orAll(personal)]) : null,
+    personal: personal ? andAll([frag("access_record = 'restricted'"), personal]) : null,
   };
 }
 
 /** The read filter of published records for `identity` (TRUE for administrators and the system). */
-export function readFilter(identity: Identity): Sql {
-  const p = readParts(identity);
+export function readFilter(identity: Identity, ctx: ReaderCtx = {}): Sql {
+  const p = readParts(identity, ctx);
   return orAll([p.shared, p.personal]);
 }
 
@@ -102,9 +117,10 @@ export function readFilter(identity: Identity): Sql {
  * `community_ids` contain it; `member`: the caller is a member of that community, so its
  * restricted records are readable too).
  */
-export function publishedScope(identity: Identity, o: { allVersions: boolean; communityId?: string; member?: boolean }): Scope {
-  const parts = readParts(identity);
-  if (o.communityId !== undefined && o.member && !(isAdmin(identity) || isSystem(identity))) {
+export function publishedScope(identity: Identity, o: { allVersions: boolean; communityId?: string; member?: boolean } & ReaderCtx): Scope {
+  const parts = readParts(identity, o);
+  const member = o.communityId !== undefined && !!o.member;
+  if (member && !(isAdmin(identity) || isSystem(identity))) {
     parts.personal = frag("access_record = 'restricted'");
   }
   return {
@@ -116,6 +132,8 @@ export function publishedScope(identity: Identity, o: { allVersions: boolean; co
     ]),
     ...parts,
     shareable: true,
+    // Members of the listed community read every file of its records (`view` via community members).
+    ...publishedFilesGuard(identity, personalRead(identity, o), member),
   };
 }
 
@@ -125,7 +143,7 @@ export function publishedScope(identity: Identity, o: { allVersions: boolean; co
  * ones (`sharedWithMe` false), shared ones through a `preview`+ grant (true), or both (absent).
  */
 export function userScope(identity: Identity, o: { allVersions: boolean; sharedWithMe?: boolean }): Scope {
-  if (identity.sub === null) return { common: frag('FALSE'), shared: null, personal: null, shareable: false };
+  if (identity.sub === null) return { common: frag('FALSE'), shared: null, personal: null, shareable: false, ...ALL_FILES };
   const owned = frag('owner_id = ?', identity.sub);
   const shared = grantFilter(identity, 'any', 'preview');
   let who: Sql;
@@ -140,5 +158,7 @@ export function userScope(identity: Identity, o: { allVersions: boolean; sharedW
     shared: null,
     personal: who,
     shareable: false,
+    // Own or shared with at least `preview`: every file is readable (`read_draft`/`read_files`).
+    ...ALL_FILES,
   };
 }

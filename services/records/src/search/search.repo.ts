@@ -12,7 +12,8 @@
  */
 import { Errors, type Knex, prepared, searchVectorSql } from '@rdm/platform';
 import type { ItemDoc } from '../model/rows.js';
-import { aggregationSql } from './facet-sql.js';
+import { aggregationSql, fileTypeRowsSql } from './facet-sql.js';
+import { FILES_READABLE_COLUMN } from './files-guard.js';
 import type { AggRow } from './indexer.js';
 import type { SearchDocRow } from './search-doc.js';
 import type { Sql } from './sql.js';
@@ -193,9 +194,15 @@ export async function countHits(db: Knex, where: Sql): Promise<number> {
   return Number(rows[0]?.n ?? 0);
 }
 
-/** Facet rows of the documents matching `where` (see `aggregationSql`). */
-export async function facetRows(db: Knex, where: Sql, o: { isPublished?: boolean } = {}): Promise<AggRow[]> {
+/** Facet rows of the documents matching `where` (see `aggregationSql`; `fileTypes`: what counts as file types). */
+export async function facetRows(db: Knex, where: Sql, o: { isPublished?: boolean; fileTypes?: Sql } = {}): Promise<AggRow[]> {
   const q = aggregationSql(where, o);
+  return read<AggRow>(db, q.sql, q.bindings);
+}
+
+/** File-type facet rows only, of the documents matching `where` (see `fileTypeRowsSql`). */
+export async function fileTypeRows(db: Knex, where: Sql): Promise<AggRow[]> {
+  const q = fileTypeRowsSql(where);
   return read<AggRow>(db, q.sql, q.bindings);
 }
 
@@ -230,6 +237,11 @@ export interface MatchSearch {
   limit: number;
   offset: number;
   isPublished?: boolean;
+  /**
+   * The documents whose file data the caller may read (files-guard.ts): `where` and `rank` may
+   * read it as the column `rdm_files_readable`; file types of the others are not counted or filtered.
+   */
+  filesReadable: Sql;
 }
 
 /**
@@ -244,9 +256,14 @@ export async function searchMatches(
   const rank = m.rank ?? { sql: '0', bindings: [] };
   const facets = m.facets ?? { sql: 'TRUE', bindings: [] };
   const aggs = aggregationSql({ sql: 'TRUE', bindings: [] }, { isPublished: m.isPublished, from: 'm' });
+  // search_docs plus the guard column (a derived table the planner flattens: indexes still apply).
+  const source = `(SELECT *, ${m.filesReadable.sql} AS ${FILES_READABLE_COLUMN} FROM search_docs) AS search_docs`;
+  const columns = MATCH_COLUMNS.map((c) =>
+    c === 'file_types' ? `(CASE WHEN ${FILES_READABLE_COLUMN} THEN file_types END) AS file_types` : c,
+  );
   const sql = `
     WITH m AS MATERIALIZED (
-      SELECT ${MATCH_COLUMNS.join(', ')}, ${rank.sql} AS rank FROM search_docs WHERE ${m.where.sql}
+      SELECT ${columns.join(', ')}, ${rank.sql} AS rank FROM ${source} WHERE ${m.where.sql}
     ), h AS (
       SELECT id, kind, row_number() OVER (ORDER BY ${m.order}) AS ord
         FROM (SELECT * FROM m WHERE ${facets.sql} ORDER BY ${m.order} LIMIT ? OFFSET ?) AS page
@@ -255,7 +272,16 @@ export async function searchMatches(
            (SELECT coalesce(json_agg(json_build_object('kind', d.kind, 'doc', d.doc) ORDER BY h.ord), '[]'::json)
               FROM h JOIN search_docs d ON d.id = h.id AND d.kind = h.kind) AS hits,
            (SELECT coalesce(json_agg(agg_row), '[]'::json) FROM (${aggs.sql}) AS agg_row) AS aggs`;
-  const bindings = [...rank.bindings, ...m.where.bindings, ...facets.bindings, m.limit, m.offset, ...facets.bindings, ...aggs.bindings];
+  const bindings = [
+    ...rank.bindings,
+    ...m.filesReadable.bindings,
+    ...m.where.bindings,
+    ...facets.bindings,
+    m.limit,
+    m.offset,
+    ...facets.bindings,
+    ...aggs.bindings,
+  ];
   const [row] = await read<{ total: number; hits: { kind: 'draft' | 'record'; doc: ItemDoc }[]; aggs: AggRow[] }>(db, sql, bindings);
   return { hits: row.hits, total: Number(row.total), rows: row.aggs };
 }

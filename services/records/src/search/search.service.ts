@@ -10,7 +10,7 @@
  * with `q`; else `mostrecent` for published records and `updated-desc` for the caller's records.
  * `sortBy` echoes the sort as given.
  */
-import { type Aggregation, first, type Identity, type ListArgs, type MsgLogger, parseListArgs } from '@rdm/platform';
+import { type Aggregation, first, type Identity, isAdmin, isSystem, type ListArgs, type MsgLogger, parseListArgs } from '@rdm/platform';
 import type { VocabulariesPort } from '../domain/ports.js';
 import { recordsPolicy } from '../domain/records.policy.js';
 import { facetLinkParams, parseBool, parseFacetFilters } from './facet-params.js';
@@ -65,6 +65,12 @@ export interface RecordSearchDeps {
   now?: () => Date;
   /** Resolve a community id or slug (404 when unknown) and whether the caller is a member. */
   resolveCommunity?: (identity: Identity, idOrSlug: string) => Promise<{ id: string; member: boolean }>;
+  /**
+   * Ids of the communities the caller is an active member of (any role; the communities roles
+   * RPC, cached briefly): members read the restricted records of their communities. Without it,
+   * searches ignore community memberships.
+   */
+  memberships?: (userId: string) => Promise<string[]>;
 }
 
 interface Plan {
@@ -85,8 +91,9 @@ export class RecordSearchService {
   /** GET /api/records: published, latest (unless `allversions`), readable records. */
   async searchRecords(identity: Identity, query: Query): Promise<SearchResult> {
     const allVersions = parseBool('allversions', first(query.allversions)) ?? false;
+    const memberOf = await this.memberOf(identity);
     return this.run(query, {
-      scope: { kind: 'published', identity, allVersions },
+      scope: { kind: 'published', identity, allVersions, memberOf },
       defaultSort: 'mostrecent',
       params: { allversions: allVersions ? 'true' : undefined },
     });
@@ -102,8 +109,9 @@ export class RecordSearchService {
     const { id: communityId, member } = this.d.resolveCommunity
       ? await this.d.resolveCommunity(identity, idOrSlug)
       : { id: idOrSlug, member: false };
+    const memberOf = member ? undefined : await this.memberOf(identity);
     return this.run(query, {
-      scope: { kind: 'published', identity, allVersions, communityId, member },
+      scope: { kind: 'published', identity, allVersions, communityId, member, memberOf },
       defaultSort: 'mostrecent',
       params: { allversions: allVersions ? 'true' : undefined },
     });
@@ -123,6 +131,20 @@ export class RecordSearchService {
         shared_with_me: sharedWithMe === undefined ? undefined : String(sharedWithMe),
       },
     });
+  }
+
+  /**
+   * The caller's communities (none for anonymous callers, administrators and the system, who
+   * need none). The communities service being away only narrows the search (logged), never fails it.
+   */
+  private async memberOf(identity: Identity): Promise<string[] | undefined> {
+    if (!this.d.memberships || identity.sub === null || isAdmin(identity) || isSystem(identity)) return undefined;
+    try {
+      return await this.d.memberships(identity.sub);
+    } catch (err) {
+      this.d.logger?.warn({ err }, 'community memberships unavailable: searching without them');
+      return undefined;
+    }
   }
 
   private async run(query: Query, plan: Plan): Promise<SearchResult> {
