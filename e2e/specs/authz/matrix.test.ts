@@ -79,10 +79,6 @@ const TABLE: Row[] = [
     call: 'GET /api/records?q=id:{restrictedRecord}',
     hits: true,
     expect: '0 1 0 1 1 1',
-    known: {
-      actors: ['curator', 'communityOwner'],
-      why: "search ignores the record's communities until records' app.ts gives RecordSearchService its `memberships` (the roles RPC)",
-    },
   },
   { call: 'GET /api/records?q=id:{restrictedFiles}', hits: true, expect: '1 1 1 1 1 1' },
   { call: 'GET /api/records?q=id:{restrictedFiles} AND files.entries.key:hiddenfile*', hits: true, expect: '0 1 0 1 0 0' },

@@ -17,7 +17,7 @@ import { headers as natsHeaders, type Msg, type MsgHdrs, type NatsConnection, ty
 import { connect } from '@nats-io/transport-node';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { AppError, Errors, type FieldError, INTERNAL_MESSAGE, isAppError } from './errors.js';
+import { AppError, Errors, type FieldError, isAppError, RETRY_AFTER_SECONDS, toAppError } from './errors.js';
 import type { Logger } from './logger.js';
 
 /** Minimal logger shape used by the messaging modules (pino fits). */
@@ -192,9 +192,11 @@ export function serveRpc<Req = unknown, Res = unknown>(
         if (err.status >= 500) opts.logger.error({ err, subject }, 'rpc handler failed');
         reply = errorReply(err);
       } else {
-        // Why: unknown errors are bugs; their text may leak internals, so only the log sees it.
-        opts.logger.error({ err, subject }, 'rpc handler crashed');
-        reply = errorReply(new AppError('internal_error', 500, INTERNAL_MESSAGE));
+        // Why toAppError: a lost database connection is an outage (503, the caller may retry), not
+        // a bug; anything else unknown is a bug whose text may leak internals, so only the log sees it.
+        const appErr = toAppError(err);
+        opts.logger.error({ err, subject }, appErr.status === 503 ? 'rpc handler: dependency unavailable' : 'rpc handler crashed');
+        reply = errorReply(appErr);
       }
     }
     if (msg.reply) msg.respond(reply);
@@ -353,7 +355,9 @@ export async function callRpc<T = unknown>(nc: NatsConnection, subject: string, 
   const e = body?.error;
   if (body?.ok === false && e && typeof e.status === 'number') {
     const fieldErrors = Array.isArray(e.errors) ? (e.errors as FieldError[]) : undefined;
-    throw new AppError(String(e.code ?? 'error'), e.status, String(e.message ?? ''), { fieldErrors });
+    // A 503 passed on keeps its Retry-After, as the service that answered it would have sent it.
+    const headers = e.status === 503 ? { 'Retry-After': String(RETRY_AFTER_SECONDS) } : undefined;
+    throw new AppError(String(e.code ?? 'error'), e.status, String(e.message ?? ''), { fieldErrors, headers });
   }
   throw new AppError('internal_error', 500, `Malformed reply from ${subject}.`);
 }

@@ -111,6 +111,8 @@ export function createApp(deps: AppDeps) {
     vocabularies: deps.vocabularies,
     logger: deps.logger,
     resolveCommunity: communities ? (identity, idOrSlug) => communities.resolveForSearch(identity, idOrSlug) : undefined,
+    // Members of a record's communities may read it: the user's communities (roles RPC, cached).
+    memberships: deps.communities ? async (userId) => Object.keys(await (deps.communities as CommunitiesPort).roles(userId)) : undefined,
   });
   const urls = { baseUrl: deps.config.PUBLIC_BASE_URL, doiResolverUrl: deps.config.DOI_RESOLVER_URL };
   registerSearchRoutes(router, { search, ...urls });

@@ -50,6 +50,15 @@ beforeAll(async () => {
       },
       { queue: 'test', logger },
     ),
+    serveRpc(
+      nats.nc,
+      `${ns}.db-down`,
+      async () => {
+        // What pg throws when PostgreSQL is gone mid-request.
+        throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5947'), { code: 'ECONNREFUSED' });
+      },
+      { queue: 'test', logger },
+    ),
     serveRpc(nats.nc, `${ns}.slow`, () => new Promise((r) => setTimeout(() => r('late'), 1500)), { queue: 'test', logger }),
     serveRpc(nats.nc, `${ns}.nothing`, async () => undefined, { queue: 'test', logger }),
   );
@@ -116,6 +125,13 @@ describe(callRpc.name, () => {
     const sut = await caught(callRpc(nats.nc, `${ns}.bug`, {}));
     expect(sut).toMatchObject({ status: 500, code: 'internal_error' });
     expect(sut.message).not.toContain('hunter2');
+  });
+
+  it('should answer a lost database connection in the handler as 503 with Retry-After, not 500', async () => {
+    const sut = await caught(callRpc(nats.nc, `${ns}.db-down`, {}));
+    expect(sut).toMatchObject({ status: 503, message: 'Service unavailable.' });
+    expect(sut.headers?.['Retry-After']).toMatch(/^\d+$/);
+    expect(sut.message).not.toContain('ECONNREFUSED');
   });
 
   it('should throw RpcError (503) when nobody serves the subject', async () => {
