@@ -9,7 +9,7 @@ import {
   type NatsHandle,
   Router,
 } from '@rdm/platform';
-import { oaiPrefix, type RecordsConfig } from './config.js';
+import { managedDoiPrefix, oaiPrefix, type RecordsConfig } from './config.js';
 import { CommunitiesComponent } from './domain/communities.component.js';
 import { CommunityRecordsComponent } from './domain/community-records.component.js';
 import { DeletionComponent } from './domain/deletion.component.js';
@@ -37,7 +37,9 @@ import { RecordSearchService } from './search/search.service.js';
 /** What createApp needs. */
 export interface AppDeps {
   config: Pick<RecordsConfig, 'PUBLIC_BASE_URL' | 'IDENTITY_SECRET' | 'DOI_PREFIX' | 'DOI_RESOLVER_URL' | 'OAI_ID_PREFIX' | 'SITE_NAME'> &
-    Partial<Pick<RecordsConfig, 'RESTRICTION_GRACE_PERIOD_DAYS' | 'ALLOW_RESTRICTION_AFTER_GRACE_PERIOD'>>;
+    Partial<
+      Pick<RecordsConfig, 'RESTRICTION_GRACE_PERIOD_DAYS' | 'ALLOW_RESTRICTION_AFTER_GRACE_PERIOD' | 'DOI_PROVIDER' | 'DATACITE_PREFIX'>
+    >;
   logger: Logger;
   db: Knex;
   files: FilesPort;
@@ -73,7 +75,8 @@ export function createApp(deps: AppDeps) {
     logger: deps.logger,
     config: {
       baseUrl: deps.config.PUBLIC_BASE_URL,
-      doiPrefix: deps.config.DOI_PREFIX,
+      doiPrefix: managedDoiPrefix(deps.config),
+      doiProvider: deps.config.DOI_PROVIDER === 'datacite' ? 'datacite' : 'local',
       oaiPrefix: oaiPrefix(deps.config),
       siteName: deps.config.SITE_NAME,
       restrictionGraceDays: deps.config.ALLOW_RESTRICTION_AFTER_GRACE_PERIOD ? null : (deps.config.RESTRICTION_GRACE_PERIOD_DAYS ?? 30),
