@@ -96,7 +96,7 @@ export function createApp(deps: AppDeps) {
   }
   const router = new Router<AppState>();
   registerOpenApiRoute(router);
-  registerInteropRoutes(router, { ...deps, service }); // exports + /oai2d, before the records routes (content negotiation)
+  const { signposting } = registerInteropRoutes(router, { ...deps, service }); // exports + /oai2d, before the records routes (content negotiation)
   const communities = parts?.recordCommunities;
   const search = new RecordSearchService({
     index,
@@ -113,7 +113,7 @@ export function createApp(deps: AppDeps) {
   const deletion = new DeletionComponent({ db: deps.db, index, vocabularies: deps.vocabularies });
   registerDeletionRoutes(router, deletion);
   registerAbuseRoutes(router, new AbuseComponent({ db: deps.db }));
-  registerRecordsRoutes(router, { service, review: parts?.review, ...urls });
+  registerRecordsRoutes(router, { service, review: parts?.review, signposting, ...urls });
   const accessLinks = new AccessLinksComponent({
     db: deps.db,
     secret: deps.config.IDENTITY_SECRET,
