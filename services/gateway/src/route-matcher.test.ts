@@ -139,8 +139,10 @@ describe(RouteMatcher.name, () => {
   it('should have every route pattern well formed and unique', () => {
     const seen = new Set<string>();
     for (const r of ROUTES) {
-      // Everything lives under /api but the OAI-PMH base URL, which harvesters expect at /oai2d.
-      if (r.pattern !== '/oai2d') expect(r.pattern).toMatch(/^\/api(\/([A-Za-z0-9._-]+|\{[a-z_]+\+?\}))+$/);
+      // Everything lives under /api but the OAI-PMH base URL, which harvesters expect at /oai2d,
+      // and the sitemap crawlers expect at the root.
+      if (!['/oai2d', '/sitemap.xml', '/sitemaps/{name}'].includes(r.pattern))
+        expect(r.pattern).toMatch(/^\/api(\/([A-Za-z0-9._-]+|\{[a-z_]+\+?\}))+$/);
       expect(seen.has(r.pattern), r.pattern).toBe(false);
       seen.add(r.pattern);
       expect(r.methods.length).toBeGreaterThan(0);

@@ -172,6 +172,9 @@ export const ROUTES: readonly RouteSpec[] = [
   },
   // Why outside /api: OAI-PMH harvesters (OpenAIRE, BASE) expect InvenioRDM's base URL `/oai2d`.
   { pattern: '/oai2d', methods: ['GET', 'POST'], service: 'records', summary: 'OAI-PMH 2.0 provider (all six verbs)' },
+  // Why outside /api: crawlers read `/sitemap.xml` at the site root (sitemaps.org; robots.txt).
+  { pattern: '/sitemap.xml', methods: ['GET'], service: 'records', summary: 'Sitemap of the public records' },
+  { pattern: '/sitemaps/{name}', methods: ['GET'], service: 'records', summary: 'One page of the sitemap index' },
 
   // ── files ──────────────────────────────────────────────────────────────────────────────────
   ...fileRoutes(`${R}/draft`, 'files', true),

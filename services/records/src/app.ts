@@ -9,7 +9,7 @@ import {
   type NatsHandle,
   Router,
 } from '@rdm/platform';
-import { oaiPrefix, type RecordsConfig } from './config.js';
+import { managedDoiPrefix, oaiPrefix, type RecordsConfig } from './config.js';
 import { CommunitiesComponent } from './domain/communities.component.js';
 import { CommunityRecordsComponent } from './domain/community-records.component.js';
 import { DeletionComponent } from './domain/deletion.component.js';
@@ -47,6 +47,8 @@ export interface AppDeps {
         | 'ALLOW_RESTRICTION_AFTER_GRACE_PERIOD'
         | 'ABUSE_REPORTS_PER_WINDOW'
         | 'ABUSE_REPORTS_WINDOW_SECONDS'
+        | 'DOI_PROVIDER'
+        | 'DATACITE_PREFIX'
       >
     >;
   logger: Logger;
@@ -84,7 +86,8 @@ export function createApp(deps: AppDeps) {
     logger: deps.logger,
     config: {
       baseUrl: deps.config.PUBLIC_BASE_URL,
-      doiPrefix: deps.config.DOI_PREFIX,
+      doiPrefix: managedDoiPrefix(deps.config),
+      doiProvider: deps.config.DOI_PROVIDER === 'datacite' ? 'datacite' : 'local',
       oaiPrefix: oaiPrefix(deps.config),
       siteName: deps.config.SITE_NAME,
       restrictionGraceDays: deps.config.ALLOW_RESTRICTION_AFTER_GRACE_PERIOD ? null : (deps.config.RESTRICTION_GRACE_PERIOD_DAYS ?? 30),
@@ -104,7 +107,7 @@ export function createApp(deps: AppDeps) {
   }
   const router = new Router<AppState>();
   registerOpenApiRoute(router);
-  registerInteropRoutes(router, { ...deps, service }); // exports + /oai2d, before the records routes (content negotiation)
+  const { signposting } = registerInteropRoutes(router, { ...deps, service }); // exports + /oai2d, before the records routes (content negotiation)
   const communities = parts?.recordCommunities;
   const search = new RecordSearchService({
     index,
@@ -126,7 +129,7 @@ export function createApp(deps: AppDeps) {
     max: deps.config.ABUSE_REPORTS_PER_WINDOW ?? 5,
     windowMs: (deps.config.ABUSE_REPORTS_WINDOW_SECONDS ?? 600) * 1000,
   });
-  registerRecordsRoutes(router, { service, review: parts?.review, ...urls });
+  registerRecordsRoutes(router, { service, review: parts?.review, signposting, ...urls });
   const accessLinks = new AccessLinksComponent({
     db: deps.db,
     secret: deps.config.IDENTITY_SECRET,

@@ -17,6 +17,31 @@ export const configProperties = {
     pattern: '^https?://[^/]+(/.*[^/])?$',
     description: 'Base of `links.doi`/`self_doi`/`parent_doi` (https://handle.test.datacite.org in DataCite test mode).',
   },
+  DOI_PROVIDER: {
+    type: 'string',
+    enum: ['local', 'datacite'],
+    default: 'local',
+    description: '`local`: managed DOIs are registered in this database only; `datacite`: also registered at DataCite (src/datacite/).',
+  },
+  DATACITE_URL: {
+    type: 'string',
+    default: 'https://api.test.datacite.org',
+    pattern: '^https?://',
+    description: "DataCite's REST API (the test service by default; https://api.datacite.org in production).",
+  },
+  DATACITE_PREFIX: {
+    type: 'string',
+    default: '',
+    pattern: '^(10\\.\\d{4,9})?$',
+    description: 'DOI prefix of the DataCite repository; empty = DOI_PREFIX.',
+  },
+  DATACITE_USERNAME: {
+    type: 'string',
+    default: '',
+    description: 'DataCite repository id (e.g. `ABCD.EFGH`); required with DOI_PROVIDER=datacite.',
+  },
+  DATACITE_PASSWORD: { type: 'string', default: '', description: 'DataCite repository password; required with DOI_PROVIDER=datacite.' },
+  DATACITE_TIMEOUT_MS: { type: 'integer', default: 10000, minimum: 100, description: 'Timeout of one DataCite call (then retried).' },
   OAI_ID_PREFIX: {
     type: 'string',
     default: '',
@@ -95,6 +120,22 @@ export type RecordsConfig = ConfigOf<typeof configProperties>;
 export function oaiPrefix(config: Pick<RecordsConfig, 'OAI_ID_PREFIX' | 'PUBLIC_BASE_URL'>): string {
   if (config.OAI_ID_PREFIX) return config.OAI_ID_PREFIX;
   return new URL(config.PUBLIC_BASE_URL).hostname;
+}
+
+/** The managed DOI prefix: DATACITE_PREFIX with the DataCite provider (when set), else DOI_PREFIX. */
+export function managedDoiPrefix(
+  config: Pick<RecordsConfig, 'DOI_PREFIX'> & Partial<Pick<RecordsConfig, 'DOI_PROVIDER' | 'DATACITE_PREFIX'>>,
+): string {
+  return config.DOI_PROVIDER === 'datacite' && config.DATACITE_PREFIX ? config.DATACITE_PREFIX : config.DOI_PREFIX;
+}
+
+/** Configuration errors the schema cannot say (the DataCite credentials go together with the provider). */
+export function dataciteConfigErrors(config: Pick<RecordsConfig, 'DOI_PROVIDER' | 'DATACITE_USERNAME' | 'DATACITE_PASSWORD'>): string[] {
+  if (config.DOI_PROVIDER !== 'datacite') return [];
+  const errors: string[] = [];
+  if (!config.DATACITE_USERNAME) errors.push('DATACITE_USERNAME is required with DOI_PROVIDER=datacite');
+  if (!config.DATACITE_PASSWORD) errors.push('DATACITE_PASSWORD is required with DOI_PROVIDER=datacite');
+  return errors;
 }
 
 /** Recipients and sender of e-mails, defaults applied. */

@@ -3,9 +3,13 @@
  * consumers (files committed, requests accepted / status, access requests, usage statistics, mailers), the embargo
  * job and the membership watch (`tsx src/main.ts`); `tsx src/main.ts migrate` migrates and exits.
  */
-import { ensureStream, loadConfig, serviceMain } from '@rdm/platform';
+import { ConfigError, ensureStream, loadConfig, serviceMain } from '@rdm/platform';
 import { createApp } from './app.js';
-import { configProperties, mailAddresses } from './config.js';
+import { configProperties, dataciteConfigErrors, mailAddresses } from './config.js';
+import { DataCiteClient } from './datacite/client.js';
+import { dataciteWorkers } from './datacite/doi.consumer.js';
+import { DoiSync } from './datacite/doi-sync.js';
+import { VocabPropsCache } from './export/vocab-props.js';
 import { EmbargoLifter } from './domain/embargo.job.js';
 import { accessRequestWorkers } from './events/access-requests.consumer.js';
 import { filesCommittedWorker } from './events/files-committed.consumer.js';
@@ -23,7 +27,12 @@ import { STATS_STREAM, StatsPublisher } from './stats/publisher.js';
 
 await serviceMain({
   name: 'records',
-  loadConfig: () => loadConfig(configProperties, process.env),
+  loadConfig: () => {
+    const config = loadConfig(configProperties, process.env);
+    const problems = dataciteConfigErrors(config);
+    if (problems.length) throw new ConfigError(problems);
+    return config;
+  },
   migrations: new URL('./db/migrations', import.meta.url),
   async start({ config, logger, db, nats }) {
     const { nc, js, jsm } = nats;
@@ -33,6 +42,7 @@ await serviceMain({
     // requests service's subjects (services/requests/src/events/streams.ts) so neither rewrites it.
     await ensureStream(jsm, { name: 'REQUESTS', subjects: ['rdm.requests.request.>'] });
     const communities = new RpcCommunitiesClient(nc, config.RPC_TIMEOUT_MS, config.COMMUNITIES_ROLES_TTL_MS);
+    const vocabularies = new RpcVocabulariesClient(nc, config.RPC_TIMEOUT_MS);
     const { app, health, service, review, saga, index, stats, accessLinks, accessEffects } = createApp({
       statsPublisher: new StatsPublisher(js),
       config,
@@ -40,11 +50,35 @@ await serviceMain({
       db,
       nc,
       files: new RpcFilesClient(nc, config.FILES_RPC_TIMEOUT_MS),
-      vocabularies: new RpcVocabulariesClient(nc, config.RPC_TIMEOUT_MS),
+      vocabularies,
       requests: new RpcRequestsClient(nc, config.REQUESTS_RPC_TIMEOUT_MS, config.REQUESTS_ACTION_TIMEOUT_MS),
       communities,
     });
     const smtpUrl = await smtpUrlOrDevSink(config, logger);
+    // DOI_PROVIDER=datacite: DOIs are registered at DataCite by consumers of the outbox events.
+    const datacite =
+      config.DOI_PROVIDER === 'datacite'
+        ? dataciteWorkers({
+            db,
+            nats,
+            logger,
+            sync: new DoiSync({
+              db,
+              index,
+              client: new DataCiteClient({
+                url: config.DATACITE_URL,
+                username: config.DATACITE_USERNAME,
+                password: config.DATACITE_PASSWORD,
+                timeoutMs: config.DATACITE_TIMEOUT_MS,
+              }),
+              props: new VocabPropsCache(vocabularies, { logger }),
+              baseUrl: config.PUBLIC_BASE_URL,
+              siteName: config.SITE_NAME,
+              doiResolverUrl: config.DOI_RESOLVER_URL,
+              logger,
+            }),
+          })
+        : [];
     let stopMemberWatch: (() => Promise<void>) | undefined;
     return {
       app,
@@ -74,6 +108,7 @@ await serviceMain({
           baseUrl: config.PUBLIC_BASE_URL,
           secret: config.IDENTITY_SECRET,
         }),
+        ...datacite,
       ],
     };
   },

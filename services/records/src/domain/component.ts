@@ -21,6 +21,8 @@ export interface RecordsServiceConfig {
   doiPrefix: string;
   oaiPrefix: string;
   siteName: string;
+  /** `local` (default: DOIs registered in this database only) or `datacite` (registered at DataCite by `src/datacite/`). */
+  doiProvider?: 'local' | 'datacite';
   /** Days after draft creation during which public → restricted is allowed (null: always). */
   restrictionGraceDays?: number | null;
 }

@@ -4,11 +4,18 @@
  * of a public record) or external DOIs supplied by the client, OAI identifiers minted at publish
  * for public records, and the parent's concept DOI.
  *
+ * With `doiProvider: 'datacite'` the managed DOIs are also registered at DataCite, never on the
+ * request's path: each change (reserve, discard, publish of a record and of its concept DOI)
+ * writes `rdm.records.doi.changed` in its transaction and the DOI consumer (`src/datacite/`)
+ * brings DataCite up to date. `pids.doi.status` shows where it stands: `new` (reserved on a
+ * draft; a DataCite draft DOI), `reserved` (published, registration pending; pid row `K`),
+ * `registered` (findable at DataCite; row `R`). The local provider (default) shows no status.
+ *
  * When to use: the lifecycle hooks (`onCreate`, `onUpdate`, `onPublishCheck`, `onPublish`,
  * `onDeleteDraft`) from RecordsService, and the `…/draft/pids/<scheme>` operations. `validate`
  * gives the save-time field errors (also the publish-time 400s). Rows of `pids` through the repo.
  */
-import { Errors, type FieldError, type Identity, type Knex, withTransaction } from '@rdm/platform';
+import { Errors, type FieldError, type Identity, type Knex, withTransaction, writeOutbox } from '@rdm/platform';
 import * as repo from '../repo/records.repo.js';
 import type { AccessComponent } from './access.component.js';
 import { ctxOf } from './access.component.js';
@@ -101,7 +108,7 @@ async function validatePids(
 export interface PidsDeps {
   db: Knex;
   index: SearchIndexPort;
-  config: Pick<RecordsServiceConfig, 'doiPrefix' | 'siteName' | 'oaiPrefix'>;
+  config: Pick<RecordsServiceConfig, 'doiPrefix' | 'siteName' | 'oaiPrefix' | 'doiProvider'>;
   access: AccessComponent;
   files: FilesComponent;
 }
@@ -113,12 +120,37 @@ export interface PublishedPids {
   parentChanged: boolean;
 }
 
+/** `pids.doi.status` of a pid row status. */
+const STATUS_OF = { N: 'new', K: 'reserved', R: 'registered' } as const;
+
 /** Persistent identifiers through the lifecycle. */
 export class PidsComponent {
   private readonly cfg: PidsConfig;
+  private readonly datacite: boolean;
 
   constructor(private readonly d: PidsDeps) {
     this.cfg = { doiPrefix: d.config.doiPrefix, siteName: d.config.siteName };
+    this.datacite = d.config.doiProvider === 'datacite';
+  }
+
+  /** Tell the DataCite provider that a managed DOI changed (DataCite mode only; inside `trx`). */
+  private async changed(trx: Knex.Transaction, doi: string, recordId: string, reason: 'reserved' | 'discarded' | 'published') {
+    if (!this.datacite) return;
+    await writeOutbox(trx, {
+      subject: 'rdm.records.doi.changed',
+      aggregate: { type: 'pid', id: doi, revision: 0 },
+      data: { doi, record_id: recordId, reason },
+    });
+  }
+
+  /** `pids.doi.status` is the server's: a sent one is replaced by the stored one (DataCite mode) or dropped. */
+  private async withStoredStatus(db: Knex | Knex.Transaction, pids: Record<string, PidValue>, id: string): Promise<void> {
+    const doi = pids?.doi;
+    if (!doi || typeof doi !== 'object') return;
+    Reflect.deleteProperty(doi, 'status');
+    if (!this.datacite || doi.provider !== 'datacite' || typeof doi.identifier !== 'string') return;
+    const row = await repo.findPid(db, 'doi', doi.identifier);
+    if (row && row.record_id === id) doi.status = STATUS_OF[row.status as keyof typeof STATUS_OF];
   }
 
   /** Create: the sent pids, validated (save-time errors). */
@@ -127,6 +159,7 @@ export class PidsComponent {
     w.patch.pids = pids;
     for (const e of await validatePids(trx, pids, { recordId: id, metadata: w.patch.metadata ?? {} }, this.cfg))
       fieldErrors.add(w.errors, e);
+    await this.withStoredStatus(trx, pids, id);
   }
 
   /** Update (locked draft): the sent pids (or the current ones), validated; a reserved DOI dropped is released. */
@@ -136,10 +169,14 @@ export class PidsComponent {
     w.patch.pids = pids;
     for (const e of await validatePids(trx, pids, { recordId: id, metadata: w.patch.metadata ?? {} }, this.cfg))
       fieldErrors.add(w.errors, e);
+    await this.withStoredStatus(trx, pids, id);
     const oldDoi = locked.pids?.doi?.identifier;
     if (oldDoi && oldDoi !== pids?.doi?.identifier) {
       const row = await repo.findPid(trx, 'doi', oldDoi);
-      if (row && row.status === 'N' && row.record_id === id) await repo.deletePid(trx, 'doi', oldDoi);
+      if (row && row.status === 'N' && row.record_id === id) {
+        await repo.deletePid(trx, 'doi', oldDoi);
+        await this.changed(trx, oldDoi, id, 'discarded');
+      }
     }
   }
 
@@ -162,14 +199,24 @@ export class PidsComponent {
     if (pids.doi) {
       const doi = pids.doi;
       const row = doi.identifier ? await repo.findPid(trx, 'doi', doi.identifier) : undefined;
-      const registered = row?.status === 'R' && row.record_id === id;
+      const registered = (row?.status === 'R' || row?.status === 'K') && row.record_id === id;
       if (!isPublic && doi.provider === 'datacite' && !registered) {
         // Restricted records get no DOI: an unregistered managed DOI is deleted.
         Reflect.deleteProperty(pids, 'doi');
-        if (row && row.record_id === id) await repo.deletePid(trx, 'doi', doi.identifier);
+        if (row && row.record_id === id) {
+          await repo.deletePid(trx, 'doi', doi.identifier);
+          await this.changed(trx, doi.identifier, id, 'discarded');
+        }
       } else if (doi.identifier) {
         if (row && row.record_id !== id) throw RecordErrors.pidTaken('doi', doi.identifier);
-        await repo.upsertPid(trx, { scheme: 'doi', identifier: doi.identifier, record_id: id, provider: doi.provider, status: 'R' });
+        const managed = this.datacite && doi.provider === 'datacite';
+        // DataCite mode: registered only once DataCite said so (the DOI consumer); until then reserved.
+        const status = managed && row?.status !== 'R' ? 'K' : 'R';
+        pids.doi = { ...doi };
+        Reflect.deleteProperty(pids.doi, 'status');
+        if (managed) pids.doi.status = STATUS_OF[status];
+        await repo.upsertPid(trx, { scheme: 'doi', identifier: doi.identifier, record_id: id, provider: doi.provider, status });
+        if (managed) await this.changed(trx, doi.identifier, id, 'published');
       }
     }
     if (isPublic && !pids.oai) pids.oai = { identifier: oaiIdentifier(this.d.config.oaiPrefix, id), provider: 'oai' };
@@ -180,15 +227,23 @@ export class PidsComponent {
     const parentChanged = pids.doi?.provider === 'datacite' && !parentPids.doi;
     if (parentChanged) {
       const conceptDoi = managedDoi(this.d.config.doiPrefix, parent.id);
-      parentPids = { ...parentPids, doi: { identifier: conceptDoi, provider: 'datacite', client: 'datacite' } };
-      await repo.upsertPid(trx, { scheme: 'doi', identifier: conceptDoi, record_id: parent.id, provider: 'datacite', status: 'R' });
+      const status = this.datacite ? 'K' : 'R';
+      const pid: PidValue = { identifier: conceptDoi, provider: 'datacite', client: 'datacite' };
+      if (this.datacite) pid.status = STATUS_OF[status];
+      parentPids = { ...parentPids, doi: pid };
+      await repo.upsertPid(trx, { scheme: 'doi', identifier: conceptDoi, record_id: parent.id, provider: 'datacite', status });
+    }
+    // The concept DOI follows the latest version's metadata (the consumer reads it after commit).
+    if (parentPids.doi?.provider === 'datacite' && pids.doi?.provider === 'datacite' && isPublic) {
+      await this.changed(trx, parentPids.doi.identifier, parent.id, 'published');
     }
     return { pids, parentPids, parentChanged };
   }
 
-  /** Delete draft: its unregistered pids go with it. */
-  onDeleteDraft(trx: Knex.Transaction, id: string): Promise<void> {
-    return repo.deleteNewPids(trx, id);
+  /** Delete draft: its unregistered pids go with it (DataCite: its draft DOI too). */
+  async onDeleteDraft(trx: Knex.Transaction, id: string): Promise<void> {
+    if (this.datacite) for (const doi of await repo.newDoisOf(trx, id)) await this.changed(trx, doi, id, 'discarded');
+    await repo.deleteNewPids(trx, id);
   }
 
   /** POST /api/records/{id}/draft/pids/{scheme}: reserve a managed DOI. */
@@ -206,8 +261,11 @@ export class PidsComponent {
       const existing = await repo.findPid(trx, 'doi', doi);
       if (existing && existing.record_id !== id) throw RecordErrors.pidTaken('doi', doi);
       if (!existing) await repo.upsertPid(trx, { scheme: 'doi', identifier: doi, record_id: id, provider: 'datacite', status: 'N' });
-      const pids = { ...(locked.pids ?? {}), doi: { identifier: doi, provider: 'datacite', client: 'datacite' } };
+      const pid: PidValue = { identifier: doi, provider: 'datacite', client: 'datacite' };
+      if (this.datacite) pid.status = 'new';
+      const pids = { ...(locked.pids ?? {}), doi: pid };
       const doc = await this.writePids(trx, locked, pids, parent, hasRecord, summary);
+      await this.changed(trx, doi, id, 'reserved');
       return { kind: 'draft' as const, doc };
     });
   }
@@ -227,14 +285,17 @@ export class PidsComponent {
     const pid = draft.pids?.doi;
     if (!pid?.identifier) throw Errors.pidDoesNotExist();
     const row = await repo.findPid(this.d.db, 'doi', pid.identifier);
-    if (row && row.status === 'R') throw RecordErrors.cannotDiscardPid('doi');
+    if (row && row.status !== 'N') throw RecordErrors.cannotDiscardPid('doi');
     const { summary } = await this.d.files.summaryOf(draft, hasRecord);
     await withTransaction(this.d.db, async (trx) => {
       const locked = await repo.getDraft(trx, id, true);
       if (!locked) throw Errors.pidDoesNotExist();
       const pids = { ...(locked.pids ?? {}) };
       Reflect.deleteProperty(pids, 'doi');
-      if (row && row.record_id === id) await repo.deletePid(trx, 'doi', pid.identifier);
+      if (row && row.record_id === id) {
+        await repo.deletePid(trx, 'doi', pid.identifier);
+        await this.changed(trx, pid.identifier, id, 'discarded');
+      }
       await this.writePids(trx, locked, pids, parent, hasRecord, summary);
     });
   }

@@ -12,6 +12,7 @@ import { dublinCoreXml } from './dublincore.js';
 import { dcatXml, geoJson } from './geo-dcat.js';
 import { marcXml } from './marcxml.js';
 import { schemaOrg } from './schemaorg.js';
+import { landingLinks, linkset } from './signposting.js';
 import { uiJson } from './ui.js';
 import type { ExportContext, RecordJson } from './util.js';
 import { xmlDocument } from './xml.js';
@@ -88,7 +89,18 @@ export const EXPORT_FORMATS: readonly ExportFormat[] = [
     contentType: 'application/vnd.geo+json; charset=utf-8',
     render: (r) => json(geoJson(r)),
   },
+  {
+    name: 'linkset',
+    mediaType: 'application/linkset+json',
+    contentType: 'application/linkset+json; charset=utf-8',
+    render: (r, c) => json(linkset(landingLinks(r, c, describedByTypes()))),
+  },
 ];
+
+/** Media types a record's metadata is available in (`describedby` of signposting: every format but the linkset). */
+export function describedByTypes(): string[] {
+  return EXPORT_FORMATS.filter((f) => f.name !== 'linkset').map((f) => f.mediaType);
+}
 
 /** Aliases of format names (InvenioRDM's UI export names and common short forms). */
 const ALIASES: Record<string, string> = {
@@ -103,6 +115,7 @@ const ALIASES: Record<string, string> = {
   'csl-json': 'csl',
   bib: 'bibtex',
   ui: 'ui-json',
+  'linkset-json': 'linkset',
 };
 
 /** Every media type offered, in preference order (the 406 message lists them). */

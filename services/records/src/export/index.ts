@@ -1,13 +1,18 @@
 /**
  * Interoperability of the records service: export formats with content negotiation and the
- * OAI-PMH endpoint. `registerInteropRoutes(router, deps)` is the ONE call app.ts makes (before the
+ * OAI-PMH endpoint, FAIR signposting (`Link` header, linkset format) and the sitemap.
+ * `registerInteropRoutes(router, deps)` is the ONE call app.ts makes (before the
  * records routes, so that the negotiating `GET /api/records/:id` handler runs first). See INTEROP.md.
  */
 import type { AppState, Knex, Logger, Router } from '@rdm/platform';
 import { OaiProvider } from '../oai/oai.service.js';
 import { registerOaiRoutes } from '../oai/oai.routes.js';
 import { type CommunityLookup, OaiSets } from '../oai/sets.js';
+import { registerSitemapRoutes } from '../sitemap/sitemap.routes.js';
 import { registerExportRoutes } from './export.routes.js';
+import { describedByTypes } from './formats.js';
+import { landingLinks, linkHeader } from './signposting.js';
+import type { PropsLookup, RecordJson } from './util.js';
 import type { PublishedRecordReader } from './reader.js';
 import { VocabPropsCache, type VocabResolver } from './vocab-props.js';
 
@@ -24,6 +29,8 @@ export interface InteropDeps {
     DATACITE_DATACENTER_SYMBOL?: string;
     /** Optional: items per OAI-PMH ListRecords page (default 100). */
     OAI_PAGE_SIZE?: number;
+    /** Optional: URLs per sitemap file (default 50,000, the protocol's limit). */
+    SITEMAP_MAX_URLS?: number;
   };
   logger: Logger;
   db: Knex;
@@ -39,10 +46,29 @@ export function adminEmailOf(config: InteropDeps['config']): string {
   return `admin@${host.includes('.') ? host : `${host}.localdomain`}`;
 }
 
-/** Register the export routes and `/oai2d`; returns the OAI provider (tests, benchmarks). */
-export function registerInteropRoutes(router: Router<AppState>, deps: InteropDeps): { oai: OaiProvider } {
+/** The signposting `Link` header of a record read; `complete` false when vocabulary props were not at hand in time (do not cache it). */
+export type SignpostingHeader = (record: RecordJson) => Promise<{ link: string; complete: boolean }>;
+
+/** How long a record read waits for the resource type's props (a cache miss asks vocabularies). */
+const PROPS_WAIT_MS = 150;
+
+/** Register the export routes and `/oai2d`; returns the OAI provider (tests, benchmarks) and the signposting header of record reads. */
+export function registerInteropRoutes(router: Router<AppState>, deps: InteropDeps): { oai: OaiProvider; signposting: SignpostingHeader } {
   const c = deps.config;
   const props = new VocabPropsCache(deps.vocabularies, { logger: deps.logger });
+  const described = describedByTypes();
+  const signposting: SignpostingHeader = async (record) => {
+    // Why bounded: a published-record read never waits on another service; past the bound the
+    // header goes without the schema.org type (the lookup still fills the cache for the next read).
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<undefined>((r) => {
+      timer = setTimeout(() => r(undefined), PROPS_WAIT_MS);
+    });
+    const lookup: PropsLookup | undefined = await Promise.race([props.lookupFor([record]), late]);
+    clearTimeout(timer);
+    const ctx = { baseUrl: c.PUBLIC_BASE_URL, siteName: c.SITE_NAME, doiResolverUrl: c.DOI_RESOLVER_URL, props: lookup ?? (() => ({})) };
+    return { link: linkHeader(landingLinks(record, ctx, described)), complete: lookup !== undefined };
+  };
   registerExportRoutes(router, {
     reader: deps.service,
     props,
@@ -67,5 +93,6 @@ export function registerInteropRoutes(router: Router<AppState>, deps: InteropDep
     },
   });
   registerOaiRoutes(router, oai);
-  return { oai };
+  registerSitemapRoutes(router, { db: deps.db, baseUrl: c.PUBLIC_BASE_URL, maxUrls: c.SITEMAP_MAX_URLS });
+  return { oai, signposting };
 }

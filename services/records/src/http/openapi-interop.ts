@@ -64,6 +64,38 @@ export function interopPaths(): Json {
         },
       },
     },
+    '/sitemap.xml': {
+      get: {
+        operationId: 'sitemap',
+        summary: 'Sitemap of the public records (sitemaps.org 0.9): a urlset, or past 50,000 records a sitemap index',
+        tags: ['records'],
+        responses: {
+          '200': {
+            description: '`urlset` of landing pages with `lastmod`, or `sitemapindex` of `/sitemaps/records-<n>.xml`.',
+            headers: rate,
+            content: { 'application/xml': { schema: text } },
+          },
+          '401': ref('responses', 'InvalidToken'),
+        },
+      },
+    },
+    '/sitemaps/{name}': {
+      get: {
+        operationId: 'sitemapPage',
+        summary: 'One page of the sitemap index (`records-<n>.xml`)',
+        tags: ['records'],
+        parameters: [{ name: 'name', in: 'path', required: true, schema: text }],
+        responses: {
+          '200': {
+            description: 'A `urlset` of up to 50,000 landing pages.',
+            headers: rate,
+            content: { 'application/xml': { schema: text } },
+          },
+          ...common('404'),
+          '401': ref('responses', 'InvalidToken'),
+        },
+      },
+    },
     '/oai2d': {
       get: {
         operationId: 'oaiPmhGet',

@@ -13,6 +13,7 @@ import { buildDoc, serializeItem } from '../domain/serializers.js';
 import type { FilesPort } from '../domain/ports.js';
 import type { VocabulariesPort } from '../domain/ports.js';
 import { registerExportRoutes } from '../export/export.routes.js';
+import { registerSitemapRoutes } from '../sitemap/sitemap.routes.js';
 import { registerOaiRoutes } from '../oai/oai.routes.js';
 import { openapiFragment, toComponentSchema, writeFormSchemas } from './openapi.js';
 import { registerAbuseRoutes } from './abuse.routes.js';
@@ -125,6 +126,8 @@ describe(openapiFragment.name, () => {
         'GET /api/records/{id}/versions/latest',
         'GET /api/user/records',
         'GET /oai2d',
+        'GET /sitemap.xml',
+        'GET /sitemaps/{name}',
         'GET /api/communities/{id}/records',
         'DELETE /api/communities/{id}/records',
         'GET /api/records/{id}/draft/review',
@@ -200,6 +203,7 @@ describe(openapiFragment.name, () => {
     registerReviewRoutes(router, { review: {} as never, communities: {} as never, communityRecords: {} as never, baseUrl: BASE });
     registerExportRoutes(router, {} as never);
     registerOaiRoutes(router, {} as never);
+    registerSitemapRoutes(router, { db: {} as never, baseUrl: BASE });
     registerAccessRoutes(router, {} as never, {} as never);
     registerDeletionRoutes(router, {} as never);
     registerAbuseRoutes(router, {} as never);

@@ -526,7 +526,19 @@ function readSchemas(): Record<string, unknown> {
     RecordPids: {
       type: 'object',
       description: 'Persistent identifiers by scheme (`doi`, `oai`…).',
-      additionalProperties: obj({ identifier: str, provider: str, client: str }, ['identifier', 'provider']),
+      additionalProperties: obj(
+        {
+          identifier: str,
+          provider: str,
+          client: str,
+          status: {
+            type: 'string',
+            enum: ['new', 'reserved', 'registered'],
+            description: 'DOI_PROVIDER=datacite: where DataCite registration stands (read-only).',
+          },
+        },
+        ['identifier', 'provider'],
+      ),
     },
     Record: obj(
       {

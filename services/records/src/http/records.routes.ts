@@ -5,6 +5,7 @@
 import { type AppContext, type AppState, Errors, ifMatch, jsonBody, listEnvelope, type Router } from '@rdm/platform';
 import type { Context } from 'koa';
 import type { ItemView, RecordsService } from '../domain/records.service.js';
+import type { SignpostingHeader } from '../export/index.js';
 import type { ReviewComponent } from '../domain/review.component.js';
 import { serializeItem } from '../domain/serializers.js';
 import { type CachedRecordBody, RecordReadCache } from './record-read-cache.js';
@@ -16,6 +17,8 @@ export interface RecordsRoutesDeps {
   review?: ReviewComponent;
   baseUrl: string;
   doiResolverUrl: string;
+  /** FAIR signposting level 1 (`Link`); without it only the `linkset` link is sent. */
+  signposting?: SignpostingHeader;
 }
 
 const BODY_LIMIT = '2mb';
@@ -85,13 +88,16 @@ export function registerRecordsRoutes(router: Router<AppState>, deps: RecordsRou
       return;
     }
     const item = render(ctx as AppContext, result, 200, { fileLinks: true });
+    const signposting = deps.signposting
+      ? await deps.signposting(item as Parameters<SignpostingHeader>[0])
+      : { link: `<${item.links.self}> ; rel="linkset" ; type="application/linkset+json"`, complete: true };
     const rendered: CachedRecordBody = {
       stamp: result.stamp ?? '',
       body: Buffer.from(JSON.stringify(item)),
       etag: `"${result.doc.revision_id}"`,
-      link: `<${item.links.self}> ; rel="linkset" ; type="application/linkset+json"`,
+      link: signposting.link,
     };
-    if (key !== undefined && result.stamp !== undefined) readCache.set(key, rendered);
+    if (key !== undefined && result.stamp !== undefined && signposting.complete) readCache.set(key, rendered);
     sendRecord(ctx as AppContext, rendered);
   });
 

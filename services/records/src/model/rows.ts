@@ -17,6 +17,8 @@ export interface PidValue {
   identifier: string;
   provider: string;
   client?: string;
+  /** Managed DOIs with the DataCite provider: `new` (reserved on a draft), `reserved` (published, registration pending), `registered`. */
+  status?: 'new' | 'reserved' | 'registered';
 }
 
 /** Parent access (owner, settings; grants and secret links come with the access issue). */

@@ -282,10 +282,10 @@ export async function findPid(
   return db('pids').where({ scheme, identifier }).first();
 }
 
-/** Insert or update a pid row (status N = new/reserved on a draft, R = registered). */
+/** Insert or update a pid row (status N = new/reserved on a draft, K = published, DataCite registration pending, R = registered). */
 export async function upsertPid(
   db: Db,
-  p: { scheme: string; identifier: string; record_id: string; provider: string; status: 'N' | 'R' },
+  p: { scheme: string; identifier: string; record_id: string; provider: string; status: 'N' | 'K' | 'R' },
 ): Promise<void> {
   await prepared(
     db,
@@ -298,6 +298,12 @@ export async function upsertPid(
 /** Delete a pid row. */
 export async function deletePid(db: Db, scheme: string, identifier: string): Promise<void> {
   await db('pids').where({ scheme, identifier }).delete();
+}
+
+/** The unregistered (N) DOIs of a record/draft id. */
+export async function newDoisOf(db: Db, recordId: string): Promise<string[]> {
+  const rows = await db('pids').select('identifier').where({ record_id: recordId, status: 'N', scheme: 'doi' });
+  return rows.map((r: { identifier: string }) => r.identifier);
 }
 
 /** Delete the unregistered (N) pids of a record/draft id. */

@@ -44,7 +44,12 @@ describe('GET /api/records/:id exports', () => {
       if (XML_SCHEMAS[f.name]) expect(validateXml(body, XML_SCHEMAS[f.name])).toEqual([]);
       else if (f.name === 'dcat-ap') expect(wellFormed(body)).toEqual([]);
       else if (f.name !== 'bibtex') expect(() => JSON.parse(body)).not.toThrow();
-      expect(body).toContain(f.name === 'geojson' ? 'FeatureCollection' : f.name === 'marcxml' ? open.id : 'A Romans story');
+      const expected: Record<string, string> = {
+        geojson: 'FeatureCollection',
+        marcxml: open.id,
+        linkset: `"anchor": "${BASE}/records/${open.id}"`,
+      };
+      expect(body).toContain(expected[f.name] ?? 'A Romans story');
     });
   }
 
