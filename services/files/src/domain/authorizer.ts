@@ -36,9 +36,15 @@ export interface BucketGrant {
   bucket?: 'media';
 }
 
-/** Asks the records service; rejects with its 404/403/410 `AppError`s. */
+/** What the grant is for, beyond the request records sees. */
+export interface AuthorizeOptions {
+  /** A file listing: needs records' `order` and `default_preview` (never from the local copy). */
+  listing?: boolean;
+}
+
+/** Asks the records service (or its local copy, domain/record-access.ts); rejects with its 404/403/410 `AppError`s. */
 export interface FilesAuthorizer {
-  authorize(req: AuthorizeFilesRequest): Promise<BucketGrant>;
+  authorize(req: AuthorizeFilesRequest, opts?: AuthorizeOptions): Promise<BucketGrant>;
 }
 
 /** Who asks for what: the target of one HTTP request. */
