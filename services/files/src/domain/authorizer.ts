@@ -5,6 +5,9 @@
  * the bytes. Implemented over NATS in `rpc/records.client.ts` (`rdm.records.rpc.authorize-files`).
  */
 import type { Identity } from '@rdm/platform';
+import type { BucketGrant, RecordsAuthorizeFilesRequest } from '@rdm/platform/contracts';
+
+export type { BucketGrant };
 
 /** Which side of a record: its draft (`/draft/files`) or the published record (`/files`). */
 export type FilesScope = 'draft' | 'record';
@@ -13,28 +16,8 @@ export type FilesKind = 'files' | 'media';
 /** What the caller wants to do with the files. */
 export type FilesAction = 'read' | 'update';
 
-/** Request of authorize-files (proto/README.md). */
-export interface AuthorizeFilesRequest {
-  record_id: string;
-  scope: FilesScope;
-  action: FilesAction;
-  identity: { sub: string | null; roles: string[] };
-  access_token?: string;
-  /** `media`: the media-files bucket is asked for (absent: the files bucket). */
-  bucket?: 'media';
-}
-
-/** Reply of authorize-files: the grant. */
-export interface BucketGrant {
-  bucket_id: string;
-  record_id: string;
-  enabled: boolean;
-  locked: boolean;
-  default_preview: string | null;
-  order: string[];
-  /** Echo of the request's `bucket: "media"`: the grant is of the media-files bucket. */
-  bucket?: 'media';
-}
+/** Request of authorize-files (proto/rpc/records/authorize-files.json). */
+export type AuthorizeFilesRequest = RecordsAuthorizeFilesRequest;
 
 /** What the grant is for, beyond the request records sees. */
 export interface AuthorizeOptions {

@@ -9,21 +9,12 @@
  *   the deleted / restored / embargo-lifted consumers of that copy).
  */
 import { type ConsumerHandle, type EventEnvelope, type Knex, type Logger, type NatsHandle, runConsumer } from '@rdm/platform';
+import type { EventData } from '@rdm/platform/contracts';
 import type { FilesService } from '../domain/files.service.js';
-import { applyPublished, type PublishedAccess, startRecordAccessConsumers } from './record-access.consumers.js';
+import { applyPublished, startRecordAccessConsumers } from './record-access.consumers.js';
 
-/** Data of rdm.records.draft.deleted. */
-interface DraftDeleted {
-  id: string;
-  bucket_id: string;
-  kind: string;
-  media_bucket_id?: string;
-}
-/** Data of rdm.records.record.published. */
-interface RecordPublished extends PublishedAccess {
-  media_bucket_id?: string;
-  superseded_media_bucket_id?: string;
-}
+type DraftDeleted = EventData['rdm.records.draft.deleted'];
+type RecordPublished = EventData['rdm.records.record.published'];
 
 /** Queue storage removals for after the consumer's transaction commits. */
 function collectAfterCommit(service: FilesService, trx: Knex.Transaction, released: Parameters<FilesService['collect']>[0]): void {

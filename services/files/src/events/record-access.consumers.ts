@@ -12,16 +12,12 @@
  * is the `CopyFreshness` given to `LocalAccessAuthorizer` in main.ts.
  */
 import { type ConsumerHandle, type EventEnvelope, type Knex, type Logger, type NatsHandle, runConsumer } from '@rdm/platform';
+import type { EventData } from '@rdm/platform/contracts';
 import type { CopyFreshness } from '../domain/record-access.js';
 import * as access from '../repo/record-access.repo.js';
 
-/** Data of rdm.records.record.published that the copy keeps. */
-export interface PublishedAccess {
-  id: string;
-  parent_id: string;
-  bucket_id: string;
-  access_status: string;
-}
+/** The part of rdm.records.record.published's data that the copy keeps. */
+export type PublishedAccess = Pick<EventData['rdm.records.record.published'], 'id' | 'parent_id' | 'bucket_id' | 'access_status'>;
 
 /** Durable names of every consumer that feeds the copy (the freshness check watches them all). */
 export const ACCESS_DURABLES = ['files-record-published', 'files-record-deleted', 'files-record-restored', 'files-record-embargo-lifted'];
@@ -43,19 +39,19 @@ export function startRecordAccessConsumers(opts: { db: Knex; nats: NatsHandle; l
   const { db, nats, logger } = opts;
   const common = { db, js: nats.js, jsm: nats.jsm, stream: 'RECORDS', logger, service: 'files' };
   return [
-    runConsumer<{ id: string }>({
+    runConsumer<EventData['rdm.records.record.deleted']>({
       ...common,
       durable: 'files-record-deleted',
       filterSubject: 'rdm.records.record.deleted',
       handler: (trx, e, msg) => access.setDeleted(trx, e.data.id, true, msg.seq),
     }),
-    runConsumer<{ id: string }>({
+    runConsumer<EventData['rdm.records.record.restored']>({
       ...common,
       durable: 'files-record-restored',
       filterSubject: 'rdm.records.record.restored',
       handler: (trx, e, msg) => access.setDeleted(trx, e.data.id, false, msg.seq),
     }),
-    runConsumer<{ id: string; access_status: string }>({
+    runConsumer<EventData['rdm.records.record.embargo-lifted']>({
       ...common,
       durable: 'files-record-embargo-lifted',
       filterSubject: 'rdm.records.record.embargo-lifted',

@@ -171,6 +171,8 @@ describe('media files', () => {
         envelope('rdm.records.record.published', {
           id,
           parent_id: id,
+          index: 1,
+          is_latest: true,
           access_status: 'open',
           bucket_id: rec.draftBucket!,
           media_bucket_id: editMedia,
