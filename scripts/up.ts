@@ -38,26 +38,19 @@ import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { BACKEND_SERVICES, GATEWAY_SERVICE, DEFAULT_PORTS as REGISTRY_PORTS } from '../proto/gen/registry.js';
 
 /** Repository root (this file lives in `<root>/scripts`). */
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
-/** Backend services in migration and start order; the gateway starts after them. */
-export const SERVICES = ['users', 'vocabularies', 'records', 'files', 'requests', 'communities'] as const;
+/** Backend services in migration and start order; the gateway starts after them (proto/services.json). */
+export const SERVICES = BACKEND_SERVICES;
 
 /** Name of the edge service that starts last and decides "stack ready". */
-export const GATEWAY = 'gateway';
+export const GATEWAY = GATEWAY_SERVICE.name;
 
-/** Default ports, as in services/_platform/README.md. */
-export const DEFAULT_PORTS: Readonly<Record<string, number>> = Object.freeze({
-  gateway: 5000,
-  users: 5101,
-  vocabularies: 5102,
-  records: 5103,
-  files: 5104,
-  requests: 5105,
-  communities: 5106,
-});
+/** Default ports (proto/services.json, the service registry). */
+export const DEFAULT_PORTS: Readonly<Record<string, number>> = Object.freeze({ ...REGISTRY_PORTS });
 
 /** Environment defaults for a one-machine stack; the caller's environment wins over them. */
 export const DEFAULT_ENV: Readonly<Record<string, string>> = Object.freeze({

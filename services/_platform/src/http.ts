@@ -240,16 +240,4 @@ function findUnstorableString(v: unknown, path: string, depth = 0): string | und
   return undefined;
 }
 
-/** Parse an `If-Match` header as InvenioRDM does (bare integer); undefined when absent. */
-export function ifMatch(ctx: Context): number | undefined {
-  const raw = ctx.get('if-match') || ctx.get('if_match');
-  if (!raw) return undefined;
-  const cleaned = raw
-    .trim()
-    .replace(/^W\//, '')
-    .replace(/^"(.*)"$/, '$1');
-  if (!/^\d+$/.test(cleaned)) throw Errors.badRequest('Invalid If-Match header.', undefined, 'invalid_if_match');
-  return Number(cleaned);
-}
-
 export { Router };

@@ -8,6 +8,7 @@ export * from './list.js';
 export * from './html.js';
 export * from './openapi.js';
 export * from './http.js';
+export * from './conditional.js';
 export * from './health.js';
 export * from './metrics.js';
 export * from './telemetry.js';

@@ -5,7 +5,10 @@
 import { serviceMain } from '@rdm/platform';
 import { createApp } from './app.js';
 import { loadFilesConfig } from './config.js';
+import { LocalAccessAuthorizer, type LocalAuthzMode } from './domain/record-access.js';
 import { startFilesConsumers } from './events/consumers.js';
+import { JetStreamFreshness } from './events/record-access.consumers.js';
+import { findRecordAccess } from './repo/record-access.repo.js';
 import { serveFilesRpc } from './rpc/files.rpc.js';
 import { RpcFilesAuthorizer } from './rpc/records.client.js';
 import { createStorage } from './storage/index.js';
@@ -18,7 +21,12 @@ await serviceMain({
   async start({ config, logger, db, nats }) {
     const storage = await createStorage(config);
     await storage.init();
-    const authorizer = new RpcFilesAuthorizer(nats.nc, config.RPC_TIMEOUT_MS);
+    const authorizer = new LocalAccessAuthorizer({
+      mode: config.FILES_LOCAL_AUTHZ as LocalAuthzMode,
+      rpc: new RpcFilesAuthorizer(nats.nc, config.RPC_TIMEOUT_MS),
+      find: (id) => findRecordAccess(db, id),
+      freshness: new JetStreamFreshness(nats.jsm),
+    });
     const { app, health, service, gc } = createApp({ config, logger, db, storage, authorizer, nc: nats.nc, js: nats.js });
     return {
       app,

@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import {
+  checkRevision,
   compileToSql,
   Errors,
   type FieldError,
@@ -225,7 +226,7 @@ export class CommunitiesService {
       const current = await repo.findCommunity(trx, c.row.id, { lock: true });
       if (!current) throw CommunityErrors.notFound();
       if (current.deletion_status !== 'P') throw CommunityErrors.deleted();
-      if (revision !== undefined && revision !== current.revision_id) throw Errors.revisionMismatch(revision, current.revision_id);
+      checkRevision(revision, current.revision_id);
       const row = await repo.updateCommunity(trx, current, { metadata, access: parsed.access as CommunityAccess });
       await this.event(trx, 'updated', row);
       return row;
@@ -264,7 +265,7 @@ export class CommunitiesService {
     await this.write(async (trx) => {
       const current = await repo.findCommunity(trx, c.row.id, { lock: true });
       if (!current || current.deletion_status !== 'P') throw CommunityErrors.deleted();
-      if (revision !== undefined && revision !== current.revision_id) throw Errors.revisionMismatch(revision, current.revision_id);
+      checkRevision(revision, current.revision_id);
       const tombstone = {
         removed_by: { user: identity.sub },
         removal_date: new Date().toISOString(),

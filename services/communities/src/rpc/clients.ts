@@ -3,6 +3,7 @@
  * `rdm.users.rpc.get-users`, `rdm.vocabularies.rpc.resolve`, `rdm.requests.rpc.create|count-open|comment`.
  */
 import { callRpc, injectTraceHeaders, type NatsHandle } from '@rdm/platform';
+import { RPC_SUBJECTS } from '@rdm/platform/contracts';
 import type { ResolvedEntry } from '../domain/community-input.js';
 import type { CreateRequestInput, Ref, RequestInfo, RequestsPort, UserInfo, UsersPort, VocabulariesPort } from '../domain/ports.js';
 
@@ -18,7 +19,7 @@ export class RpcUsersClient implements UsersPort {
     if (ids.length === 0) return [];
     const r = await callRpc<{ users: UserInfo[] }>(
       this.nc,
-      'rdm.users.rpc.get-users',
+      RPC_SUBJECTS.users.getUsers,
       { ids },
       { timeoutMs: this.timeoutMs, headers: injectTraceHeaders() },
     );
@@ -35,7 +36,7 @@ export class RpcVocabulariesClient implements VocabulariesPort {
   async resolve(items: { type: string; id: string }[]) {
     const r = await callRpc<{ items: { type: string; id: string; found: boolean; entry?: ResolvedEntry }[] }>(
       this.nc,
-      'rdm.vocabularies.rpc.resolve',
+      RPC_SUBJECTS.vocabularies.resolve,
       { items },
       { timeoutMs: this.timeoutMs, headers: injectTraceHeaders() },
     );
@@ -50,7 +51,7 @@ export class RpcRequestsClient implements RequestsPort {
     private readonly timeoutMs: number,
   ) {}
   async create(input: CreateRequestInput): Promise<RequestInfo> {
-    const r = await callRpc<{ request: RequestInfo }>(this.nc, 'rdm.requests.rpc.create', input, {
+    const r = await callRpc<{ request: RequestInfo }>(this.nc, RPC_SUBJECTS.requests.create, input, {
       timeoutMs: this.timeoutMs,
       headers: injectTraceHeaders(),
     });
@@ -59,7 +60,7 @@ export class RpcRequestsClient implements RequestsPort {
   async countOpen(receiver: Ref): Promise<number> {
     const r = await callRpc<{ count: number }>(
       this.nc,
-      'rdm.requests.rpc.count-open',
+      RPC_SUBJECTS.requests.countOpen,
       { receiver },
       { timeoutMs: this.timeoutMs, headers: injectTraceHeaders() },
     );
@@ -68,7 +69,7 @@ export class RpcRequestsClient implements RequestsPort {
   async comment(id: string, payload: { content: string; format: string }): Promise<void> {
     await callRpc(
       this.nc,
-      'rdm.requests.rpc.comment',
+      RPC_SUBJECTS.requests.comment,
       { id, identity: { sub: 'system', roles: ['system'] }, payload },
       { timeoutMs: this.timeoutMs, headers: injectTraceHeaders() },
     );

@@ -5,6 +5,7 @@
  * - `rdm.communities.rpc.validate-extension` `{schema_id, community_extension}` → `{valid, errors?}`.
  */
 import { type MsgLogger, type NatsHandle, type RpcServer, serveRpc } from '@rdm/platform';
+import { RPC_SUBJECTS } from '@rdm/platform/contracts';
 import type { CommunitiesService } from '../domain/communities.service.js';
 import { isUuid } from '../domain/community-input.js';
 import type { ExtensionsService } from '../domain/extensions.service.js';
@@ -43,7 +44,7 @@ export function serveCommunitiesRpc(nc: NatsHandle['nc'], deps: CommunitiesRpcDe
   return [
     serveRpc<{ ids: string[] }>(
       nc,
-      'rdm.communities.rpc.get',
+      RPC_SUBJECTS.communities.get,
       async (req) => ({ communities: await deps.communities.summaries(req.ids) }),
       {
         ...opts,
@@ -52,7 +53,7 @@ export function serveCommunitiesRpc(nc: NatsHandle['nc'], deps: CommunitiesRpcDe
     ),
     serveRpc<{ user_id: string; community_ids?: string[] }>(
       nc,
-      'rdm.communities.rpc.roles',
+      RPC_SUBJECTS.communities.roles,
       async (req) => ({
         roles: await deps.members.roles(
           req.user_id,
@@ -63,7 +64,7 @@ export function serveCommunitiesRpc(nc: NatsHandle['nc'], deps: CommunitiesRpcDe
     ),
     serveRpc<{ schema_id: string; community_extension: unknown }>(
       nc,
-      'rdm.communities.rpc.validate-extension',
+      RPC_SUBJECTS.communities.validateExtension,
       (req) => deps.extensions.validate(req.schema_id, req.community_extension),
       { ...opts, validate: validateSchema },
     ),

@@ -5,6 +5,9 @@
  * the bytes. Implemented over NATS in `rpc/records.client.ts` (`rdm.records.rpc.authorize-files`).
  */
 import type { Identity } from '@rdm/platform';
+import type { BucketGrant, RecordsAuthorizeFilesRequest } from '@rdm/platform/contracts';
+
+export type { BucketGrant };
 
 /** Which side of a record: its draft (`/draft/files`) or the published record (`/files`). */
 export type FilesScope = 'draft' | 'record';
@@ -13,32 +16,18 @@ export type FilesKind = 'files' | 'media';
 /** What the caller wants to do with the files. */
 export type FilesAction = 'read' | 'update';
 
-/** Request of authorize-files (proto/README.md). */
-export interface AuthorizeFilesRequest {
-  record_id: string;
-  scope: FilesScope;
-  action: FilesAction;
-  identity: { sub: string | null; roles: string[] };
-  access_token?: string;
-  /** `media`: the media-files bucket is asked for (absent: the files bucket). */
-  bucket?: 'media';
+/** Request of authorize-files (proto/rpc/records/authorize-files.json). */
+export type AuthorizeFilesRequest = RecordsAuthorizeFilesRequest;
+
+/** What the grant is for, beyond the request records sees. */
+export interface AuthorizeOptions {
+  /** A file listing: needs records' `order` and `default_preview` (never from the local copy). */
+  listing?: boolean;
 }
 
-/** Reply of authorize-files: the grant. */
-export interface BucketGrant {
-  bucket_id: string;
-  record_id: string;
-  enabled: boolean;
-  locked: boolean;
-  default_preview: string | null;
-  order: string[];
-  /** Echo of the request's `bucket: "media"`: the grant is of the media-files bucket. */
-  bucket?: 'media';
-}
-
-/** Asks the records service; rejects with its 404/403/410 `AppError`s. */
+/** Asks the records service (or its local copy, domain/record-access.ts); rejects with its 404/403/410 `AppError`s. */
 export interface FilesAuthorizer {
-  authorize(req: AuthorizeFilesRequest): Promise<BucketGrant>;
+  authorize(req: AuthorizeFilesRequest, opts?: AuthorizeOptions): Promise<BucketGrant>;
 }
 
 /** Who asks for what: the target of one HTTP request. */

@@ -15,7 +15,7 @@ import { AppError, type Knex, type Logger, SYSTEM, isAppError, writeOutbox } fro
 import * as repo from '../repo/files.repo.js';
 import type { FileRow } from '../repo/files.repo.js';
 import { type ObjectStorage, SizeLimitExceededError } from '../storage/index.js';
-import type { BucketGrant, FilesAction, FilesAuthorizer, FilesTarget } from './authorizer.js';
+import type { AuthorizeOptions, BucketGrant, FilesAction, FilesAuthorizer, FilesTarget } from './authorizer.js';
 import { FilesErrors } from './errors.js';
 import { type InitItem, parseInitBody, parseUpdateBody } from './input.js';
 import { keyProblem } from './keys.js';
@@ -106,7 +106,7 @@ export class FilesService {
    * act (InvenioRDM checks the key before the permission): on a 403 the bucket is looked up as
    * the system identity to tell the two apart.
    */
-  private async authorize(t: FilesTarget, action: FilesAction, key?: string): Promise<BucketGrant> {
+  private async authorize(t: FilesTarget, action: FilesAction, key?: string, opts: AuthorizeOptions = {}): Promise<BucketGrant> {
     const base = {
       record_id: t.recordId,
       scope: t.scope,
@@ -114,7 +114,7 @@ export class FilesService {
       ...(t.kind === 'media' ? { bucket: 'media' as const } : {}),
     };
     try {
-      return await this.d.authorizer.authorize({ ...base, action, identity: { sub: t.identity.sub, roles: t.identity.roles } });
+      return await this.d.authorizer.authorize({ ...base, action, identity: { sub: t.identity.sub, roles: t.identity.roles } }, opts);
     } catch (err) {
       if (key !== undefined && isAppError(err) && err.status === 403) {
         let sys: BucketGrant | undefined;
@@ -166,7 +166,7 @@ export class FilesService {
 
   /** All entries of the draft/record (empty when files are disabled). */
   async list(t: FilesTarget): Promise<FilesResult> {
-    const grant = await this.authorize(t, 'read');
+    const grant = await this.authorize(t, 'read', undefined, { listing: true });
     const files = grant.enabled ? await repo.listFiles(this.d.db, grant.bucket_id, { withDraftOnly: t.scope === 'draft' }) : [];
     return { grant, files };
   }

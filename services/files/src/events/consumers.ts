@@ -4,25 +4,17 @@
  *   when unreferenced); a locked bucket (published files, e.g. shared by an edit draft) is never
  *   dropped, but the keys that edit draft registered in it are.
  * - `rdm.records.record.published` → lock the record's bucket and media bucket (idempotent), drop
- *   the keys an edit draft registered in the bucket, and drop the media bucket an edit superseded.
+ *   the keys an edit draft registered in the bucket, and drop the media bucket an edit superseded;
+ *   record the version's access in the local copy (record-access.consumers.ts, which also starts
+ *   the deleted / restored / embargo-lifted consumers of that copy).
  */
 import { type ConsumerHandle, type EventEnvelope, type Knex, type Logger, type NatsHandle, runConsumer } from '@rdm/platform';
+import type { EventData } from '@rdm/platform/contracts';
 import type { FilesService } from '../domain/files.service.js';
+import { applyPublished, startRecordAccessConsumers } from './record-access.consumers.js';
 
-/** Data of rdm.records.draft.deleted. */
-interface DraftDeleted {
-  id: string;
-  bucket_id: string;
-  kind: string;
-  media_bucket_id?: string;
-}
-/** Data of rdm.records.record.published. */
-interface RecordPublished {
-  id: string;
-  bucket_id: string;
-  media_bucket_id?: string;
-  superseded_media_bucket_id?: string;
-}
+type DraftDeleted = EventData['rdm.records.draft.deleted'];
+type RecordPublished = EventData['rdm.records.record.published'];
 
 /** Queue storage removals for after the consumer's transaction commits. */
 function collectAfterCommit(service: FilesService, trx: Knex.Transaction, released: Parameters<FilesService['collect']>[0]): void {
@@ -57,8 +49,14 @@ export async function onDraftDeleted(
   }
 }
 
-/** Handle rdm.records.record.published inside the consumer's transaction. */
-export async function onRecordPublished(service: FilesService, trx: Knex.Transaction, e: EventEnvelope<RecordPublished>): Promise<void> {
+/** Handle rdm.records.record.published inside the consumer's transaction (`seq`: its RECORDS stream sequence, for the access copy). */
+export async function onRecordPublished(
+  service: FilesService,
+  trx: Knex.Transaction,
+  e: EventEnvelope<RecordPublished>,
+  seq?: number,
+): Promise<void> {
+  if (seq !== undefined) await applyPublished(trx, e, seq);
   await service.lockOnly(e.data.bucket_id, trx);
   await service.dropRegistrations(trx, e.data.bucket_id);
   if (e.data.media_bucket_id) await service.lockOnly(e.data.media_bucket_id, trx);
@@ -69,7 +67,7 @@ export async function onRecordPublished(service: FilesService, trx: Knex.Transac
   }
 }
 
-/** Start both consumers. */
+/** Start the consumers of records' events (buckets and the access copy). */
 export function startFilesConsumers(opts: { db: Knex; nats: NatsHandle; service: FilesService; logger: Logger }): ConsumerHandle[] {
   const { db, nats, service, logger } = opts;
   const common = { db, js: nats.js, jsm: nats.jsm, stream: 'RECORDS', logger, service: 'files' };
@@ -84,7 +82,8 @@ export function startFilesConsumers(opts: { db: Knex; nats: NatsHandle; service:
       ...common,
       durable: 'files-record-published',
       filterSubject: 'rdm.records.record.published',
-      handler: (trx, e) => onRecordPublished(service, trx, e),
+      handler: (trx, e, msg) => onRecordPublished(service, trx, e, msg.seq),
     }),
+    ...startRecordAccessConsumers({ db, nats, logger }),
   ];
 }

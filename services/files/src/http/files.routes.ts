@@ -14,7 +14,7 @@ import { once } from 'node:events';
 import type { IncomingMessage } from 'node:http';
 import { createRequire } from 'node:module';
 import { PassThrough, type Readable, pipeline } from 'node:stream';
-import { type AppContext, type AppState, Errors, Router, jsonBody } from '@rdm/platform';
+import { type AppContext, type AppState, Errors, jsonBody, notModified, Router } from '@rdm/platform';
 import type { Archiver, ArchiverOptions } from 'archiver';
 import type { FilesKind, FilesScope, FilesTarget } from '../domain/authorizer.js';
 import { FilesErrors } from '../domain/errors.js';
@@ -23,7 +23,7 @@ import { decodeKeyPath, keyBasename } from '../domain/keys.js';
 import { type FileLinks, kindSegment } from '../domain/links.js';
 import { guessMimetype, servedMimetype } from '../domain/mimetype.js';
 import { contentDisposition } from './content-disposition.js';
-import { etagMatches, parseRange, type RangeResult } from './range.js';
+import { parseRange, type RangeResult } from './range.js';
 import { entryJson, listJson } from './serializers.js';
 
 /** Dependencies of the files router. */
@@ -147,10 +147,7 @@ function addRoutes(router: Router<AppState>, kind: FilesKind, service: FilesServ
       'Cache-Control': 'no-cache',
       'Content-Disposition': contentDisposition(filename, served, asAttachment),
     });
-    if (etagMatches(ctx.get('if-none-match') || undefined, etag)) {
-      ctx.status = 304;
-      return;
-    }
+    if (notModified(ctx, etag)) return;
     // Why: an empty body has no satisfiable range; serve it whole rather than 416.
     let range: RangeResult = size > 0 ? parseRange(ctx.get('range') || undefined, size) : { kind: 'none' };
     const ifRange = ctx.get('if-range');

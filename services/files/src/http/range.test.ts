@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { etagMatches, parseRange } from './range.js';
+import { etagMatches } from '@rdm/platform';
+import { parseRange } from './range.js';
 
 describe(parseRange.name, () => {
   it('should ignore a missing or malformed header', () => {

@@ -40,13 +40,3 @@ export function parseRange(header: string | undefined, size: number): RangeResul
   if (start >= size) return { kind: 'unsatisfiable' };
   return { kind: 'range', start, end: Math.min(end, size - 1) };
 }
-
-/** Does an `If-None-Match` header match `etag` (weak comparison; `*` matches anything)? */
-export function etagMatches(header: string | undefined, etag: string): boolean {
-  if (!header) return false;
-  const want = etag.replace(/^W\//, '');
-  return header.split(',').some((raw) => {
-    const t = raw.trim();
-    return t === '*' || t.replace(/^W\//, '') === want;
-  });
-}

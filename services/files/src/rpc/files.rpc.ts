@@ -4,6 +4,7 @@
  * (files-import) and when discarding drafts.
  */
 import { type Logger, type NatsHandle, type RpcServer, serveRpc } from '@rdm/platform';
+import { RPC_SUBJECTS } from '@rdm/platform/contracts';
 import type { FilesService, Manifest } from '../domain/files.service.js';
 import { keyExtension } from '../domain/keys.js';
 import { guessMimetype } from '../domain/mimetype.js';
@@ -107,7 +108,7 @@ export function serveFilesRpc(nc: NatsHandle['nc'], service: FilesService, logge
   return [
     serveRpc<{ bucket_id: string }, ManifestReply>(
       nc,
-      'rdm.files.rpc.manifest',
+      RPC_SUBJECTS.files.manifest,
       async (r) => manifestReply(await service.manifest(r.bucket_id)),
       {
         ...opts,
@@ -116,7 +117,7 @@ export function serveFilesRpc(nc: NatsHandle['nc'], service: FilesService, logge
     ),
     serveRpc<{ bucket_id: string; if_complete?: boolean; allow_empty?: boolean }, ManifestReply>(
       nc,
-      'rdm.files.rpc.lock',
+      RPC_SUBJECTS.files.lock,
       async (r) =>
         manifestReply(
           r.if_complete
@@ -127,13 +128,13 @@ export function serveFilesRpc(nc: NatsHandle['nc'], service: FilesService, logge
     ),
     serveRpc<{ from_bucket_id: string; to_bucket_id: string; allow_empty?: boolean }, ManifestReply>(
       nc,
-      'rdm.files.rpc.import',
+      RPC_SUBJECTS.files.import,
       async (r) => manifestReply(await service.importFiles(r.from_bucket_id, r.to_bucket_id, { allowEmpty: r.allow_empty === true })),
       { ...opts, validate: importSchema },
     ),
     serveRpc<{ bucket_id: string }, { deleted: boolean }>(
       nc,
-      'rdm.files.rpc.delete-bucket',
+      RPC_SUBJECTS.files.deleteBucket,
       async (r) => ({ deleted: await service.deleteBucket(r.bucket_id) }),
       { ...opts, validate: bucketSchema },
     ),

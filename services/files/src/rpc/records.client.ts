@@ -1,10 +1,11 @@
 /** NATS client of `rdm.records.rpc.authorize-files` (proto/README.md). */
 import { callRpc, injectTraceHeaders, type NatsHandle } from '@rdm/platform';
+import { RPC_SUBJECTS } from '@rdm/platform/contracts';
 import type { AuthorizeFilesRequest, BucketGrant, FilesAuthorizer } from '../domain/authorizer.js';
 import { FilesErrors } from '../domain/errors.js';
 
 /** Subject of the authorize-files RPC. */
-export const AUTHORIZE_FILES_SUBJECT = 'rdm.records.rpc.authorize-files';
+export const AUTHORIZE_FILES_SUBJECT = RPC_SUBJECTS.records.authorizeFiles;
 
 /** FilesAuthorizer over NATS request-reply; a media-files grant must echo `bucket: "media"`. */
 export class RpcFilesAuthorizer implements FilesAuthorizer {

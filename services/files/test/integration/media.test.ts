@@ -170,6 +170,10 @@ describe('media files', () => {
         trx,
         envelope('rdm.records.record.published', {
           id,
+          parent_id: id,
+          index: 1,
+          is_latest: true,
+          access_status: 'open',
           bucket_id: rec.draftBucket!,
           media_bucket_id: editMedia,
           superseded_media_bucket_id: recordMedia,

@@ -206,7 +206,7 @@ describe('files RPC, consumers and outbox over NATS', () => {
 
   describe('consumers of records events', () => {
     beforeAll(async () => {
-      await ensureStream(server.jsm, { name: 'RECORDS', subjects: ['rdm.records.draft.deleted', 'rdm.records.record.published'] });
+      await ensureStream(server.jsm, { name: 'RECORDS', subjects: ['rdm.records.draft.deleted', 'rdm.records.record.>'] });
       consumers = startFilesConsumers({ db: h.tdb.db, nats: server, service: h.service, logger: testLogger('consumers') });
       await Promise.all(consumers.map((c) => c.ready));
     });

@@ -16,7 +16,17 @@
  * `rdm.records.record.restored`. Only this version is deleted (InvenioRDM's default policy);
  * the parent's `latest_id` is not moved.
  */
-import { type AppError, Errors, type FieldError, type Identity, isAdmin, type Knex, withTransaction, writeOutbox } from '@rdm/platform';
+import {
+  type AppError,
+  checkRevision,
+  Errors,
+  type FieldError,
+  type Identity,
+  isAdmin,
+  type Knex,
+  withTransaction,
+  writeOutbox,
+} from '@rdm/platform';
 import * as del from '../repo/deletion.repo.js';
 import * as repo from '../repo/records.repo.js';
 import { recordDoc } from './builders.js';
@@ -97,7 +107,7 @@ export class DeletionComponent {
     await withTransaction(this.d.db, async (trx) => {
       const record = await this.lockRecord(trx, id);
       if (record.deletion_status !== 'P') throw Errors.badRequest('Record is already deleted.');
-      if (ifMatch !== undefined && ifMatch !== record.revision_id) throw Errors.revisionMismatch(ifMatch, record.revision_id);
+      checkRevision(ifMatch, record.revision_id);
       const removalDate = new Date();
       await del.upsertTombstone(trx, {
         record_id: id,

@@ -10,6 +10,7 @@
  * and for the files operations it delegates (`importFiles`, `refreshDraftFiles`, `authorize`).
  */
 import { AppError, Errors, type Identity, type Knex, type MsgLogger, withTransaction } from '@rdm/platform';
+import type { BucketGrant, RecordsAuthorizeFilesRequest } from '@rdm/platform/contracts';
 import * as repo from '../repo/records.repo.js';
 import { type AccessComponent, ctxOf } from './access.component.js';
 import { withLinkToken } from './access-links.component.js';
@@ -21,24 +22,9 @@ import { type DraftRow, type FrozenFiles, type RecordRow, type StoredFiles, summ
 import type { FilesPort, Manifest, SearchIndexPort } from './ports.js';
 import { filesReadForm } from './serializers.js';
 
-/** Authorization request of the files service (`rdm.records.rpc.authorize-files`). */
-export interface AuthorizeFilesRequest {
-  record_id: string;
-  scope: 'draft' | 'record';
-  action: 'read' | 'update';
-  identity: { sub: string | null; roles: string[] };
-  access_token?: string;
-}
-
-/** Authorization grant for the files service. */
-export interface BucketGrant {
-  bucket_id: string;
-  record_id: string;
-  enabled: boolean;
-  locked: boolean;
-  default_preview: string | null;
-  order: string[];
-}
+/** Authorization request of the files service (`rdm.records.rpc.authorize-files`, proto/rpc/records/authorize-files.json). */
+export type AuthorizeFilesRequest = RecordsAuthorizeFilesRequest;
+export type { BucketGrant };
 
 /** Dependencies of the files component. */
 export interface FilesDeps {

@@ -5,10 +5,11 @@
  * them through unchanged.
  */
 import { type MsgLogger, type NatsHandle, type RpcServer, serveRpc } from '@rdm/platform';
+import { RPC_SUBJECTS } from '@rdm/platform/contracts';
 import type { AuthorizeFilesRequest, RecordsService } from '../domain/records.service.js';
 
 /** Subject of the authorize-files RPC. */
-export const AUTHORIZE_FILES_SUBJECT = 'rdm.records.rpc.authorize-files';
+export const AUTHORIZE_FILES_SUBJECT = RPC_SUBJECTS.records.authorizeFiles;
 
 /** JSON Schema of the request. */
 export const authorizeFilesRequestSchema = {

@@ -6,13 +6,14 @@
  * message is missed. Summaries are never cached: the saga must see a visibility change at once.
  */
 import { callRpc, injectTraceHeaders, type MsgLogger, type NatsHandle } from '@rdm/platform';
+import { RPC_SUBJECTS } from '@rdm/platform/contracts';
 import type { CommunitiesPort, CommunityRole, CommunitySummary, ExtensionValidation } from '../domain/ports.js';
 
 /** RPC subjects of the communities service. */
 export const COMMUNITIES_SUBJECTS = {
-  get: 'rdm.communities.rpc.get',
-  roles: 'rdm.communities.rpc.roles',
-  validateExtension: 'rdm.communities.rpc.validate-extension',
+  get: RPC_SUBJECTS.communities.get,
+  roles: RPC_SUBJECTS.communities.roles,
+  validateExtension: RPC_SUBJECTS.communities.validateExtension,
 } as const;
 
 /** Subject of the membership events that invalidate the roles cache. */

@@ -4,6 +4,7 @@
  * `manifest` (bucket never created) means an empty manifest.
  */
 import { callRpc, injectTraceHeaders, isAppError, type NatsHandle } from '@rdm/platform';
+import { RPC_SUBJECTS } from '@rdm/platform/contracts';
 import type { FilesPort, Manifest } from '../domain/ports.js';
 
 const emptyManifest = (bucketId: string): Manifest => ({
@@ -17,10 +18,10 @@ const emptyManifest = (bucketId: string): Manifest => ({
 
 /** RPC subjects of the files service. */
 export const FILES_SUBJECTS = {
-  manifest: 'rdm.files.rpc.manifest',
-  lock: 'rdm.files.rpc.lock',
-  import: 'rdm.files.rpc.import',
-  deleteBucket: 'rdm.files.rpc.delete-bucket',
+  manifest: RPC_SUBJECTS.files.manifest,
+  lock: RPC_SUBJECTS.files.lock,
+  import: RPC_SUBJECTS.files.import,
+  deleteBucket: RPC_SUBJECTS.files.deleteBucket,
 } as const;
 
 function normalize(m: Partial<Manifest> | null | undefined, bucketId: string): Manifest {

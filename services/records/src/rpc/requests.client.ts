@@ -4,14 +4,15 @@
  * back as the same AppError (status, message, field errors), no answer as 503.
  */
 import { callRpc, injectTraceHeaders, type NatsHandle } from '@rdm/platform';
+import { RPC_SUBJECTS } from '@rdm/platform/contracts';
 import type { CreateRequestInput, RequestActionInput, RequestsPort, RequestView, RpcIdentity } from '../domain/ports.js';
 
 /** RPC subjects of the requests service. */
 export const REQUESTS_SUBJECTS = {
-  create: 'rdm.requests.rpc.create',
-  get: 'rdm.requests.rpc.get',
-  action: 'rdm.requests.rpc.action',
-  delete: 'rdm.requests.rpc.delete',
+  create: RPC_SUBJECTS.requests.create,
+  get: RPC_SUBJECTS.requests.get,
+  action: RPC_SUBJECTS.requests.action,
+  delete: RPC_SUBJECTS.requests.delete,
 } as const;
 
 /** RequestsPort over NATS request-reply. */

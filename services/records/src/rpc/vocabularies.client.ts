@@ -4,10 +4,11 @@
  * only above the server's 1000-item limit).
  */
 import { callRpc, injectTraceHeaders, type NatsHandle } from '@rdm/platform';
+import { RPC_SUBJECTS } from '@rdm/platform/contracts';
 import type { ResolvedItem, VocabulariesPort } from '../domain/ports.js';
 
 /** Subject of the resolve RPC. */
-export const RESOLVE_SUBJECT = 'rdm.vocabularies.rpc.resolve';
+export const RESOLVE_SUBJECT = RPC_SUBJECTS.vocabularies.resolve;
 const CHUNK = 1000;
 
 /** VocabulariesPort over NATS request-reply. */

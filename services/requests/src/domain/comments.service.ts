@@ -5,7 +5,7 @@
  * the system delete — a deleted comment stays in place as a `comment_deleted` log event.
  */
 import { randomUUID } from 'node:crypto';
-import { Errors, type Identity, type ListArgs, listEnvelope, parseListArgs, first } from '@rdm/platform';
+import { checkRevision, Errors, type Identity, type ListArgs, listEnvelope, parseListArgs, first } from '@rdm/platform';
 import { serializeEvent } from '../http/serializers.js';
 import { childrenOf, findEvent, insertEvent, listEvents, positionOf, updateEvent } from '../repo/events.repo.js';
 import { touchActivity } from '../repo/requests.repo.js';
@@ -97,7 +97,7 @@ export class CommentsService {
     const updated = await this.deps.db.transaction(async (trx) => {
       const locked = await this.event(req, eventId, trx, true);
       if (locked.type !== 'C') throw RequestErrors.eventNotEditable();
-      if (ifMatch !== undefined && ifMatch !== locked.revision_id) throw Errors.revisionMismatch(ifMatch, locked.revision_id);
+      checkRevision(ifMatch, locked.revision_id);
       return updateEvent(trx, locked.id, 'C', { ...locked.payload, ...comment });
     });
     return this.one(updated, selfHtml);
@@ -112,7 +112,7 @@ export class CommentsService {
     await this.deps.db.transaction(async (trx) => {
       const locked = await this.event(req, eventId, trx, true);
       if (locked.type !== 'C') throw RequestErrors.eventNotEditable();
-      if (ifMatch !== undefined && ifMatch !== locked.revision_id) throw Errors.revisionMismatch(ifMatch, locked.revision_id);
+      checkRevision(ifMatch, locked.revision_id);
       await updateEvent(trx, locked.id, 'L', { event: 'comment_deleted', content: 'comment was deleted', format: 'html' });
     });
   }

@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import {
   type Aggregation,
   all,
+  checkRevision,
   compileToSql,
   Errors,
   type FieldError,
@@ -282,7 +283,7 @@ export class RequestsService {
     if (errors.length) throw Errors.validation(errors);
     const updated = await this.deps.db.transaction(async (trx) => {
       const locked = await this.load(req.id, trx, { forUpdate: true });
-      if (ifMatch !== undefined && ifMatch !== locked.revision_id) throw Errors.revisionMismatch(ifMatch, locked.revision_id);
+      checkRevision(ifMatch, locked.revision_id);
       return (await updateRequest(trx, locked, change)) as RequestRow;
     });
     return (await this.render(identity, [updated]))[0];

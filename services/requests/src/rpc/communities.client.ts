@@ -6,6 +6,7 @@
  * core subscribers too). Use `start()` once; tests of the domain use a fake port instead.
  */
 import { callRpc, type MsgLogger, type NatsHandle } from '@rdm/platform';
+import { RPC_SUBJECTS } from '@rdm/platform/contracts';
 import type { CommunityRole } from '../domain/model.js';
 import type { CommunitiesPort, CommunitySummary } from '../domain/ports.js';
 
@@ -86,7 +87,7 @@ export class NatsCommunitiesClient implements CommunitiesPort {
       if (this.fresh(hit)) return hit.value;
       const r = await callRpc<{ roles: Record<string, CommunityRole> }>(
         this.nc,
-        'rdm.communities.rpc.roles',
+        RPC_SUBJECTS.communities.roles,
         { user_id: userId },
         {
           timeoutMs: this.o.timeoutMs,
@@ -106,7 +107,7 @@ export class NatsCommunitiesClient implements CommunitiesPort {
     if (missing.length > 0) {
       const r = await callRpc<{ roles: Record<string, CommunityRole> }>(
         this.nc,
-        'rdm.communities.rpc.roles',
+        RPC_SUBJECTS.communities.roles,
         { user_id: userId, community_ids: missing },
         { timeoutMs: this.o.timeoutMs },
       );
@@ -132,7 +133,7 @@ export class NatsCommunitiesClient implements CommunitiesPort {
     if (missing.length > 0) {
       const r = await callRpc<{ communities: CommunitySummary[] }>(
         this.nc,
-        'rdm.communities.rpc.get',
+        RPC_SUBJECTS.communities.get,
         { ids: missing },
         {
           timeoutMs: this.o.timeoutMs,

@@ -4,6 +4,7 @@
  * with the caller's `identity` as the calling service forwarded it.
  */
 import { Errors, type Identity, type MsgLogger, type NatsHandle, type RpcServer, serveRpc } from '@rdm/platform';
+import { RPC_SUBJECTS } from '@rdm/platform/contracts';
 import type { ActionsService } from '../domain/actions.service.js';
 import type { CommentsService } from '../domain/comments.service.js';
 import { parseRef } from '../domain/model.js';
@@ -32,7 +33,7 @@ export function serveRequestsRpc(
   return [
     serveRpc<CreateInput & { identity: Identity }, unknown>(
       nc,
-      'rdm.requests.rpc.create',
+      RPC_SUBJECTS.requests.create,
       async (req) => ({ request: await deps.requests.create(asIdentity(req.identity), req) }),
       {
         ...opts,
@@ -41,7 +42,7 @@ export function serveRequestsRpc(
     ),
     serveRpc<{ id: string; identity: Identity }, unknown>(
       nc,
-      'rdm.requests.rpc.get',
+      RPC_SUBJECTS.requests.get,
       async (req) => ({ request: await deps.requests.read(asIdentity(req.identity), req.id) }),
       { ...opts, validate: withId() },
     ),
@@ -50,7 +51,7 @@ export function serveRequestsRpc(
       unknown
     >(
       nc,
-      'rdm.requests.rpc.action',
+      RPC_SUBJECTS.requests.action,
       async (req) => ({
         request: await deps.actions.run(
           asIdentity(req.identity),
@@ -78,13 +79,13 @@ export function serveRequestsRpc(
     // invitation changes); same checks and shape as `POST /api/requests/<id>/comments`.
     serveRpc<{ id: string; identity: Identity; payload: unknown }, unknown>(
       nc,
-      'rdm.requests.rpc.comment',
+      RPC_SUBJECTS.requests.comment,
       async (req) => ({ comment: await deps.comments.create(asIdentity(req.identity), req.id, { payload: req.payload }) }),
       { ...opts, validate: withId({ payload: { type: 'object' } }, ['payload']) },
     ),
     serveRpc<{ id: string; identity: Identity }, unknown>(
       nc,
-      'rdm.requests.rpc.delete',
+      RPC_SUBJECTS.requests.delete,
       async (req) => {
         await deps.requests.delete(asIdentity(req.identity), req.id);
         return { deleted: true };
@@ -93,7 +94,7 @@ export function serveRequestsRpc(
     ),
     serveRpc<{ receiver: unknown }, unknown>(
       nc,
-      'rdm.requests.rpc.count-open',
+      RPC_SUBJECTS.requests.countOpen,
       async (req) => {
         const ref = parseRef(req.receiver);
         if (!ref) throw Errors.validation([{ field: 'receiver', messages: ['Invalid reference.'] }]);

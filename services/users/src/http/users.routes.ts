@@ -3,7 +3,7 @@
  * `GET /api/users/<id>/avatar.svg` and `GET /api/me`. Each parses input, makes one service call
  * and serializes.
  */
-import { type AppContext, type AppState, listEnvelope, parseListArgs, Router } from '@rdm/platform';
+import { type AppContext, type AppState, listEnvelope, notModified, parseListArgs, Router } from '@rdm/platform';
 import { avatarInitial, renderAvatar } from '../domain/avatar.js';
 import { USER_SORTS, type UsersService } from '../domain/users.service.js';
 import { serializeUser } from './user.serializer.js';
@@ -46,15 +46,10 @@ export function usersRouter(deps: UsersRoutesDeps): Router<AppState> {
   router.get('/api/users/:id/avatar.svg', async (ctx: Ctx) => {
     const user = await deps.users.read(ctx.state.identity, ctx.params.id);
     const { svg, etag } = renderAvatar(user.id, avatarInitial(user.profile.full_name, user.username, user.email));
-    ctx.set('ETag', etag);
     // Why: who may see an avatar depends on the caller, so shared caches must not keep it.
     ctx.set('Cache-Control', 'private, max-age=3600');
     ctx.set('Vary', 'Authorization');
-    const inm = ctx.get('if-none-match');
-    if (inm?.split(',').some((t: string) => t.trim().replace(/^W\//, '') === etag)) {
-      ctx.status = 304;
-      return;
-    }
+    if (notModified(ctx, etag)) return;
     ctx.type = 'image/svg+xml';
     ctx.body = svg;
   });

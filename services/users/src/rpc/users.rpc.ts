@@ -5,13 +5,14 @@
  * Callers are other services (trusted); e-mails are therefore returned unfiltered.
  */
 import { type MsgLogger, type NatsHandle, type RpcServer, serveRpc } from '@rdm/platform';
+import { RPC_SUBJECTS } from '@rdm/platform/contracts';
 import type { TokensService, VerifiedToken } from '../domain/tokens.service.js';
 import type { UsersService } from '../domain/users.service.js';
 
 /** Subject of token verification. */
-export const VERIFY_TOKEN_SUBJECT = 'rdm.users.rpc.verify-token';
+export const VERIFY_TOKEN_SUBJECT = RPC_SUBJECTS.users.verifyToken;
 /** Subject of the user lookup. */
-export const GET_USERS_SUBJECT = 'rdm.users.rpc.get-users';
+export const GET_USERS_SUBJECT = RPC_SUBJECTS.users.getUsers;
 
 /** Request schema of verify-token (a token of any length is accepted here; odd ones verify to null). */
 const verifyTokenSchema = {

@@ -9,6 +9,7 @@
  */
 import {
   all,
+  checkRevision,
   Errors,
   first,
   type Identity,
@@ -382,7 +383,7 @@ export class VocabulariesService {
     await this.writeInTx(type, async (trx) => {
       const state = await entryState(trx, type, id);
       if (!state) throw PID_MISSING();
-      if (ifMatch !== undefined && ifMatch !== state.revision_id) throw Errors.revisionMismatch(ifMatch, state.revision_id);
+      checkRevision(ifMatch, state.revision_id);
       // Why: an explicit update always makes a new revision, even with identical content.
       await upsertEntries(trx, [toRowInput(type, doc)], { force: true });
     });
@@ -395,7 +396,7 @@ export class VocabulariesService {
     await this.writeInTx(type, async (trx) => {
       const state = await entryState(trx, type, id);
       if (!state) throw PID_MISSING();
-      if (ifMatch !== undefined && ifMatch !== state.revision_id) throw Errors.revisionMismatch(ifMatch, state.revision_id);
+      checkRevision(ifMatch, state.revision_id);
       await deleteEntry(trx, type, id);
     });
   }

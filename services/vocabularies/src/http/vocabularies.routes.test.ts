@@ -2,7 +2,8 @@ import { createHttpApp, createLogger, mountRouter } from '@rdm/platform';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 import type { VocabulariesService } from '../domain/vocabularies.service.js';
-import { etagMatches, vocabulariesRouter } from './vocabularies.routes.js';
+import { etagMatches } from '@rdm/platform';
+import { vocabulariesRouter } from './vocabularies.routes.js';
 
 describe(etagMatches.name, () => {
   it('should match the same tag, weak tags, lists and *', () => {

@@ -13,7 +13,7 @@
  *
  * The single-entry GET is the hottest route: it sends the cached serialized body as-is.
  */
-import { type AppState, Errors, ifMatch, jsonBody, Router } from '@rdm/platform';
+import { type AppState, Errors, ifMatch, jsonBody, notModified, Router } from '@rdm/platform';
 import type { Context } from 'koa';
 import { CUSTOM_TYPES } from '../domain/kinds.js';
 import { openapiFragment } from './openapi.js';
@@ -24,16 +24,6 @@ type Ctx = Context & { state: AppState; params: Record<string, string> };
 
 const UI_JSON = 'application/vnd.inveniordm.v1+json';
 const CUSTOM = CUSTOM_TYPES.join('|');
-
-/** True when an `If-None-Match` header matches `etag` (`*`, lists and weak tags accepted). */
-export function etagMatches(header: string, etag: string): boolean {
-  if (!header) return false;
-  const bare = etag.replace(/^W\//, '');
-  return header.split(',').some((t) => {
-    const v = t.trim();
-    return v === '*' || v.replace(/^W\//, '') === bare;
-  });
-}
 
 /** Preferred UI language: `?ln=`, else the first `Accept-Language` tag, else `en`. */
 function uiLang(ctx: Context): string {
@@ -68,11 +58,7 @@ export function vocabulariesRouter(service: VocabulariesService): Router<AppStat
       return;
     }
     const entry = await service.read(ctx.state.identity, type, id);
-    ctx.set('ETag', entry.etag);
-    if (etagMatches(ctx.get('if-none-match'), entry.etag)) {
-      ctx.status = 304;
-      return;
-    }
+    if (notModified(ctx, entry.etag)) return;
     ctx.type = 'application/json';
     ctx.body = entry.body;
   };

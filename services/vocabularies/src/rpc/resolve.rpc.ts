@@ -4,10 +4,11 @@
  * answered from the entry cache and ONE SQL query for all misses (see `VocabulariesService.resolve`).
  */
 import { type MsgLogger, type NatsHandle, type RpcServer, serveRpc } from '@rdm/platform';
+import { RPC_SUBJECTS } from '@rdm/platform/contracts';
 import { MAX_RESOLVE_ITEMS, type ResolveItem, type VocabulariesService } from '../domain/vocabularies.service.js';
 
 /** Subject of the resolve RPC. */
-export const RESOLVE_SUBJECT = 'rdm.vocabularies.rpc.resolve';
+export const RESOLVE_SUBJECT = RPC_SUBJECTS.vocabularies.resolve;
 
 /** JSON Schema of the request. */
 export const resolveRequestSchema = {
