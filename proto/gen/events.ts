@@ -165,6 +165,92 @@ export interface AbuseReportedV1 {
 }
 
 /**
+ * Data of `rdm.records.access-request.failed` v1: Records could not apply an accepted access request (record deleted or unknown). Requests puts the request back to submitted with a log event carrying the message.
+ */
+export interface AccessRequestFailedV1 {
+  /**
+   * The request.
+   */
+  request_id: string;
+  /**
+   * The request topic.
+   */
+  record_id: string;
+  message: string;
+}
+
+/**
+ * Data of `rdm.records.access-request.granted` v1: Records applied an accepted user-access-request (a user grant on the parent) or guest-access-request (a secret link, e-mailed to the guest by the mailer). Confirms the request (requests: accepting -> accepted).
+ */
+export interface AccessRequestGrantedV1 {
+  /**
+   * The accepted request.
+   */
+  request_id: string;
+  /**
+   * The request topic.
+   */
+  record_id: string;
+  /**
+   * The record's parent.
+   */
+  parent_id: string;
+  /**
+   * grant: a user grant; link: a secret link for a guest.
+   */
+  kind: 'grant' | 'link';
+  permission: 'view' | 'preview' | 'edit' | 'manage';
+  /**
+   * kind grant: the user granted.
+   */
+  user_id?: string;
+  /**
+   * kind link: the secret link created.
+   */
+  link_id?: string;
+  /**
+   * kind link: YYYY-MM-DD or null (never).
+   */
+  expires_at?: string | null;
+}
+
+/**
+ * Data of `rdm.records.access-request.verification-requested` v1: A guest asked for access to a record (POST /api/records/<id>/access/request without authentication): records stored a verification token; its mailer e-mails the confirmation link to the guest. The address and the token stay in records (access_request_tokens).
+ */
+export interface AccessRequestVerificationRequestedV1 {
+  /**
+   * The stored verification token (uuid).
+   */
+  token_id: string;
+  /**
+   * The record asked for.
+   */
+  record_id: string;
+  /**
+   * The record's parent.
+   */
+  parent_id: string;
+}
+
+/**
+ * Data of `rdm.records.doi.changed` v1: A managed DOI changed locally (reserved, discarded, published with a record or a concept DOI): the DataCite provider brings DataCite up to date (consumer records-datacite-doi).
+ */
+export interface DoiChangedV1 {
+  /**
+   * The DOI (lower case, no resolver).
+   */
+  doi: string;
+  /**
+   * The draft, record or parent (concept DOI) the DOI belongs to.
+   */
+  record_id: string;
+  /**
+   * What happened; the consumer converges on the current state, so this is informative.
+   */
+  reason: 'reserved' | 'discarded' | 'published';
+}
+
+/**
  * Data of `rdm.records.draft.created` v1: A draft was created (new record or new version).
  */
 export interface DraftCreatedV1 {
@@ -901,6 +987,10 @@ export interface EventData {
   'rdm.communities.member.updated': MemberUpdatedV1;
   'rdm.files.file.committed': FileCommittedV1;
   'rdm.records.abuse.reported': AbuseReportedV1;
+  'rdm.records.access-request.failed': AccessRequestFailedV1;
+  'rdm.records.access-request.granted': AccessRequestGrantedV1;
+  'rdm.records.access-request.verification-requested': AccessRequestVerificationRequestedV1;
+  'rdm.records.doi.changed': DoiChangedV1;
   'rdm.records.draft.created': DraftCreatedV1;
   'rdm.records.draft.deleted': DraftDeletedV1;
   'rdm.records.inclusion.added': InclusionAddedV1;
