@@ -14,6 +14,7 @@ export * from './metrics.js';
 export * from './telemetry.js';
 export * from './service.js';
 export * from './service-main.js';
+export * from './after-commit.js';
 export * from './db.js';
 export * from './nats.js';
 export * from './events.js';

@@ -34,6 +34,7 @@
  * (e.g. `RECORDS` with `eventSubjects('records')`); it refuses subjects that would also capture
  * `rdm.<svc>.rpc.*`, because JetStream would then answer RPC requests with PubAcks.
  */
+import { afterCommit, outermostTransaction } from './after-commit.js';
 import { randomUUID } from 'node:crypto';
 import {
   DiscardPolicy,
@@ -88,11 +89,7 @@ export function kickRelays(): void {
   for (const r of relays) r.kick();
 }
 
-type Transactor = Knex.Transaction & {
-  executionPromise?: Promise<unknown>;
-  parentTransaction?: Transactor;
-  client: { config?: unknown };
-};
+type Transactor = Knex.Transaction & { client: { config?: unknown } };
 
 /** Hand a committed event to the relay of the transaction's pool, or wake every relay. */
 function offerCommitted(config: unknown, envelope: EventEnvelope): void {
@@ -130,15 +127,9 @@ export async function writeOutbox<T extends Record<string, unknown>>(
     'INSERT INTO outbox (id, subject, aggregate_type, aggregate_id, type, version, payload) VALUES (?, ?, ?, ?, ?, ?, ?)',
     [envelope.id, event.subject, envelope.aggregate.type, envelope.aggregate.id, envelope.type, envelope.version, JSON.stringify(envelope)],
   );
-  // Why the outermost transaction: a savepoint's release is no commit; the event exists once
-  // the top-level transaction has committed.
-  let top = trx as Transactor;
-  while (top.parentTransaction) top = top.parentTransaction;
-  const config = top.client?.config;
-  top.executionPromise?.then(
-    () => offerCommitted(config, envelope as EventEnvelope),
-    () => undefined,
-  );
+  // The event exists once the outermost transaction has committed (afterCommit waits for it).
+  const config = (outermostTransaction(trx) as Transactor).client?.config;
+  afterCommit(trx, () => offerCommitted(config, envelope as EventEnvelope));
   return envelope;
 }
 

@@ -8,7 +8,7 @@
  *   record the version's access in the local copy (record-access.consumers.ts, which also starts
  *   the deleted / restored / embargo-lifted consumers of that copy).
  */
-import { type ConsumerHandle, type EventEnvelope, type Knex, type Logger, type NatsHandle, runConsumer } from '@rdm/platform';
+import { afterCommit, type ConsumerHandle, type EventEnvelope, type Knex, type Logger, type NatsHandle, runConsumer } from '@rdm/platform';
 import type { EventData } from '@rdm/platform/contracts';
 import type { FilesService } from '../domain/files.service.js';
 import { applyPublished, startRecordAccessConsumers } from './record-access.consumers.js';
@@ -20,11 +20,7 @@ type RecordPublished = EventData['rdm.records.record.published'];
 function collectAfterCommit(service: FilesService, trx: Knex.Transaction, released: Parameters<FilesService['collect']>[0]): void {
   if (released.length === 0) return;
   // Why: bytes may only go once the transaction that released them has committed.
-  const committed = (trx as unknown as { executionPromise?: Promise<unknown> }).executionPromise;
-  void committed?.then(
-    () => service.collect(released),
-    () => undefined,
-  );
+  afterCommit(trx, () => service.collect(released));
 }
 
 /** Handle rdm.records.draft.deleted inside the consumer's transaction. */
