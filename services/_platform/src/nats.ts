@@ -287,6 +287,7 @@ export function natsHealthCheck(nc: NatsConnection, opts: NatsHealthOptions = {}
   const graceMs = opts.graceMs ?? 2000;
   const ping = opts.ping ?? true;
   const tracker = connectionTracker(nc);
+  let unansweredSince: number | undefined;
   return async () => {
     if (nc.isClosed()) throw new Error('nats connection closed');
     const since = tracker.disconnectedAt;
@@ -305,9 +306,16 @@ export function natsHealthCheck(nc: NatsConnection, opts: NatsHealthOptions = {}
         timer = setTimeout(resolve, PING_TIMEOUT_MS, false);
       }),
     ]).finally(() => clearTimeout(timer));
-    if (answered) return;
+    if (answered) {
+      unansweredSince = undefined;
+      return;
+    }
     const after = tracker.disconnectedAt;
     if (after !== undefined && Date.now() - after <= graceMs) return;
+    // Why a grace for pings too: on a loaded machine the client may notice a lost server only
+    // seconds later; until then an unanswered ping is the first sign, and a blip is no outage.
+    unansweredSince ??= Date.now() - PING_TIMEOUT_MS;
+    if (Date.now() - unansweredSince <= graceMs) return;
     throw new Error('nats ping timeout');
   };
 }

@@ -10,9 +10,9 @@
  *   tsx src/cli.ts deactivate-user --email E
  *   tsx src/cli.ts list-tokens --email E
  *
- * Every value flag takes `--flag value` or `--flag=value`; a value that starts with `-` (about one
- * base64url token in 64 does) must use `--flag=value` (node:util parseArgs refuses it otherwise as
- * ambiguous). Boolean flags take no value.
+ * Every value flag takes `--flag value` or `--flag=value`, also when the value starts with `-`
+ * (about one base64url token in 64 does; `bindValues` joins such pairs before node:util
+ * parseArgs, which would refuse them as ambiguous). Boolean flags take no value.
  *
  * Output contract: the LAST line of stdout is exactly one JSON object (create-user:
  * `{"id","email","token"}`); everything else (progress, errors) goes to stderr. Exit status 0 on
@@ -86,9 +86,22 @@ function required(values: Record<string, unknown>, key: string): string {
   return v;
 }
 
+/** `--flag value` of every string option as `--flag=value`, so a value may start with `-`. */
+function bindValues(args: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i] as string;
+    const name = a.startsWith('--') && !a.includes('=') ? a.slice(2) : undefined;
+    const option = name ? (OPTIONS as Record<string, { type: string }>)[name] : undefined;
+    if (option?.type === 'string' && i + 1 < args.length) out.push(`${a}=${args[++i]}`);
+    else out.push(a);
+  }
+  return out;
+}
+
 async function run(argv: string[]): Promise<Record<string, unknown>> {
   const [command, ...rest] = argv;
-  const { values } = parseArgs({ args: rest, options: OPTIONS, strict: true, allowPositionals: false });
+  const { values } = parseArgs({ args: bindValues(rest), options: OPTIONS, strict: true, allowPositionals: false });
   if (!command || values.help) throw new UsageError(command ? '' : 'missing command');
   if (!COMMANDS.includes(command)) throw new UsageError(`unknown command ${command}`);
   const config = loadConfig(configProperties, process.env);

@@ -120,8 +120,15 @@ describe('users CLI', { timeout: 240_000 }, () => {
     expect(makefile).toMatch(/if \[ -n "\$\$\{VISIBILITY:-\}" \]; then set -- "\$\$@" --visibility "\$\$VISIBILITY"; fi/);
   });
 
+  it("should take a value starting with '-' after a value flag", async () => {
+    const res = await cli(url, ['revoke-token', '--token', '-not-a-real-token']);
+    expect(res.stderr).not.toMatch(/ambiguous/);
+    expect(res.code).toBe(1);
+  });
+
   it('should revoke a token by clear value and by id, emitting token.revoked', async () => {
     const u = JSON.parse((await cli(url, ['create-user', '--email', 'revoker@example.org'])).stdout);
+    // A token may start with '-' (about one in 64): `--token <value>` must take it all the same.
     const res = await cli(url, ['revoke-token', '--token', u.token]);
     expect(res.code, res.stderr).toBe(0);
     const out = JSON.parse(res.stdout.trimEnd().split('\n').pop()!);
