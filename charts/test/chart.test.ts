@@ -243,6 +243,29 @@ describe('charts/rdm values.schema.json', () => {
     expect(fails(['nats.enabled=false'])).toThrow(/nats.url is required/);
     expect(fails(['postgresql.enabled=false'])).toThrow(/secrets.databaseUrl is required/);
     expect(fails(['minio.enabled=false'])).toThrow(/storage.s3.endpoint is required/);
+    expect(fails(['doi.provider=datacite', 'secrets.datacitePassword=pw'])).toThrow(/doi.datacite.username is required/);
+    expect(fails(['doi.provider=datacite', 'doi.datacite.username=AB.CD'])).toThrow(/secrets.datacitePassword is required/);
+    expect(fails(['doi.provider=crossref'])).toThrow(/values don't meet the specifications of the schema/);
+  });
+
+  it('gives the DataCite settings to records only, its password from the Secret', () => {
+    const objs = render({
+      name: 'datacite',
+      files: [],
+      set: ['doi.provider=datacite', 'doi.datacite.username=AB.CD', 'secrets.datacitePassword=pw'],
+    });
+    const config = objs.find((o) => o.kind === 'ConfigMap')?.data ?? {};
+    expect(config).toMatchObject({ DOI_PROVIDER: 'datacite', DATACITE_USERNAME: 'AB.CD', DATACITE_URL: 'https://api.test.datacite.org' });
+    expect(JSON.stringify(config)).not.toContain('pw');
+    for (const { obj, spec } of podTemplates(objs)) {
+      const env = containersOf(spec).flatMap((c) => c.env ?? []);
+      const password = env.find((e: Manifest) => e.name === 'DATACITE_PASSWORD');
+      if (obj.metadata.labels?.['app.kubernetes.io/name'] === 'records' && obj.kind === 'Deployment') {
+        expect(password?.valueFrom?.secretKeyRef?.key).toBe('DATACITE_PASSWORD');
+      } else if (obj.metadata.labels?.['app.kubernetes.io/name'] !== 'records') {
+        expect(password, `${obj.kind}/${obj.metadata.name}`).toBeUndefined();
+      }
+    }
   });
 });
 

@@ -38,7 +38,7 @@ import { testLogger } from '../../services/_platform/src/testing/index.js';
 import { createApp } from '../../services/records/src/app.js';
 import { encodeId } from '../../services/records/src/domain/ids.js';
 import type { ParentRow } from '../../services/records/src/domain/model.js';
-import { searchDocRow } from '../../services/records/src/domain/search-doc.js';
+import { searchDocRow } from '../../services/records/src/search/search-doc.js';
 import { buildDoc } from '../../services/records/src/domain/serializers.js';
 import { registerSearchRoutes } from '../../services/records/src/http/search.routes.js';
 import type { VocabulariesPort } from '../../services/records/src/rpc/vocabularies.client.js';

@@ -133,6 +133,10 @@ capabilities:
 - name: SEARCH_PASSWORD
   valueFrom: { secretKeyRef: { name: {{ include "rdm.secretName" .root }}, key: SEARCH_PASSWORD, optional: true } }
 {{- end }}
+{{- if and (eq .name "records") (eq .root.Values.doi.provider "datacite") }}
+- name: DATACITE_PASSWORD
+  valueFrom: { secretKeyRef: { name: {{ include "rdm.secretName" .root }}, key: DATACITE_PASSWORD } }
+{{- end }}
 {{- range $k, $v := .svc.env }}
 - name: {{ $k }}
   value: {{ $v | toString | quote }}
