@@ -21,6 +21,7 @@
  */
 import { createHash } from 'node:crypto';
 import { type Identity, type Logger, type NatsHandle, callRpc } from '@rdm/platform';
+import { RPC_SUBJECTS, type UsersVerifyTokenReply, type UsersVerifyTokenRequest } from '@rdm/platform/contracts';
 
 /** The NATS connection type (taken from the platform, which owns the client library). */
 export type NatsConnection = NatsHandle['nc'];
@@ -154,17 +155,12 @@ export function extractToken(authorization: string | undefined, querystring: str
   return undefined;
 }
 
-/** Reply data of `rdm.users.rpc.verify-token`. */
-interface VerifyReply {
-  user_id: string | number;
-  roles?: string[];
-  token_id: string | number;
-}
-
 /** A TokenVerifier over NATS request-reply. */
 export function natsTokenVerifier(nc: NatsConnection, timeoutMs: number): TokenVerifier {
   return async (token) => {
-    const data = await callRpc<VerifyReply | null>(nc, 'rdm.users.rpc.verify-token', { token }, { timeoutMs });
+    const data = await callRpc<UsersVerifyTokenReply>(nc, RPC_SUBJECTS.users.verifyToken, { token } satisfies UsersVerifyTokenRequest, {
+      timeoutMs,
+    });
     if (!data || data.user_id === undefined || data.user_id === null) return null;
     return { userId: String(data.user_id), roles: Array.isArray(data.roles) ? data.roles.map(String) : [], tokenId: String(data.token_id) };
   };

@@ -1,5 +1,6 @@
 /** Configuration of the gateway: the platform's base variables plus upstreams, auth, limits and CORS. */
 import { baseConfigProperties, type ConfigOf, type EnvProperty } from '@rdm/platform';
+import { DEFAULT_PORTS } from '@rdm/platform/contracts';
 
 const url = (port: number, service: string): EnvProperty => ({
   type: 'string',
@@ -11,13 +12,14 @@ const url = (port: number, service: string): EnvProperty => ({
 /** Every environment variable the gateway reads. */
 export const configProperties = {
   ...baseConfigProperties,
-  PORT: { type: 'integer', default: 5000, minimum: 0, maximum: 65535 },
-  USERS_URL: url(5101, 'users'),
-  VOCABULARIES_URL: url(5102, 'vocabularies'),
-  RECORDS_URL: url(5103, 'records'),
-  FILES_URL: url(5104, 'files'),
-  REQUESTS_URL: url(5105, 'requests'),
-  COMMUNITIES_URL: url(5106, 'communities'),
+  // Default ports from the service registry (proto/services.json).
+  PORT: { type: 'integer', default: DEFAULT_PORTS.gateway, minimum: 0, maximum: 65535 },
+  USERS_URL: url(DEFAULT_PORTS.users, 'users'),
+  VOCABULARIES_URL: url(DEFAULT_PORTS.vocabularies, 'vocabularies'),
+  RECORDS_URL: url(DEFAULT_PORTS.records, 'records'),
+  FILES_URL: url(DEFAULT_PORTS.files, 'files'),
+  REQUESTS_URL: url(DEFAULT_PORTS.requests, 'requests'),
+  COMMUNITIES_URL: url(DEFAULT_PORTS.communities, 'communities'),
   TRUST_PROXY: {
     type: 'boolean',
     default: false,
