@@ -19,6 +19,18 @@ export class FileLinks {
     this.base = publicBaseUrl.replace(/\/+$/, '');
   }
 
+  /**
+   * FAIR signposting (level 1) of a published file's content: `collection` → the record's landing
+   * page, `linkset` → the record's linkset (records serves it: `Accept: application/linkset+json`).
+   */
+  signposting(recordId: string): string {
+    const id = encodeURIComponent(recordId);
+    return [
+      `<${this.base}/records/${id}> ; rel="collection" ; type="text/html"`,
+      `<${this.base}/api/records/${id}> ; rel="linkset" ; type="application/linkset+json"`,
+    ].join(' , ');
+  }
+
   private prefix(recordId: string, scope: FilesScope): string {
     return `${this.base}/api/records/${encodeURIComponent(recordId)}${scope === 'draft' ? '/draft' : ''}`;
   }

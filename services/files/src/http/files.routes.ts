@@ -147,6 +147,7 @@ function addRoutes(router: Router<AppState>, kind: FilesKind, service: FilesServ
       'Cache-Control': 'no-cache',
       'Content-Disposition': contentDisposition(filename, served, asAttachment),
     });
+    if (scope === 'record' && kind === 'files') ctx.set('Link', links.signposting(recordId));
     if (notModified(ctx, etag)) return;
     // Why: an empty body has no satisfiable range; serve it whole rather than 416.
     let range: RangeResult = size > 0 ? parseRange(ctx.get('range') || undefined, size) : { kind: 'none' };

@@ -283,6 +283,8 @@ describe.each(ENGINES)('files HTTP API (%s storage)', (kind) => {
       expect(res.headers.get('accept-ranges')).toBe('bytes');
       expect(res.headers.get('x-content-type-options')).toBe('nosniff');
       expect(res.headers.get('content-security-policy')).toBe("default-src 'none';");
+      // A draft's content is no published item: no FAIR signposting.
+      expect(res.headers.get('link')).toBeNull();
     });
 
     it('should serve single byte ranges (206) and refuse unsatisfiable ones (416)', async () => {
@@ -579,6 +581,11 @@ describe.each(ENGINES)('files HTTP API (%s storage)', (kind) => {
       const c = await call('GET', `/api/records/${rec}/files/a.txt/content`, { user: null });
       expect(c.status).toBe(200);
       expect(c.bytes.equals(content)).toBe(true);
+      // FAIR signposting level 1 on a published file: its collection (landing page) and the linkset.
+      expect(c.headers.get('link')).toBe(
+        `<https://rdm.example.org/records/${rec}> ; rel="collection" ; type="text/html" , ` +
+          `<https://rdm.example.org/api/records/${rec}> ; rel="linkset" ; type="application/linkset+json"`,
+      );
       const png = await call('GET', `/api/records/${rec}/files/dir/b.png/content`, { user: null });
       expect(png.headers.get('content-type')).toBe('image/png');
       expect(png.headers.get('content-disposition')).toBe('inline');

@@ -12,8 +12,8 @@
  * (`describes`). As InvenioRDM, the level-1 header carries only the `linkset` link when a
  * collection (authors, items, licenses) has more than `LEVEL1_MAX` members.
  *
- * When to use: the record read (header) and the linkset format; `collectionLink` for file content
- * responses (served by the files service).
+ * When to use: the record read (header) and the linkset format. File content responses carry
+ * their own level-1 links (`collection`, `linkset`), set by the files service (FileLinks.signposting).
  */
 import { type ExportContext, identifierUrl, landingPage, list, type RecordJson, resourceTypeOf, visibleFiles } from './util.js';
 
@@ -105,10 +105,4 @@ export function linkset(l: LandingLinks): { linkset: Record<string, unknown>[] }
   return {
     linkset: [landing, ...l.item.map((i) => ({ anchor: i.href, collection: back })), { anchor: l.apiUrl, describes: back }],
   };
-}
-
-/** The `Link` header of a file content response: `collection` (the landing page) and `linkset`. */
-export function collectionLink(baseUrl: string, recordId: string): string {
-  const id = encodeURIComponent(recordId);
-  return `${link(`${baseUrl}/records/${id}`, 'collection', 'text/html')} , ${link(`${baseUrl}/api/records/${id}`, 'linkset', 'application/linkset+json')}`;
 }
