@@ -27,6 +27,7 @@ export const authorizeFilesRequestSchema = {
       },
     },
     access_token: { type: 'string' },
+    bucket: { enum: ['media'] },
   },
 } as const;
 
