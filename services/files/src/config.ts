@@ -35,6 +35,11 @@ export const configProperties = {
     maximum: 5 * 1024 * 1024 * 1024,
     description: 'Largest part of a multipart transfer (the S3 engine holds one part in memory while sending it).',
   },
+  STATS_ENABLED: {
+    type: 'boolean',
+    default: true,
+    description: 'Usage statistics: publish `rdm.stats.file.downloaded` for each counted download; false: downloads are not counted.',
+  },
   FILES_JANITOR_INTERVAL_MS: { type: 'integer', default: 60_000, minimum: 100, description: 'How often the storage janitor runs.' },
   S3_ENDPOINT: { type: 'string', default: 'http://127.0.0.1:9000', pattern: '^https?://', description: 'S3 endpoint (FILES_STORAGE=s3).' },
   S3_ACCESS_KEY: { type: 'string', description: 'S3 access key (required with FILES_STORAGE=s3).' },

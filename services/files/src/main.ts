@@ -19,7 +19,7 @@ await serviceMain({
     const storage = await createStorage(config);
     await storage.init();
     const authorizer = new RpcFilesAuthorizer(nats.nc, config.RPC_TIMEOUT_MS);
-    const { app, health, service, gc } = createApp({ config, logger, db, storage, authorizer, nc: nats.nc, js: nats.js });
+    const { app, health, service, gc } = createApp({ config, logger, db, storage, authorizer, nc: nats.nc, ...(config.STATS_ENABLED ? { js: nats.js } : {}) });
     return {
       app,
       health,

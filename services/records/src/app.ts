@@ -37,7 +37,7 @@ import { RecordSearchService } from './search/search.service.js';
 /** What createApp needs. */
 export interface AppDeps {
   config: Pick<RecordsConfig, 'PUBLIC_BASE_URL' | 'IDENTITY_SECRET' | 'DOI_PREFIX' | 'DOI_RESOLVER_URL' | 'OAI_ID_PREFIX' | 'SITE_NAME'> &
-    Partial<Pick<RecordsConfig, 'RESTRICTION_GRACE_PERIOD_DAYS' | 'ALLOW_RESTRICTION_AFTER_GRACE_PERIOD'>>;
+    Partial<Pick<RecordsConfig, 'RESTRICTION_GRACE_PERIOD_DAYS' | 'ALLOW_RESTRICTION_AFTER_GRACE_PERIOD' | 'STATS_ENABLED'>>;
   logger: Logger;
   db: Knex;
   files: FilesPort;
@@ -121,7 +121,10 @@ export function createApp(deps: AppDeps) {
   app.use(linkTokenMiddleware(deps.db));
   app.use(tombstoneMiddleware(deletion));
   const stats = new StatsComponent({ db: deps.db, index });
-  app.use(statsMiddleware({ stats, publisher: deps.statsPublisher, secret: deps.config.IDENTITY_SECRET }));
+  // Why a switch: counting costs a publish per view and a spliced body (scripts/bench/stats.bench.ts).
+  if (deps.config.STATS_ENABLED !== false) {
+    app.use(statsMiddleware({ stats, publisher: deps.statsPublisher, secret: deps.config.IDENTITY_SECRET }));
+  }
   mountRouter(app, router);
   return { app, health, service, search, index, deletion, stats, ...parts };
 }

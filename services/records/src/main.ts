@@ -33,7 +33,7 @@ await serviceMain({
     await ensureStream(jsm, { name: 'REQUESTS', subjects: ['rdm.requests.request.>'] });
     const communities = new RpcCommunitiesClient(nc, config.RPC_TIMEOUT_MS, config.COMMUNITIES_ROLES_TTL_MS);
     const { app, health, service, review, saga, index, stats } = createApp({
-      statsPublisher: new StatsPublisher(js),
+      ...(config.STATS_ENABLED ? { statsPublisher: new StatsPublisher(js) } : {}),
       config,
       logger,
       db,
