@@ -28,6 +28,7 @@ import { type ChildProcess, execFileSync } from 'node:child_process';
 import { readFileSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
+import { connectNats } from '../../services/_platform/src/nats.js';
 import { REPO_ROOT, SERVICES, spawnService, terminate, waitHttpOk } from '../up.js';
 import { benchTarget, call, cliUser, expectStatus, load, portOpen } from './lib/harness.js';
 
@@ -117,20 +118,35 @@ async function untilServed(base: string, id: string): Promise<void> {
   throw new Error(`GET /api/records/${id} not served after the records restart`);
 }
 
-/** Wait until the view counter has not moved for 6 s (the stats consumer drained its backlog); returns it. */
+/** NATS_URL of the running records service (its environment, from /proc). */
+function recordsNatsUrl(): string {
+  const pid = pidOn(records.port);
+  if (!pid) throw new Error(`no records service on port ${records.port}`);
+  const kv = readFileSync(`/proc/${pid}/environ`, 'utf8')
+    .split('\0')
+    .find((e) => e.startsWith('NATS_URL='));
+  return kv ? kv.slice('NATS_URL='.length) : 'nats://127.0.0.1:4222';
+}
+
+/**
+ * Wait until the views consumer (`records-stats-views`) has nothing pending nor unacknowledged,
+ * so no counting of an "on" run spills into the next run; returns the views then counted.
+ */
 async function drained(base: string, id: string): Promise<number> {
-  let last = -1;
-  let since = Date.now();
-  const deadline = Date.now() + 180_000;
-  while (Date.now() < deadline) {
-    const views = Number((await probe(base, id)).body?.stats?.this_version?.views ?? 0);
-    if (views !== last) {
-      last = views;
-      since = Date.now();
-    } else if (Date.now() - since >= 6000) return views;
-    await sleep(1000);
+  const nats = await connectNats({ url: recordsNatsUrl(), name: 'stats-bench' });
+  try {
+    const deadline = Date.now() + 600_000;
+    for (;;) {
+      const info = await nats.jsm.consumers.info('STATS', 'records-stats-views');
+      if (info.num_pending + info.num_ack_pending === 0) break;
+      if (Date.now() > deadline) throw new Error(`the views consumer still has ${info.num_pending} events pending after 10 minutes`);
+      await sleep(1000);
+    }
+  } finally {
+    await nats.nc.close();
   }
-  throw new Error('the view counter kept moving for 3 minutes');
+  await sleep(2500); // the `stats` block is cached 2 s
+  return Number((await probe(base, id)).body?.stats?.this_version?.views ?? 0);
 }
 
 /** Figures of one run. */
@@ -215,8 +231,9 @@ try {
     const want = i % 4 === 0 || i % 4 === 3;
     if (want !== current) {
       if (current) {
+        const t = Date.now();
         views = await drained(base, id);
-        say(`     views counted so far: ${views} (consumer drained, load ${load()})`);
+        say(`     views counted so far: ${views} (views consumer drained in ${((Date.now() - t) / 1000).toFixed(1)} s, load ${load()})`);
       }
       await restartRecords(want);
       await untilServed(base, id);
