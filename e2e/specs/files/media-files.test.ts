@@ -2,11 +2,8 @@
  * Media files through the gateway (black box): `…/draft/media-files…` as a second bucket of the
  * draft, managed like files (register, upload, commit, list, download, archive, delete), apart
  * from the draft's files; published with the record and read-only there (writes 403, InvenioRDM's
- * default policy); same permissions as files.
- *
- * Needs the records service to grant media buckets (`authorize-files` with `bucket: "media"`,
- * proto/README.md). Against a records service that does not yet, the files service answers 501
- * and every test here is reported as skipped, with that reason.
+ * default policy); same permissions as files. An edit draft works on its own copy, which becomes
+ * the record's when the edit is published; a new version starts without media files.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { api, baseUrl } from '../../support/client.js';
@@ -16,7 +13,6 @@ import { walkthroughMetadata } from '../records/support.js';
 let owner: TestUser;
 let other: TestUser;
 let id: string;
-let unsupported: string | undefined;
 
 const draftMedia = () => `/api/records/${id}/draft/media-files`;
 
@@ -35,21 +31,10 @@ beforeAll(async () => {
   });
   if (res.status !== 201) throw new Error(`create draft ${res.status}: ${res.text}`);
   id = res.body.id;
-  const probe = await api(draftMedia(), { token: owner.token });
-  if (probe.status === 501) unsupported = `records does not grant media buckets yet: ${probe.body?.message}`;
-  // The gateway routes media files only once records keeps media buckets (honest surfaces).
-  if (probe.status === 404 && /not found on the server/.test(probe.text)) unsupported = 'media files are not routed by the gateway yet';
-  if (unsupported) process.stderr.write(`[media-files] SKIPPED: ${unsupported}\n`);
 });
 
-/** Skip (reported as skipped, with the reason) while records does not grant media buckets. */
-function needsMedia(ctx: { skip: (note?: string) => void }): void {
-  if (unsupported) ctx.skip(unsupported);
-}
-
 describe('draft media files', () => {
-  it('register, upload and commit a media file in the media bucket, with media-files links', async (ctx) => {
-    needsMedia(ctx);
+  it('register, upload and commit a media file in the media bucket, with media-files links', async () => {
     const init = await api(draftMedia(), { method: 'POST', token: owner.token, body: [{ key: 'cover.png' }] });
     expect(init.status, init.text).toBe(201);
     const base = `${baseUrl()}${draftMedia()}`;
@@ -66,23 +51,20 @@ describe('draft media files', () => {
     expect(await res.text()).toBe('PNGDATA');
   });
 
-  it("media files are not the draft's files", async (ctx) => {
-    needsMedia(ctx);
+  it("media files are not the draft's files", async () => {
     const files = await api(`/api/records/${id}/draft/files`, { token: owner.token });
     expect(files.body.entries.map((e: { key: string }) => e.key)).not.toContain('cover.png');
     const media = await api(draftMedia(), { token: owner.token });
     expect(media.body.entries.map((e: { key: string }) => e.key)).toEqual(['cover.png']);
   });
 
-  it('same permissions as files: anonymous and other users may not manage them', async (ctx) => {
-    needsMedia(ctx);
+  it('same permissions as files: anonymous and other users may not manage them', async () => {
     expect((await api(draftMedia(), { method: 'POST', body: [{ key: 'x.png' }] })).status).toBe(403);
     expect((await api(draftMedia(), { method: 'POST', token: other.token, body: [{ key: 'x.png' }] })).status).toBe(403);
     expect((await api(`${draftMedia()}/cover.png`, { method: 'DELETE', token: other.token })).status).toBe(403);
   });
 
-  it('delete and re-add a media file', async (ctx) => {
-    needsMedia(ctx);
+  it('delete and re-add a media file', async () => {
     expect((await api(draftMedia(), { method: 'POST', token: owner.token, body: [{ key: 'tmp.png' }] })).status).toBe(201);
     expect((await api(`${draftMedia()}/tmp.png`, { method: 'DELETE', token: owner.token })).status).toBe(204);
     expect((await api(`${draftMedia()}/tmp.png`, { token: owner.token })).status).toBe(404);
@@ -91,7 +73,6 @@ describe('draft media files', () => {
 
 describe('published media files', () => {
   beforeAll(async () => {
-    if (unsupported) return;
     const init = await api(`/api/records/${id}/draft/files`, { method: 'POST', token: owner.token, body: [{ key: 'data.txt' }] });
     if (init.status !== 201) throw new Error(`init ${init.status}: ${init.text}`);
     await api(`/api/records/${id}/draft/files/data.txt/content`, { method: 'PUT', token: owner.token, raw: 'data' });
@@ -100,8 +81,7 @@ describe('published media files', () => {
     if (pub.status !== 202) throw new Error(`publish ${pub.status}: ${pub.text}`);
   });
 
-  it('the record serves its media files to anyone', async (ctx) => {
-    needsMedia(ctx);
+  it('the record serves its media files to anyone', async () => {
     const list = await api(`/api/records/${id}/media-files`);
     expect(list.status).toBe(200);
     expect(list.body.entries.map((e: { key: string }) => e.key)).toEqual(['cover.png']);
@@ -109,11 +89,64 @@ describe('published media files', () => {
     expect(await res.text()).toBe('PNGDATA');
   });
 
-  it("a published record's media files are read-only (403, even for the owner)", async (ctx) => {
-    needsMedia(ctx);
+  it("a published record's media files are read-only (403, even for the owner)", async () => {
     expect((await api(`/api/records/${id}/media-files`, { method: 'POST', token: owner.token, body: [{ key: 'y.png' }] })).status).toBe(
       403,
     );
     expect((await api(`/api/records/${id}/media-files/cover.png`, { method: 'DELETE', token: owner.token })).status).toBe(403);
+  });
+});
+
+describe('media files in the record JSON, edits and new versions', () => {
+  const keys = (body: { entries: { key: string }[] }) => body.entries.map((e) => e.key).sort();
+
+  it("the record carries its media files' summary and a working media_files link", async () => {
+    const rec = await api(`/api/records/${id}`);
+    expect(rec.status).toBe(200);
+    expect(rec.body.media_files).toMatchObject({ enabled: true, count: 1, total_bytes: 7 });
+    expect(Object.keys(rec.body.media_files.entries)).toEqual(['cover.png']);
+    expect(rec.body.links.media_files).toBe(`${baseUrl()}/api/records/${id}/media-files`);
+    expect((await api(rec.body.links.media_files.slice(baseUrl().length))).status).toBe(200);
+  });
+
+  it("an edit draft manages its own copy; publishing the edit makes it the record's", async () => {
+    expect((await api(`/api/records/${id}/draft`, { method: 'POST', token: owner.token })).status).toBe(201);
+    const copy = await api(draftMedia(), { token: owner.token });
+    expect(copy.status).toBe(200);
+    expect(keys(copy.body)).toEqual(['cover.png']);
+    expect((await api(draftMedia(), { method: 'POST', token: owner.token, body: [{ key: 'poster.png' }] })).status).toBe(201);
+    expect((await api(`${draftMedia()}/poster.png/content`, { method: 'PUT', token: owner.token, raw: 'POSTER' })).status).toBe(200);
+    expect((await api(`${draftMedia()}/poster.png/commit`, { method: 'POST', token: owner.token })).status).toBe(200);
+    expect((await api(`${draftMedia()}/cover.png`, { method: 'DELETE', token: owner.token })).status).toBe(204);
+    // The record is untouched until the edit is published.
+    expect(keys((await api(`/api/records/${id}/media-files`)).body)).toEqual(['cover.png']);
+    const pub = await api(`/api/records/${id}/draft/actions/publish`, { method: 'POST', token: owner.token });
+    expect(pub.status, pub.text).toBe(202);
+    expect(keys((await api(`/api/records/${id}/media-files`)).body)).toEqual(['poster.png']);
+    const res = await fetch(`${baseUrl()}/api/records/${id}/media-files/poster.png/content`);
+    expect(await res.text()).toBe('POSTER');
+    expect((await api(`/api/records/${id}/media-files/cover.png`)).status).toBe(404);
+  });
+
+  it('a new version starts without media files', async () => {
+    const nv = await api(`/api/records/${id}/versions`, { method: 'POST', token: owner.token });
+    expect(nv.status).toBe(201);
+    expect(nv.body.media_files.enabled).toBe(false);
+    const list = await api(`/api/records/${nv.body.id}/draft/media-files`, { token: owner.token });
+    expect(list.status).toBe(200);
+    expect(list.body.enabled).toBe(false);
+    expect((await api(`/api/records/${nv.body.id}/draft`, { method: 'DELETE', token: owner.token })).status).toBe(204);
+  });
+
+  it("a draft's media files are not readable by anonymous users", async () => {
+    const d = await api('/api/records', {
+      method: 'POST',
+      token: owner.token,
+      body: { media_files: { enabled: true }, metadata: walkthroughMetadata() },
+    });
+    expect(d.status).toBe(201);
+    expect((await api(`/api/records/${d.body.id}/draft/media-files`)).status).toBe(403);
+    expect((await api(`/api/records/${d.body.id}/draft/media-files`, { token: other.token })).status).toBe(403);
+    expect((await api(`/api/records/${d.body.id}/draft/media-files`, { token: owner.token })).status).toBe(200);
   });
 });

@@ -42,6 +42,11 @@ export const configProperties = {
     description:
       "Public downloads of published files from the local, event-fed copy of records' access: `fallback` only while records does not answer, `first` before asking records (no call per public download; a deletion or restriction applies when its event arrives), `off` never.",
   },
+  STATS_ENABLED: {
+    type: 'boolean',
+    default: true,
+    description: 'Usage statistics: publish `rdm.stats.file.downloaded` for each counted download; false: downloads are not counted.',
+  },
   FILES_JANITOR_INTERVAL_MS: { type: 'integer', default: 60_000, minimum: 100, description: 'How often the storage janitor runs.' },
   S3_ENDPOINT: { type: 'string', default: 'http://127.0.0.1:9000', pattern: '^https?://', description: 'S3 endpoint (FILES_STORAGE=s3).' },
   S3_ACCESS_KEY: { type: 'string', description: 'S3 access key (required with FILES_STORAGE=s3).' },

@@ -27,7 +27,15 @@ await serviceMain({
       find: (id) => findRecordAccess(db, id),
       freshness: new JetStreamFreshness(nats.jsm),
     });
-    const { app, health, service, gc } = createApp({ config, logger, db, storage, authorizer, nc: nats.nc, js: nats.js });
+    const { app, health, service, gc } = createApp({
+      config,
+      logger,
+      db,
+      storage,
+      authorizer,
+      nc: nats.nc,
+      ...(config.STATS_ENABLED ? { js: nats.js } : {}),
+    });
     return {
       app,
       health,

@@ -179,8 +179,9 @@ export const ROUTES: readonly RouteSpec[] = [
   // ── files ──────────────────────────────────────────────────────────────────────────────────
   ...fileRoutes(`${R}/draft`, 'files', true),
   ...fileRoutes(R, 'files', false),
-  // Media files: the files service serves them, but records does not yet keep a media bucket per
-  // draft and record (files answers 501), so they are not routed until it does.
+  // Media files (InvenioRDM's second bucket): records keeps a media bucket per draft and record.
+  ...fileRoutes(`${R}/draft`, 'media-files', true),
+  ...fileRoutes(R, 'media-files', false),
 
   // ── requests ───────────────────────────────────────────────────────────────────────────────
   { pattern: '/api/requests', methods: ['GET'], service: 'requests', list: true, summary: 'Search requests' },

@@ -49,6 +49,7 @@ export interface AppDeps {
         | 'ABUSE_REPORTS_WINDOW_SECONDS'
         | 'DOI_PROVIDER'
         | 'DATACITE_PREFIX'
+        | 'STATS_ENABLED'
       >
     >;
   logger: Logger;
@@ -150,7 +151,10 @@ export function createApp(deps: AppDeps) {
   app.use(linkTokenMiddleware(deps.db));
   app.use(tombstoneMiddleware(deletion));
   const stats = new StatsComponent({ db: deps.db, index });
-  app.use(statsMiddleware({ stats, publisher: deps.statsPublisher, secret: deps.config.IDENTITY_SECRET }));
+  // Why a switch: counting costs a publish per view and a spliced body (scripts/bench/stats.bench.ts).
+  if (deps.config.STATS_ENABLED !== false) {
+    app.use(statsMiddleware({ stats, publisher: deps.statsPublisher, secret: deps.config.IDENTITY_SECRET }));
+  }
   mountRouter(app, router);
   return { app, health, service, search, index, deletion, stats, accessLinks, accessEffects, ...parts };
 }

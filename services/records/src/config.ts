@@ -69,6 +69,12 @@ export const configProperties = {
     minimum: 0,
     description: 'How long community roles are cached (dropped on membership events).',
   },
+  STATS_ENABLED: {
+    type: 'boolean',
+    default: true,
+    description:
+      'Usage statistics: count record views (publish `rdm.stats.record.viewed`) and show live `stats`; false: no view is counted and `stats` stays zero (the files service has its own switch for downloads).',
+  },
   FILES_RPC_TIMEOUT_MS: { type: 'integer', default: 5000, minimum: 50, description: 'Timeout of rdm.files.rpc.* calls.' },
   EMBARGO_LIFT_INTERVAL_MS: {
     type: 'integer',

@@ -44,7 +44,7 @@ await serviceMain({
     const communities = new RpcCommunitiesClient(nc, config.RPC_TIMEOUT_MS, config.COMMUNITIES_ROLES_TTL_MS);
     const vocabularies = new RpcVocabulariesClient(nc, config.RPC_TIMEOUT_MS);
     const { app, health, service, review, saga, index, stats, accessLinks, accessEffects } = createApp({
-      statsPublisher: new StatsPublisher(js),
+      ...(config.STATS_ENABLED ? { statsPublisher: new StatsPublisher(js) } : {}),
       config,
       logger,
       db,

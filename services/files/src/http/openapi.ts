@@ -39,7 +39,7 @@ const E = {
     'Content-Range': { schema: { type: 'string' }, description: '`bytes */<size>`' },
   }),
   '429': ref('responses', 'TooManyRequests'),
-  '501': error('Media files: the records service does not grant media buckets yet.'),
+  '501': error('Media files: the records service answered no media-bucket grant (a records release older than media files).'),
   '503': ref('responses', 'ServiceUnavailable'),
 } as const;
 type Status = keyof typeof E;
@@ -132,7 +132,7 @@ function archive(scope: 'draft' | 'record'): Json {
 
 /**
  * The media-files operations: the files ones on `…/media-files…` (operation ids `…MediaFile…`),
- * plus 501 while records grants no media bucket.
+ * plus 501 when records answers no media-bucket grant (an older records release).
  */
 function mediaPaths(files: Record<string, Json>): Record<string, Json> {
   const out: Record<string, Json> = {};

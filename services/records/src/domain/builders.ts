@@ -7,6 +7,7 @@
  * here, when and where it is written is decided by the caller.
  */
 import { accessStatus } from './access.js';
+import { recordMedia } from './media.component.js';
 import type {
   DraftRow,
   FrozenFiles,
@@ -68,7 +69,7 @@ export function newDraft(id: string, parentId: string, patch: Partial<VersionRow
     custom_fields: patch.custom_fields ?? {},
     access: patch.access!,
     files: { enabled: filesEnabled ?? true, order: [], default_preview: null },
-    media_files: { enabled: false, order: [] },
+    media_files: patch.media_files ?? { enabled: false, order: [] },
     pids: patch.pids ?? {},
     bucket_id: id,
     resource_type_type: patch.resource_type_type ?? null,
@@ -125,7 +126,15 @@ export function newVersionDraft(id: string, latest: RecordRow, parent: ParentRow
 
 /** The draft's stored files options as a record carries them, with the frozen summary. */
 function recordFiles(draft: DraftRow, frozen: FrozenFiles): StoredFiles {
-  return { enabled: draft.files.enabled, default_preview: draft.files.default_preview ?? null, order: draft.files.order ?? [], ...frozen };
+  const { count, total_bytes, entries } = frozen;
+  return {
+    enabled: draft.files.enabled,
+    default_preview: draft.files.default_preview ?? null,
+    order: draft.files.order ?? [],
+    count,
+    total_bytes,
+    entries,
+  };
 }
 
 /** A first publication of `draft` (revision 1, files frozen). */
@@ -142,7 +151,7 @@ export function newRecord(draft: DraftRow, frozen: FrozenFiles, pids: Record<str
     custom_fields: draft.custom_fields,
     access: draft.access,
     files: recordFiles(draft, frozen),
-    media_files: draft.media_files,
+    media_files: recordMedia(draft.media_files, frozen.media),
     pids,
     bucket_id: draft.bucket_id,
     deletion_status: 'P',
@@ -151,14 +160,19 @@ export function newRecord(draft: DraftRow, frozen: FrozenFiles, pids: Record<str
   };
 }
 
-/** The changes an edit draft applies to its record (the record's files stay frozen). */
-export function editedRecordPatch(draft: DraftRow, record: RecordRow, pids: Record<string, PidValue>): Partial<RecordRow> {
+/** The changes an edit draft applies to its record (the record's files stay frozen; its media files are the edit's, `media` frozen). */
+export function editedRecordPatch(
+  draft: DraftRow,
+  record: RecordRow,
+  pids: Record<string, PidValue>,
+  media?: FrozenFiles['media'],
+): Partial<RecordRow> {
   return {
     metadata: draft.metadata,
     custom_fields: draft.custom_fields,
     access: draft.access,
     files: recordFiles(draft, frozenSummary(record.files)),
-    media_files: draft.media_files,
+    media_files: recordMedia(draft.media_files, media),
     pids,
     resource_type_type: draft.resource_type_type,
     resource_type_subtype: draft.resource_type_subtype,

@@ -4,7 +4,8 @@
  * frozen one), the `files` options of a draft write, freezing the files at publish (ONE `lock`
  * call with `if_complete`: checked and locked atomically, idempotent), the bucket dropped after a
  * draft deletion, the previous version's files linked into a new version, the files summary of
- * search documents, and the `authorize-files` answer the files service asks for on every request.
+ * search documents, and the `authorize-files` answer the files service asks for on every request
+ * (media-files buckets answered by media.component.ts).
  *
  * When to use: from RecordsService's lifecycle (`onUpdate`, `onPublishCheck`, `afterDeleteDraft`)
  * and for the files operations it delegates (`importFiles`, `refreshDraftFiles`, `authorize`).
@@ -18,6 +19,7 @@ import { draftDoc, frozenSummary } from './builders.js';
 import { type DraftWrite, loadDraft, loadRecord, type PublishCheck } from './component.js';
 import { fieldErrors, RecordErrors } from './errors.js';
 import { fileListLinks } from './links.js';
+import type { MediaComponent } from './media.component.js';
 import { type DraftRow, type FrozenFiles, type RecordRow, type StoredFiles, summarizeManifest } from './model.js';
 import type { FilesPort, Manifest, SearchIndexPort } from './ports.js';
 import { filesReadForm } from './serializers.js';
@@ -32,6 +34,7 @@ export interface FilesDeps {
   files: FilesPort;
   index: SearchIndexPort;
   access: AccessComponent;
+  media: MediaComponent;
   logger: MsgLogger;
   baseUrl: string;
 }
@@ -96,7 +99,8 @@ export class FilesComponent {
    */
   async onPublishCheck(c: PublishCheck, o: { lock: boolean }): Promise<FrozenFiles> {
     const { draft, record } = c;
-    const othersValid = c.errors.metadata.length + c.errors.pids.length + c.errors.communities.length === 0;
+    // Why files errors count: the media check runs first (a pending media file must not freeze the files).
+    const othersValid = c.errors.metadata.length + c.errors.files.length + c.errors.pids.length + c.errors.communities.length === 0;
     let manifest: Manifest | undefined;
     if (draft.files.enabled) {
       if (record?.files.enabled) {
@@ -174,6 +178,7 @@ export class FilesComponent {
   async authorize(req: AuthorizeFilesRequest): Promise<BucketGrant> {
     const base: Identity = { sub: req.identity?.sub ?? null, roles: req.identity?.roles ?? [] };
     const identity = await withLinkToken(this.d.db, base, req.access_token);
+    if (req.bucket === 'media') return this.d.media.authorize(req, identity);
     if (req.scope === 'draft') {
       const { draft, parent, hasRecord } = await loadDraft(this.d.db, req.record_id);
       await this.d.access.require(req.action === 'update' ? 'update_draft' : 'read_draft', identity, ctxOf(draft, parent), parent);

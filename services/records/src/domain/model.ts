@@ -53,5 +53,10 @@ export function summarizeManifest(m: Manifest | undefined): {
   return { count: m?.count ?? Object.keys(entries).length, total_bytes: m?.total_bytes ?? 0, entries };
 }
 
-/** Files summary frozen into a record at publication. */
-export type FrozenFiles = Pick<FilesSummary, 'count' | 'total_bytes' | 'entries'>;
+/**
+ * Files summary frozen into a record at publication; `media`: the media files frozen with it
+ * (publish checks only: carried to the record's `media_files`, never stored inside `files`).
+ */
+export type FrozenFiles = Pick<FilesSummary, 'count' | 'total_bytes' | 'entries'> & {
+  media?: Pick<FilesSummary, 'count' | 'total_bytes' | 'entries'>;
+};

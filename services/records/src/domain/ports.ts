@@ -46,11 +46,12 @@ export interface FilesPort {
   manifest(bucketId: string): Promise<Manifest>;
   /**
    * Lock the bucket (idempotent) and return its manifest. `ifComplete`: lock only when it holds
-   * at least one entry and none pending (atomically); the manifest's `locked` tells.
+   * at least one entry (any number with `allowEmpty`: media buckets) and none pending
+   * (atomically); the manifest's `locked` tells.
    */
-  lock(bucketId: string, opts?: { ifComplete?: boolean }): Promise<Manifest>;
-  /** Link the objects of `from` into `to` (no bytes copied); returns `to`'s manifest. */
-  importFiles(fromBucketId: string, toBucketId: string): Promise<Manifest>;
+  lock(bucketId: string, opts?: { ifComplete?: boolean; allowEmpty?: boolean }): Promise<Manifest>;
+  /** Link the objects of `from` into `to` (no bytes copied); returns `to`'s manifest. `allowEmpty`: an empty source is no error. */
+  importFiles(fromBucketId: string, toBucketId: string, opts?: { allowEmpty?: boolean }): Promise<Manifest>;
   /** Delete a bucket and its file entries. */
   deleteBucket(bucketId: string): Promise<boolean>;
 }

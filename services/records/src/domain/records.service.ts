@@ -34,6 +34,7 @@ import {
 } from './component.js';
 import { fieldErrors } from './errors.js';
 import { type AuthorizeFilesRequest, type BucketGrant, FilesComponent } from './files.component.js';
+import { MediaComponent } from './media.component.js';
 import { MetadataComponent } from './metadata.component.js';
 import type { DraftRow, FrozenFiles, ParentRow, RecordRow } from './model.js';
 import { PidsComponent } from './pids.component.js';
@@ -70,6 +71,7 @@ export class RecordsService {
   readonly access: AccessComponent;
   readonly metadata: MetadataComponent;
   readonly files: FilesComponent;
+  readonly media: MediaComponent;
   readonly pids: PidsComponent;
   readonly versions: VersionsComponent;
 
@@ -77,7 +79,8 @@ export class RecordsService {
     const { db, index, logger, config } = d;
     this.access = new AccessComponent(config, () => this.hooks);
     this.metadata = new MetadataComponent(d.vocabularies);
-    this.files = new FilesComponent({ db, files: d.files, index, access: this.access, logger, baseUrl: config.baseUrl });
+    this.media = new MediaComponent({ db, files: d.files, access: this.access, logger });
+    this.files = new FilesComponent({ db, files: d.files, index, access: this.access, media: this.media, logger, baseUrl: config.baseUrl });
     this.pids = new PidsComponent({ db, index, config, access: this.access, files: this.files });
     this.versions = new VersionsComponent({ db, index, access: this.access, files: this.files, logger });
   }
@@ -134,6 +137,7 @@ export class RecordsService {
     recordsPolicy.require('create', identity);
     const w: DraftWrite = { identity, input: loadInput(body), patch: {}, errors: [] };
     this.access.onCreate(w);
+    this.media.onCreate(w);
     await this.metadata.onCreate(w);
     return withTransaction(this.d.db, async (trx) => {
       const [id, parentId] = await newUniqueIds(trx, 2);
@@ -164,13 +168,14 @@ export class RecordsService {
     this.access.onUpdate(w);
     await this.metadata.onUpdate(w);
     await this.files.onUpdate(w);
+    await this.media.onUpdate(w);
     return withTransaction(this.d.db, async (trx) => {
       const locked = await repo.getDraft(trx, id, true);
       if (!locked) throw Errors.pidDoesNotExist();
       if (ifMatch !== undefined && ifMatch !== locked.revision_id) throw Errors.revisionMismatch(ifMatch, locked.revision_id);
       await this.pids.onUpdate(trx, w, locked);
       const now = new Date();
-      const patch = { ...w.patch, media_files: locked.media_files };
+      const patch = { ...w.patch, media_files: this.media.merged(locked, w.patch.media_files) };
       const revision = await repo.updateDraft(trx, id, patch, now);
       const updated: DraftRow = { ...locked, ...patch, updated: now, revision_id: revision };
       const doc = draftDoc(updated, parent, hasRecord, w.summary!);
@@ -193,10 +198,11 @@ export class RecordsService {
       await writeOutbox(trx, {
         subject: 'rdm.records.draft.deleted',
         aggregate: { type: 'draft', id, revision: locked.revision_id },
-        data: { id, parent_id: lockedParent.id, bucket_id: locked.bucket_id, kind },
+        data: { id, parent_id: lockedParent.id, bucket_id: locked.bucket_id, kind, ...this.media.deletedEventData(locked) },
       });
-      return { kind, bucket: locked.bucket_id, parent: lockedParent };
+      return { kind, bucket: locked.bucket_id, media: locked.media_files?.bucket_id, parent: lockedParent };
     });
+    await this.media.drop(result.media);
     if (result.kind === 'edit') return;
     try {
       await this.hooks.afterDeleteDraft?.(result.parent);
@@ -244,13 +250,19 @@ export class RecordsService {
     const parent = (await repo.getParent(this.d.db, record.parent_id))!;
     if (record.deletion_status !== 'P') throw Errors.permissionDenied();
     this.access.requirePlain('edit', identity, ctxOf(record, parent));
+    const media = await this.media.editCopy(record);
     return withTransaction(this.d.db, async (trx) => {
       const lockedRecord = (await repo.getRecord(trx, id, true))!;
       const again = await repo.getDraft(trx, id);
       const lockedParent = (await repo.getParent(trx, record.parent_id))!;
       const frozen = frozenSummary(lockedRecord.files);
-      if (again) return { kind: 'draft' as const, doc: draftDoc(again, lockedParent, true, frozen) };
-      const draft = editDraft(lockedRecord, new Date());
+      if (again || lockedRecord.media_files?.bucket_id !== record.media_files?.bucket_id) {
+        // Why: a concurrent edit won (or was even published meanwhile): this media copy is nobody's.
+        await this.media.drop(media.bucket_id);
+        if (!again) throw Errors.conflict('The record changed meanwhile; please retry.');
+        return { kind: 'draft' as const, doc: draftDoc(again, lockedParent, true, frozen) };
+      }
+      const draft: DraftRow = { ...editDraft(lockedRecord, new Date()), media_files: media };
       await repo.insertDraft(trx, draft);
       const doc = draftDoc(draft, lockedParent, true, frozen);
       await this.d.index.index(trx, { kind: 'draft', row: draft, doc });
@@ -285,10 +297,12 @@ export class RecordsService {
     this.metadata.onPublishCheck(c);
     await this.pids.onPublishCheck(c);
     await this.hooks.checkPublish?.(c);
+    await this.media.onPublishCheck(c);
     const frozen = await this.files.onPublishCheck(c, o);
     const errors: FieldError[] = fieldErrors.merge(c.errors.metadata, c.errors.files, c.errors.pids, c.errors.communities);
     if (errors.length) throw Errors.validation(errors);
-    return frozen;
+    const media = await this.media.freeze(draft, o);
+    return media ? { ...frozen, media } : frozen;
   }
 
   /**
@@ -312,7 +326,7 @@ export class RecordsService {
     const parentPatch = { ...this.versions.onPublish(lockedParent, id, locked.index, isEdit), pids: pids.parentPids, ...extra };
     let published: RecordRow;
     if (lockedRecord) {
-      const patch = editedRecordPatch(locked, lockedRecord, pids.pids);
+      const patch = editedRecordPatch(locked, lockedRecord, pids.pids, o.frozen.media);
       const revision = await repo.updateRecord(trx, id, patch, now);
       await repo.setDraftRevision(trx, id, locked.revision_id);
       published = { ...lockedRecord, ...patch, updated: now, revision_id: revision };
@@ -331,7 +345,7 @@ export class RecordsService {
     const event = await writeOutbox(trx, {
       subject: 'rdm.records.record.published',
       aggregate: { type: 'record', id, revision: published.revision_id },
-      data: recordPublishedData(published, newParent, o.requestId),
+      data: { ...recordPublishedData(published, newParent, o.requestId), ...this.media.publishedEventData(published, lockedRecord) },
     });
     return { view: { kind: 'record', doc }, event: event as EventEnvelope };
   }

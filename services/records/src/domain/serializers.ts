@@ -134,7 +134,12 @@ export function buildDoc(i: BuildDocInput): ItemDoc {
     custom_fields: row.custom_fields ?? {},
     access: accessReadForm(row.access, row.files.enabled),
     files,
-    media_files: filesReadForm(row.media_files ?? { enabled: false, order: [] }),
+    // Records carry the media summary frozen at publish; drafts their options only (no manifest read).
+    media_files: filesReadForm(row.media_files ?? { enabled: false, order: [] }, {
+      count: row.media_files?.count ?? 0,
+      total_bytes: row.media_files?.total_bytes ?? 0,
+      entries: row.media_files?.entries ?? {},
+    }),
   };
   if (kind === 'draft') {
     doc.expires_at = row.expires_at ? formatTimestamp(row.expires_at) : null;

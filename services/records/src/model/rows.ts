@@ -94,6 +94,8 @@ export interface StoredFiles {
   count?: number;
   total_bytes?: number;
   entries?: Record<string, FileSummaryEntry>;
+  /** `media_files` only: the media bucket in the files service (absent: none was ever needed). */
+  bucket_id?: string;
 }
 
 /** Columns shared by drafts and records. */

@@ -28,6 +28,7 @@ export const authorizeFilesRequestSchema = {
       },
     },
     access_token: { type: 'string' },
+    bucket: { enum: ['media'] },
   },
 } as const;
 

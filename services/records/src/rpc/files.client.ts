@@ -57,16 +57,18 @@ export class RpcFilesClient implements FilesPort {
     }
   }
 
-  async lock(bucketId: string, opts: { ifComplete?: boolean } = {}): Promise<Manifest> {
-    const payload = opts.ifComplete ? { bucket_id: bucketId, if_complete: true } : { bucket_id: bucketId };
+  async lock(bucketId: string, opts: { ifComplete?: boolean; allowEmpty?: boolean } = {}): Promise<Manifest> {
+    const payload = {
+      bucket_id: bucketId,
+      ...(opts.ifComplete ? { if_complete: true } : {}),
+      ...(opts.allowEmpty ? { allow_empty: true } : {}),
+    };
     return normalize(await this.call<Manifest>(FILES_SUBJECTS.lock, payload), bucketId);
   }
 
-  async importFiles(fromBucketId: string, toBucketId: string): Promise<Manifest> {
-    return normalize(
-      await this.call<Manifest>(FILES_SUBJECTS.import, { from_bucket_id: fromBucketId, to_bucket_id: toBucketId }),
-      toBucketId,
-    );
+  async importFiles(fromBucketId: string, toBucketId: string, opts: { allowEmpty?: boolean } = {}): Promise<Manifest> {
+    const payload = { from_bucket_id: fromBucketId, to_bucket_id: toBucketId, ...(opts.allowEmpty ? { allow_empty: true } : {}) };
+    return normalize(await this.call<Manifest>(FILES_SUBJECTS.import, payload), toBucketId);
   }
 
   async deleteBucket(bucketId: string): Promise<boolean> {
