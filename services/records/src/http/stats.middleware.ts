@@ -8,8 +8,9 @@
  * When to use: mounted by app.ts before the router when statistics are on (`STATS_ENABLED`).
  */
 import type { Middleware } from 'koa';
-import type { StatsComponent } from '../domain/stats.component.js';
+import { DOUBLE_CLICK_MS, type StatsComponent } from '../domain/stats.component.js';
 import type { StatsPublisher } from '../stats/publisher.js';
+import { RepeatFilter } from '../stats/repeat-filter.js';
 import { isBot, visitorHash } from '../stats/visitor.js';
 
 const RECORD = /^\/api\/records\/([^/]+)$/;
@@ -19,6 +20,8 @@ const ZERO_STATS = Buffer.from(`"stats":{"this_version":${Z},"all_versions":${Z}
 
 /** Count views and show live counters. */
 export function statsMiddleware(o: { stats: StatsComponent; publisher?: StatsPublisher; secret: string }): Middleware {
+  // Repeat views the consumer would not count are not published at all (stats/repeat-filter.ts).
+  const repeats = new RepeatFilter(DOUBLE_CLICK_MS);
   return async (ctx, next) => {
     await next();
     if (ctx.method !== 'GET' || ctx.status !== 200) return;
@@ -28,11 +31,11 @@ export function statsMiddleware(o: { stats: StatsComponent; publisher?: StatsPub
     const ua = ctx.get('user-agent');
     if (o.publisher && !isBot(ua)) {
       const address = (ctx.get('x-forwarded-for').split(',')[0] ?? '').trim() || ctx.ip;
-      o.publisher.publish('rdm.stats.record.viewed', {
-        record_id: recordId,
-        visitor: visitorHash(address, ua, o.secret),
-        at: new Date().toISOString(),
-      });
+      const visitor = visitorHash(address, ua, o.secret);
+      const now = Date.now();
+      if (repeats.admit(visitor, recordId, now)) {
+        o.publisher.publish('rdm.stats.record.viewed', { record_id: recordId, visitor, at: new Date(now).toISOString() });
+      }
     }
     const body = ctx.body;
     if (!Buffer.isBuffer(body)) return;
