@@ -274,7 +274,9 @@ describe('records workflow (create → files → publish → edit → new versio
     expect(res.status).toBe(200);
     expect(env.files.calls.length).toBe(before);
     expect(res.headers.etag).toBe(`"${res.body.revision_id}"`);
-    expect(res.headers.link).toBe(`<${API}/records/${id}> ; rel="linkset" ; type="application/linkset+json"`);
+    // FAIR signposting level 1 (export/signposting.ts; its own tests check every relation).
+    expect(res.headers.link).toContain(`<${API}/records/${id}> ; rel="linkset" ; type="application/linkset+json"`);
+    expect(res.headers.link).toContain(`<https://doi.org/10.1234/${id}> ; rel="cite-as"`);
     expect(res.body.versions).toEqual({ is_latest: true, index: 1 });
     expect(res.body.parent.access.grants).toBeUndefined();
     expect(res.body.files.entries['article.pdf'].links).toEqual({
