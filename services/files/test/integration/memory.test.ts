@@ -189,6 +189,9 @@ describe.each(ENGINES)('1 GiB upload memory (%s storage)', (kind) => {
       };
       const init = await call(port, 'POST', '/api/records/memry-00001/draft/files', [{ key: 'big.bin' }]);
       expect(init.status).toBe(201);
+      // The idle size is a sample taken before any byte moves: on a loaded machine the first one
+      // (every 50 ms from the child) may not have arrived yet, so wait for it.
+      for (const deadline = Date.now() + 10_000; childIdle === 0 && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 20));
 
       phase = 'upload';
       const t0 = Date.now();
