@@ -7,4 +7,21 @@
  * from `@rdm/platform/contracts` instead of declaring its own copy. Not part of the main barrel:
  * contracts are not infrastructure, and this keeps their names out of the platform's namespace.
  */
+import type { RpcContract, RpcSubject } from '../../../proto/gen/index.js';
+import { type CallRpcOptions, callRpc } from './nats.js';
+
 export * from '../../../proto/gen/index.js';
+
+/**
+ * `callRpc` checked against the generated contract of `subject`: the payload must be the RPC's
+ * request type and the answer is typed as its reply. Use it in every RPC client, so a change of
+ * proto/rpc/ breaks the build of the callers instead of their runtime.
+ */
+export function callContract<S extends RpcSubject>(
+  nc: Parameters<typeof callRpc>[0],
+  subject: S,
+  payload: RpcContract[S]['request'],
+  opts?: CallRpcOptions,
+): Promise<RpcContract[S]['reply']> {
+  return callRpc<RpcContract[S]['reply']>(nc, subject, payload, opts);
+}

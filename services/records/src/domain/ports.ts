@@ -5,40 +5,16 @@
  * index (postgres today, OpenSearch later); unit tests substitute in-memory fakes.
  */
 import type { Knex } from '@rdm/platform';
+import type { FilesManifestReply } from '@rdm/platform/contracts';
 import type { DraftRow, ItemDoc, RecordRow } from '../model/rows.js';
 
 // ---------------------------------------------------------------------------------------------
 // files (rdm.files.rpc.*)
 
-/** A file entry of a files-service manifest (proto/README.md). */
-export interface ManifestEntry {
-  id?: string;
-  key: string;
-  checksum?: string | null;
-  ext?: string | null;
-  size?: number | null;
-  mimetype?: string | null;
-  storage_class?: string | null;
-  metadata?: unknown;
-  access?: { hidden?: boolean } | null;
-  status?: string;
-  created?: string;
-  updated?: string;
-  file_id?: string | null;
-  version_id?: string | null;
-  bucket_id?: string;
-  transfer?: unknown;
-}
-
-/** A files-service manifest. */
-export interface Manifest {
-  bucket_id: string;
-  locked: boolean;
-  entries: ManifestEntry[];
-  count: number;
-  total_bytes: number;
-  pending: number;
-}
+/** A files-service manifest (`rdm.files.rpc.manifest` reply, generated from proto/rpc/files/manifest.json). */
+export type Manifest = FilesManifestReply;
+/** A file entry of a files-service manifest. */
+export type ManifestEntry = Manifest['entries'][number];
 
 /** What records needs from the files service. */
 export interface FilesPort {

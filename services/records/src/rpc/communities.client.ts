@@ -5,8 +5,8 @@
  * message for that user is seen on core NATS (`watchMemberships`); the TTL bounds staleness if a
  * message is missed. Summaries are never cached: the saga must see a visibility change at once.
  */
-import { callRpc, injectTraceHeaders, type MsgLogger, type NatsHandle } from '@rdm/platform';
-import { RPC_SUBJECTS } from '@rdm/platform/contracts';
+import { injectTraceHeaders, type MsgLogger, type NatsHandle } from '@rdm/platform';
+import { callContract, RPC_SUBJECTS, type RpcContract, type RpcSubject } from '@rdm/platform/contracts';
 import type { CommunitiesPort, CommunityRole, CommunitySummary, ExtensionValidation } from '../domain/ports.js';
 
 /** RPC subjects of the communities service. */
@@ -29,15 +29,15 @@ export class RpcCommunitiesClient implements CommunitiesPort {
     private readonly rolesTtlMs = 5000,
   ) {}
 
-  private call<T>(subject: string, payload: unknown): Promise<T> {
-    return callRpc<T>(this.nc, subject, payload, { timeoutMs: this.timeoutMs, headers: injectTraceHeaders() });
+  private call<S extends RpcSubject>(subject: S, payload: RpcContract[S]['request']) {
+    return callContract(this.nc, subject, payload, { timeoutMs: this.timeoutMs, headers: injectTraceHeaders() });
   }
 
   async get(idsOrSlugs: string[]): Promise<CommunitySummary[]> {
     const ids = [...new Set(idsOrSlugs.filter((x) => typeof x === 'string' && x !== ''))];
     if (ids.length === 0) return [];
-    const r = await this.call<{ communities?: CommunitySummary[] }>(COMMUNITIES_SUBJECTS.get, { ids });
-    return Array.isArray(r?.communities) ? r.communities : [];
+    const r = await this.call(COMMUNITIES_SUBJECTS.get, { ids });
+    return Array.isArray(r?.communities) ? (r.communities as CommunitySummary[]) : [];
   }
 
   async roles(userId: string, communityIds?: string[]): Promise<Record<string, CommunityRole>> {
@@ -47,7 +47,7 @@ export class RpcCommunitiesClient implements CommunitiesPort {
     const hit = this.roleCache.get(key);
     if (hit && Date.now() - hit.at < this.rolesTtlMs) return hit.roles;
     const payload = ids ? { user_id: userId, community_ids: ids } : { user_id: userId };
-    const r = await this.call<{ roles?: Record<string, CommunityRole> }>(COMMUNITIES_SUBJECTS.roles, payload);
+    const r = await this.call(COMMUNITIES_SUBJECTS.roles, payload);
     const roles = r?.roles && typeof r.roles === 'object' ? r.roles : {};
     if (this.roleCache.size > 10_000) this.roleCache.clear();
     this.roleCache.set(key, { at: Date.now(), roles });
@@ -55,7 +55,7 @@ export class RpcCommunitiesClient implements CommunitiesPort {
   }
 
   async validateExtension(schemaId: string, extension: unknown): Promise<ExtensionValidation> {
-    const r = await this.call<ExtensionValidation>(COMMUNITIES_SUBJECTS.validateExtension, {
+    const r: ExtensionValidation = await this.call(COMMUNITIES_SUBJECTS.validateExtension, {
       schema_id: schemaId,
       community_extension: extension,
     });

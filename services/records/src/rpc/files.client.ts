@@ -3,8 +3,8 @@
  * `RpcFilesClient` implements the domain's `FilesPort` (domain/ports.ts) over NATS. A 404 on
  * `manifest` (bucket never created) means an empty manifest.
  */
-import { callRpc, injectTraceHeaders, isAppError, type NatsHandle } from '@rdm/platform';
-import { RPC_SUBJECTS } from '@rdm/platform/contracts';
+import { injectTraceHeaders, isAppError, type NatsHandle } from '@rdm/platform';
+import { callContract, RPC_SUBJECTS, type RpcContract, type RpcSubject } from '@rdm/platform/contracts';
 import type { FilesPort, Manifest } from '../domain/ports.js';
 
 const emptyManifest = (bucketId: string): Manifest => ({
@@ -44,13 +44,13 @@ export class RpcFilesClient implements FilesPort {
     private readonly timeoutMs: number,
   ) {}
 
-  private call<T>(subject: string, payload: unknown): Promise<T> {
-    return callRpc<T>(this.nc, subject, payload, { timeoutMs: this.timeoutMs, headers: injectTraceHeaders() });
+  private call<S extends RpcSubject>(subject: S, payload: RpcContract[S]['request']) {
+    return callContract(this.nc, subject, payload, { timeoutMs: this.timeoutMs, headers: injectTraceHeaders() });
   }
 
   async manifest(bucketId: string): Promise<Manifest> {
     try {
-      return normalize(await this.call<Manifest>(FILES_SUBJECTS.manifest, { bucket_id: bucketId }), bucketId);
+      return normalize(await this.call(FILES_SUBJECTS.manifest, { bucket_id: bucketId }), bucketId);
     } catch (err) {
       if (isAppError(err) && err.status === 404) return emptyManifest(bucketId);
       throw err;
@@ -63,16 +63,16 @@ export class RpcFilesClient implements FilesPort {
       ...(opts.ifComplete ? { if_complete: true } : {}),
       ...(opts.allowEmpty ? { allow_empty: true } : {}),
     };
-    return normalize(await this.call<Manifest>(FILES_SUBJECTS.lock, payload), bucketId);
+    return normalize(await this.call(FILES_SUBJECTS.lock, payload), bucketId);
   }
 
   async importFiles(fromBucketId: string, toBucketId: string, opts: { allowEmpty?: boolean } = {}): Promise<Manifest> {
     const payload = { from_bucket_id: fromBucketId, to_bucket_id: toBucketId, ...(opts.allowEmpty ? { allow_empty: true } : {}) };
-    return normalize(await this.call<Manifest>(FILES_SUBJECTS.import, payload), toBucketId);
+    return normalize(await this.call(FILES_SUBJECTS.import, payload), toBucketId);
   }
 
   async deleteBucket(bucketId: string): Promise<boolean> {
-    const r = await this.call<{ deleted?: boolean }>(FILES_SUBJECTS.deleteBucket, { bucket_id: bucketId });
+    const r = await this.call(FILES_SUBJECTS.deleteBucket, { bucket_id: bucketId });
     return r?.deleted === true;
   }
 }

@@ -3,8 +3,8 @@
  * `RpcRequestsClient` implements the domain's `RequestsPort` over NATS; an error reply comes
  * back as the same AppError (status, message, field errors), no answer as 503.
  */
-import { callRpc, injectTraceHeaders, type NatsHandle } from '@rdm/platform';
-import { RPC_SUBJECTS } from '@rdm/platform/contracts';
+import { injectTraceHeaders, type NatsHandle } from '@rdm/platform';
+import { callContract, RPC_SUBJECTS, type RpcContract, type RpcSubject } from '@rdm/platform/contracts';
 import type { CreateRequestInput, RequestActionInput, RequestsPort, RequestView, RpcIdentity } from '../domain/ports.js';
 
 /** RPC subjects of the requests service. */
@@ -28,20 +28,22 @@ export class RpcRequestsClient implements RequestsPort {
     private readonly actionTimeoutMs: number,
   ) {}
 
-  private call<T>(subject: string, payload: unknown, timeoutMs = this.timeoutMs): Promise<T> {
-    return callRpc<T>(this.nc, subject, payload, { timeoutMs, headers: injectTraceHeaders() });
+  private call<S extends RpcSubject>(subject: S, payload: RpcContract[S]['request'], timeoutMs = this.timeoutMs) {
+    return callContract(this.nc, subject, payload, { timeoutMs, headers: injectTraceHeaders() });
   }
 
+  // Why the casts: the contract types a request as an open object; RequestView names the fields
+  // records reads of it (the API shape of services/requests).
   async create(input: CreateRequestInput): Promise<RequestView> {
-    return (await this.call<{ request: RequestView }>(REQUESTS_SUBJECTS.create, input)).request;
+    return (await this.call(REQUESTS_SUBJECTS.create, input)).request as RequestView;
   }
 
   async get(id: string, identity: RpcIdentity): Promise<RequestView> {
-    return (await this.call<{ request: RequestView }>(REQUESTS_SUBJECTS.get, { id, identity })).request;
+    return (await this.call(REQUESTS_SUBJECTS.get, { id, identity })).request as RequestView;
   }
 
   async action(input: RequestActionInput): Promise<RequestView> {
-    return (await this.call<{ request: RequestView }>(REQUESTS_SUBJECTS.action, input, this.actionTimeoutMs)).request;
+    return (await this.call(REQUESTS_SUBJECTS.action, input, this.actionTimeoutMs)).request as RequestView;
   }
 
   async delete(id: string, identity: RpcIdentity): Promise<void> {

@@ -3,8 +3,8 @@
  * implements the domain's `VocabulariesPort` (domain/ports.ts), one request per write (chunked
  * only above the server's 1000-item limit).
  */
-import { callRpc, injectTraceHeaders, type NatsHandle } from '@rdm/platform';
-import { RPC_SUBJECTS } from '@rdm/platform/contracts';
+import { injectTraceHeaders, type NatsHandle } from '@rdm/platform';
+import { callContract, RPC_SUBJECTS } from '@rdm/platform/contracts';
 import type { ResolvedItem, VocabulariesPort } from '../domain/ports.js';
 
 /** Subject of the resolve RPC. */
@@ -21,13 +21,13 @@ export class RpcVocabulariesClient implements VocabulariesPort {
   async resolve(items: { type: string; id: string }[]): Promise<ResolvedItem[]> {
     const out: ResolvedItem[] = [];
     for (let i = 0; i < items.length; i += CHUNK) {
-      const r = await callRpc<{ items: ResolvedItem[] }>(
+      const r = await callContract(
         this.nc,
         RESOLVE_SUBJECT,
         { items: items.slice(i, i + CHUNK) },
         { timeoutMs: this.timeoutMs, headers: injectTraceHeaders() },
       );
-      out.push(...(r?.items ?? []));
+      out.push(...((r?.items ?? []) as ResolvedItem[]));
     }
     return out;
   }
