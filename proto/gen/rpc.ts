@@ -16,13 +16,13 @@ export interface CommunitiesGetReply {
 export interface CommunitySummary {
   id: string;
   slug: string;
-  title?: string;
-  visibility?: string;
+  title: string;
+  visibility: string;
   members_visibility?: string;
   member_policy?: string;
   record_submission_policy?: string;
   review_policy?: string;
-  is_deleted?: boolean;
+  is_deleted: boolean;
 }
 
 /**

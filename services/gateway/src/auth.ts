@@ -21,7 +21,7 @@
  */
 import { createHash } from 'node:crypto';
 import { type Identity, type Logger, type NatsHandle, callRpc } from '@rdm/platform';
-import { RPC_SUBJECTS, type UsersVerifyTokenReply, type UsersVerifyTokenRequest } from '@rdm/platform/contracts';
+import { callContract, RPC_SUBJECTS, type UsersVerifyTokenReply, type UsersVerifyTokenRequest } from '@rdm/platform/contracts';
 
 /** The NATS connection type (taken from the platform, which owns the client library). */
 export type NatsConnection = NatsHandle['nc'];
@@ -158,7 +158,7 @@ export function extractToken(authorization: string | undefined, querystring: str
 /** A TokenVerifier over NATS request-reply. */
 export function natsTokenVerifier(nc: NatsConnection, timeoutMs: number): TokenVerifier {
   return async (token) => {
-    const data = await callRpc<UsersVerifyTokenReply>(nc, RPC_SUBJECTS.users.verifyToken, { token } satisfies UsersVerifyTokenRequest, {
+    const data = await callContract(nc, RPC_SUBJECTS.users.verifyToken, { token } satisfies UsersVerifyTokenRequest, {
       timeoutMs,
     });
     if (!data || data.user_id === undefined || data.user_id === null) return null;

@@ -1,6 +1,6 @@
 /** NATS client of `rdm.records.rpc.authorize-files` (proto/README.md). */
-import { callRpc, injectTraceHeaders, type NatsHandle } from '@rdm/platform';
-import { RPC_SUBJECTS } from '@rdm/platform/contracts';
+import { injectTraceHeaders, type NatsHandle } from '@rdm/platform';
+import { callContract, RPC_SUBJECTS } from '@rdm/platform/contracts';
 import type { AuthorizeFilesRequest, BucketGrant, FilesAuthorizer } from '../domain/authorizer.js';
 import { FilesErrors } from '../domain/errors.js';
 
@@ -15,7 +15,7 @@ export class RpcFilesAuthorizer implements FilesAuthorizer {
   ) {}
 
   async authorize(req: AuthorizeFilesRequest): Promise<BucketGrant> {
-    const g = await callRpc<BucketGrant>(this.nc, AUTHORIZE_FILES_SUBJECT, req, {
+    const g = await callContract(this.nc, AUTHORIZE_FILES_SUBJECT, req, {
       timeoutMs: this.timeoutMs,
       headers: injectTraceHeaders(),
     });

@@ -5,8 +5,8 @@
  * `rdm.communities.member.>` and `rdm.communities.community.>`: the JetStream publishes reach
  * core subscribers too). Use `start()` once; tests of the domain use a fake port instead.
  */
-import { callRpc, type MsgLogger, type NatsHandle } from '@rdm/platform';
-import { RPC_SUBJECTS } from '@rdm/platform/contracts';
+import type { MsgLogger, NatsHandle } from '@rdm/platform';
+import { callContract, RPC_SUBJECTS } from '@rdm/platform/contracts';
 import type { CommunityRole } from '../domain/model.js';
 import type { CommunitiesPort, CommunitySummary } from '../domain/ports.js';
 
@@ -85,7 +85,7 @@ export class NatsCommunitiesClient implements CommunitiesPort {
     if (!communityIds) {
       const hit = this.allRoles.get(userId);
       if (this.fresh(hit)) return hit.value;
-      const r = await callRpc<{ roles: Record<string, CommunityRole> }>(
+      const r = await callContract(
         this.nc,
         RPC_SUBJECTS.communities.roles,
         { user_id: userId },
@@ -105,7 +105,7 @@ export class NatsCommunitiesClient implements CommunitiesPort {
       } else missing.push(cid);
     }
     if (missing.length > 0) {
-      const r = await callRpc<{ roles: Record<string, CommunityRole> }>(
+      const r = await callContract(
         this.nc,
         RPC_SUBJECTS.communities.roles,
         { user_id: userId, community_ids: missing },
@@ -131,7 +131,7 @@ export class NatsCommunitiesClient implements CommunitiesPort {
       } else missing.push(id);
     }
     if (missing.length > 0) {
-      const r = await callRpc<{ communities: CommunitySummary[] }>(
+      const r = await callContract(
         this.nc,
         RPC_SUBJECTS.communities.get,
         { ids: missing },
