@@ -7,6 +7,7 @@
  *   community statistics (a parent counts once per community; files of its latest version).
  */
 import { type ConsumerHandle, type EventEnvelope, type Knex, type Logger, type NatsHandle, runConsumer } from '@rdm/platform';
+import type { EventData } from '@rdm/platform/contracts';
 import { isUuid } from '../domain/community-input.js';
 import type { MembersService } from '../domain/members.service.js';
 import { addParent, removeParent, setParentCommunities, upsertParent } from '../repo/stats.repo.js';
@@ -14,22 +15,11 @@ import { addParent, removeParent, setParentCommunities, upsertParent } from '../
 /** Verbs of requests whose outcome communities applies. */
 export const REQUEST_VERBS = ['accepted', 'declined', 'cancelled', 'expired'] as const;
 
-/** Data of rdm.records.record.published (the keys communities reads). */
-export interface RecordPublished {
-  id: string;
-  parent_id: string;
-  is_latest: boolean;
-  communities?: string[];
-  files_count?: number;
-  files_bytes?: number;
-}
+/** Data of rdm.records.record.published (generated from proto/events). */
+export type RecordPublished = EventData['rdm.records.record.published'];
 
-/** Data of rdm.records.inclusion.added / removed. */
-export interface Inclusion {
-  parent_id: string;
-  record_id: string;
-  community_id: string;
-}
+/** Data of rdm.records.inclusion.added / removed (generated from proto/events). */
+export type Inclusion = EventData['rdm.records.inclusion.added'];
 
 /** Statistics effect of a publication. */
 export async function onRecordPublished(trx: Knex.Transaction, e: EventEnvelope<RecordPublished>): Promise<void> {

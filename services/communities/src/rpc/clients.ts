@@ -1,9 +1,11 @@
 /**
  * NATS clients of the ports the communities domain uses (proto/README.md):
- * `rdm.users.rpc.get-users`, `rdm.vocabularies.rpc.resolve`, `rdm.requests.rpc.create|count-open|comment`.
+ * `rdm.users.rpc.get-users`, `rdm.vocabularies.rpc.resolve`, `rdm.requests.rpc.create|count-open|comment`,
+ * each checked against its generated contract (callContract); the casts narrow open reply objects
+ * to the fields the domain reads.
  */
-import { callRpc, injectTraceHeaders, type NatsHandle } from '@rdm/platform';
-import { RPC_SUBJECTS } from '@rdm/platform/contracts';
+import { injectTraceHeaders, type NatsHandle } from '@rdm/platform';
+import { callContract, RPC_SUBJECTS } from '@rdm/platform/contracts';
 import type { ResolvedEntry } from '../domain/community-input.js';
 import type { CreateRequestInput, Ref, RequestInfo, RequestsPort, UserInfo, UsersPort, VocabulariesPort } from '../domain/ports.js';
 
@@ -17,13 +19,13 @@ export class RpcUsersClient implements UsersPort {
   ) {}
   async getUsers(ids: string[]): Promise<UserInfo[]> {
     if (ids.length === 0) return [];
-    const r = await callRpc<{ users: UserInfo[] }>(
+    const r = await callContract(
       this.nc,
       RPC_SUBJECTS.users.getUsers,
       { ids },
       { timeoutMs: this.timeoutMs, headers: injectTraceHeaders() },
     );
-    return r?.users ?? [];
+    return (r?.users ?? []) as UserInfo[];
   }
 }
 
@@ -34,13 +36,13 @@ export class RpcVocabulariesClient implements VocabulariesPort {
     private readonly timeoutMs: number,
   ) {}
   async resolve(items: { type: string; id: string }[]) {
-    const r = await callRpc<{ items: { type: string; id: string; found: boolean; entry?: ResolvedEntry }[] }>(
+    const r = await callContract(
       this.nc,
       RPC_SUBJECTS.vocabularies.resolve,
       { items },
       { timeoutMs: this.timeoutMs, headers: injectTraceHeaders() },
     );
-    return r?.items ?? [];
+    return (r?.items ?? []) as { type: string; id: string; found: boolean; entry?: ResolvedEntry }[];
   }
 }
 
@@ -51,14 +53,14 @@ export class RpcRequestsClient implements RequestsPort {
     private readonly timeoutMs: number,
   ) {}
   async create(input: CreateRequestInput): Promise<RequestInfo> {
-    const r = await callRpc<{ request: RequestInfo }>(this.nc, RPC_SUBJECTS.requests.create, input, {
+    const r = await callContract(this.nc, RPC_SUBJECTS.requests.create, input, {
       timeoutMs: this.timeoutMs,
       headers: injectTraceHeaders(),
     });
-    return r.request;
+    return r.request as RequestInfo;
   }
   async countOpen(receiver: Ref): Promise<number> {
-    const r = await callRpc<{ count: number }>(
+    const r = await callContract(
       this.nc,
       RPC_SUBJECTS.requests.countOpen,
       { receiver },
@@ -67,7 +69,7 @@ export class RpcRequestsClient implements RequestsPort {
     return Number(r?.count ?? 0);
   }
   async comment(id: string, payload: { content: string; format: string }): Promise<void> {
-    await callRpc(
+    await callContract(
       this.nc,
       RPC_SUBJECTS.requests.comment,
       { id, identity: { sub: 'system', roles: ['system'] }, payload },
