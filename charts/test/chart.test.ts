@@ -24,7 +24,12 @@ import {
   valueArgs,
 } from './render.js';
 
-const SERVICES = ['communities', 'files', 'gateway', 'records', 'requests', 'users', 'vocabularies'];
+// The service registry (proto/services.json) is the one list of deployables: the chart must match it.
+const REGISTRY = JSON.parse(readFileSync(join(CHART, '../../proto/services.json'), 'utf8')) as {
+  services: { name: string }[];
+  gateway: { name: string };
+};
+const SERVICES = [...REGISTRY.services.map((s) => s.name), REGISTRY.gateway.name].sort();
 const MIGRATED = SERVICES.filter((s) => s !== 'gateway');
 
 const SETS: ValueSet[] = [
@@ -266,6 +271,16 @@ describe('charts/rdm values.schema.json', () => {
         expect(password, `${obj.kind}/${obj.metadata.name}`).toBeUndefined();
       }
     }
+  });
+});
+
+describe('charts/rdm and the service registry', () => {
+  it('deploys exactly the services of proto/services.json', () => {
+    const values = runHelm(['show', 'values', CHART]);
+    const after = values.slice(values.indexOf('\nservices:\n') + '\nservices:\n'.length);
+    const block = after.slice(0, after.search(/^\S/m) === -1 ? undefined : after.search(/^\S/m));
+    const names = [...block.matchAll(/^ {2}([a-z]+):$/gm)].map((m) => m[1]);
+    expect(names.sort()).toEqual(SERVICES);
   });
 });
 
