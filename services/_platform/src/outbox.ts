@@ -33,6 +33,9 @@
  * Streams: `ensureStream(jsm, {name, subjects})` creates or updates the owning service's stream
  * (e.g. `RECORDS` with `eventSubjects('records')`); it refuses subjects that would also capture
  * `rdm.<svc>.rpc.*`, because JetStream would then answer RPC requests with PubAcks.
+ *
+ * Why one file over 400 lines: the writer and the relay are one mechanism whose guarantees (commit,
+ * order, duplicate window) are explained once, next to the code that keeps them.
  */
 import { afterCommit, outermostTransaction } from './after-commit.js';
 import { randomUUID } from 'node:crypto';

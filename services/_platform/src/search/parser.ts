@@ -26,6 +26,9 @@
  * Errors: malformed input (unbalanced parentheses or quotes, dangling operators, `field:` with nothing,
  * bad ranges, bad regex, over-long or over-nested queries) throws `QuerySyntaxError` with a position.
  * `parseQueryLenient` is the InvenioRDM-style alternative that falls back to a plain word search.
+ *
+ * Why one file over 400 lines: one recursive-descent grammar, kept whole so that it reads top-down
+ * from the loosest operator to the tokens.
  */
 import { type PhraseNode, type QueryAst, QueryLimitError, QuerySyntaxError, type RangeNode } from './ast.js';
 import { luceneRegexToPostgres } from './regex.js';

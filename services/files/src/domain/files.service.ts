@@ -8,6 +8,10 @@
  * uploads stream into a temporary object (md5 computed on the way), commit links it to its final
  * id-addressed key, and deletes only drop references — bytes leave storage through StorageGc
  * once no entry references them (imports share objects between versions).
+ *
+ * Why one file over 400 lines: every bucket operation with its authorization step, in one place so
+ * that no path skips it; multipart transfers (multipart.ts), keys (keys.ts) and storage collection
+ * (storage-gc.ts) are already apart.
  */
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';

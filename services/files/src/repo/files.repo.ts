@@ -1,6 +1,9 @@
 /**
  * SQL of the files service: buckets, file entries, refcounted objects and the storage garbage
  * queue. Every function takes a `Knex` or a transaction; the service decides the boundaries.
+ *
+ * Why one file over 400 lines: it is the one owner of the files schema's SQL (buckets, entries,
+ * refcounted objects, the garbage queue); splitting it would give tables two owners again.
  */
 import { type Knex, prepared } from '@rdm/platform';
 

@@ -3,6 +3,9 @@
  * rendering in the API shape for a caller. Actions live in `actions.service.ts`, comments in
  * `comments.service.ts`. Methods take `(identity, input)`; permission rules come from
  * `policy.ts` over the type registry; writes and their outbox events share one transaction.
+ *
+ * Why one file over 400 lines: reads, writes, search and rendering of one aggregate; actions
+ * (actions.service.ts) and comments (comments.service.ts) are already apart.
  */
 import { randomUUID } from 'node:crypto';
 import {

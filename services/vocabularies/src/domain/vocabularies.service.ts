@@ -6,6 +6,10 @@
  * ready to send); a miss costs one prepared single-row query. Known types are kept in memory
  * too. `invalidate()` drops both; it runs on every `rdm.vocabularies.vocabulary.loaded` event
  * (any replica's write or a `migrate` run) and right after this replica's own writes.
+ *
+ * Why one file over 400 lines: listing, search, single reads, the resolve RPC and the system writes
+ * share the entry cache that makes the hot paths cheap; splitting them would spread its
+ * invalidation.
  */
 import {
   all,
