@@ -50,6 +50,7 @@ export interface AppDeps {
         | 'DOI_PROVIDER'
         | 'DATACITE_PREFIX'
         | 'STATS_ENABLED'
+        | 'ALLOW_RESTRICTED_RECORDS'
       >
     >;
   logger: Logger;
@@ -92,6 +93,7 @@ export function createApp(deps: AppDeps) {
       oaiPrefix: oaiPrefix(deps.config),
       siteName: deps.config.SITE_NAME,
       restrictionGraceDays: deps.config.ALLOW_RESTRICTION_AFTER_GRACE_PERIOD ? null : (deps.config.RESTRICTION_GRACE_PERIOD_DAYS ?? 30),
+      allowRestrictedRecords: deps.config.ALLOW_RESTRICTED_RECORDS !== false,
     },
   });
   let parts: ReviewParts | undefined;

@@ -55,6 +55,12 @@ export const configProperties = {
     description: 'Days after a draft was created during which a public record may still be made restricted.',
   },
   ALLOW_RESTRICTION_AFTER_GRACE_PERIOD: { type: 'boolean', default: false },
+  ALLOW_RESTRICTED_RECORDS: {
+    type: 'boolean',
+    default: true,
+    description:
+      "InvenioRDM's RDM_ALLOW_RESTRICTED_RECORDS: false = only administrators may set a draft's access (anyone else: 400 on `access`).",
+  },
   REQUESTS_RPC_TIMEOUT_MS: { type: 'integer', default: 5000, minimum: 50, description: 'Timeout of rdm.requests.rpc.create/get/delete.' },
   REQUESTS_ACTION_TIMEOUT_MS: {
     type: 'integer',

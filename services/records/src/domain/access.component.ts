@@ -8,7 +8,7 @@
  * when a draft is written. Secret links and grants will add their generators here.
  */
 import type { Identity } from '@rdm/platform';
-import { Errors, type FieldError } from '@rdm/platform';
+import { Errors, type FieldError, isAdmin, isSystem } from '@rdm/platform';
 import { normaliseAccess } from './access.js';
 import type { DraftWrite, RecordsHooks, RecordsServiceConfig } from './component.js';
 import { fieldErrors } from './errors.js';
@@ -29,7 +29,7 @@ export function ctxOf(row: { access: Access }, parent: ParentRow): RecordAccessC
 /** Permissions and the `access` section of drafts. */
 export class AccessComponent {
   constructor(
-    private readonly config: Pick<RecordsServiceConfig, 'restrictionGraceDays'>,
+    private readonly config: Pick<RecordsServiceConfig, 'restrictionGraceDays' | 'allowRestrictedRecords'>,
     private readonly hooks: () => RecordsHooks,
   ) {}
 
@@ -58,9 +58,23 @@ export class AccessComponent {
     return can(action, identity, ctx);
   }
 
+  /**
+   * With restricted records switched off (`allowRestrictedRecords: false`, InvenioRDM's
+   * RDM_ALLOW_RESTRICTED_RECORDS), no one but administrators and the system manages access: any
+   * change of the record's or files' protection away from `current` is refused.
+   */
+  private restrictedRecordsRefused(identity: Identity, current: Access, next: Access): boolean {
+    if (this.config.allowRestrictedRecords !== false || isAdmin(identity) || isSystem(identity)) return false;
+    return next.record !== current.record || next.files !== current.files;
+  }
+
   /** Create: the access of the new draft (defaults for what is not sent). */
   onCreate(w: DraftWrite): void {
-    w.patch.access = normaliseAccess(w.input.data.access as Record<string, any> | undefined);
+    const next = normaliseAccess(w.input.data.access as Record<string, any> | undefined);
+    if (this.restrictedRecordsRefused(w.identity, normaliseAccess(undefined), next)) {
+      throw Errors.validation([fieldErrors.noRecordAccessPermission()]);
+    }
+    w.patch.access = next;
   }
 
   /** Update: the new access when sent; 400 (nothing saved) for a change the caller may not make. */
@@ -71,7 +85,10 @@ export class AccessComponent {
     if (!w.input.present.access || !data.access) return;
     const next = normaliseAccess(data.access as Record<string, any>, draft.access);
     const hard: FieldError[] = [];
-    if (next.record !== draft.access.record && !can('manage_record_access', w.identity, w.ctx!)) {
+    if (
+      (next.record !== draft.access.record && !can('manage_record_access', w.identity, w.ctx!)) ||
+      this.restrictedRecordsRefused(w.identity, draft.access, next)
+    ) {
       hard.push(fieldErrors.noRecordAccessPermission());
     }
     const grace = this.config.restrictionGraceDays;

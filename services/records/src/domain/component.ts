@@ -25,6 +25,11 @@ export interface RecordsServiceConfig {
   doiProvider?: 'local' | 'datacite';
   /** Days after draft creation during which public → restricted is allowed (null: always). */
   restrictionGraceDays?: number | null;
+  /**
+   * InvenioRDM's `RDM_ALLOW_RESTRICTED_RECORDS` (default true). False: only administrators and the
+   * system may set or change a draft's access; anyone else keeps the public default.
+   */
+  allowRestrictedRecords?: boolean;
 }
 
 /** Dependencies of the service and its components. */
