@@ -252,6 +252,21 @@ export interface BucketGrant {
 export type RecordsAuthorizeFilesReply = BucketGrant;
 
 /**
+ * Request of `rdm.records.rpc.community-usage`: Usage totals (views and downloads over every version) of the records in a community: its statistics.record_views / record_downloads.
+ */
+export interface RecordsCommunityUsageRequest {
+  community_id: string;
+}
+
+/**
+ * Reply data of `rdm.records.rpc.community-usage`.
+ */
+export interface RecordsCommunityUsageReply {
+  views: number;
+  downloads: number;
+}
+
+/**
  * Request of `rdm.requests.rpc.action`: Run an action as `POST /api/requests/<id>/actions/<action>` would.
  */
 export interface RequestsActionRequest {
@@ -515,6 +530,7 @@ export interface RpcContract {
   'rdm.files.rpc.lock': { request: FilesLockRequest; reply: FilesLockReply };
   'rdm.files.rpc.manifest': { request: FilesManifestRequest; reply: FilesManifestReply };
   'rdm.records.rpc.authorize-files': { request: RecordsAuthorizeFilesRequest; reply: RecordsAuthorizeFilesReply };
+  'rdm.records.rpc.community-usage': { request: RecordsCommunityUsageRequest; reply: RecordsCommunityUsageReply };
   'rdm.requests.rpc.action': { request: RequestsActionRequest; reply: RequestsActionReply };
   'rdm.requests.rpc.comment': { request: RequestsCommentRequest; reply: RequestsCommentReply };
   'rdm.requests.rpc.count-open': { request: RequestsCountOpenRequest; reply: RequestsCountOpenReply };
@@ -544,6 +560,7 @@ export const RPC_SUBJECTS = {
   },
   records: {
     authorizeFiles: 'rdm.records.rpc.authorize-files',
+    communityUsage: 'rdm.records.rpc.community-usage',
   },
   requests: {
     action: 'rdm.requests.rpc.action',

@@ -10,7 +10,7 @@ import { ExtensionsService } from './domain/extensions.service.js';
 import { CommunityLinks } from './domain/links.js';
 import { LogoService } from './domain/logo.service.js';
 import { MembersService } from './domain/members.service.js';
-import type { RequestsPort, UsersPort, VocabulariesPort } from './domain/ports.js';
+import type { RecordsUsagePort, RequestsPort, UsersPort, VocabulariesPort } from './domain/ports.js';
 import { communitiesRouter } from './http/communities.routes.js';
 import { extensionsRouter } from './http/extensions.routes.js';
 import { membersRouter } from './http/members.routes.js';
@@ -29,6 +29,8 @@ export interface AppDeps {
   users: UsersPort;
   vocabularies: VocabulariesPort;
   requests: RequestsPort;
+  /** Records' usage totals (statistics.record_views / record_downloads); absent: zeros. */
+  usage?: RecordsUsagePort;
   /** NATS connection, for readiness. */
   nc?: NatsHandle['nc'];
   /** Search engine index (SEARCH_ENGINE opensearch/elasticsearch); absent: the postgres engine. */
@@ -54,6 +56,7 @@ export function createApp(deps: AppDeps): CommunitiesApp {
     users: deps.users,
     vocabularies: deps.vocabularies,
     requests: deps.requests,
+    usage: deps.usage,
     creators: config.COMMUNITY_CREATORS === 'users' ? 'users' : 'admins',
     logger,
     search: deps.search,

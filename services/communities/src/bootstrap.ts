@@ -6,7 +6,7 @@
  */
 import { createObjectStorage, createSearchEngine, type Knex, type Logger, type NatsHandle, type ObjectStorage } from '@rdm/platform';
 import type { CommunitiesConfig } from './config.js';
-import { RpcRequestsClient, RpcUsersClient, RpcVocabulariesClient } from './rpc/clients.js';
+import { RpcRecordsUsageClient, RpcRequestsClient, RpcUsersClient, RpcVocabulariesClient } from './rpc/clients.js';
 import { CommunitySearchIndex } from './search/community-index.js';
 
 /** The logo storage (`COMMUNITIES_STORAGE`: local folder or S3), initialised. */
@@ -56,11 +56,12 @@ export async function reindexCommunities({ config, db, logger }: { config: Commu
   await engine.close();
 }
 
-/** The NATS clients of the other services communities calls (users, vocabularies, requests). */
+/** The NATS clients of the other services communities calls (users, vocabularies, requests, records' usage totals). */
 export function communitiesClients(nc: NatsHandle['nc'], timeoutMs: number) {
   return {
     users: new RpcUsersClient(nc, timeoutMs),
     vocabularies: new RpcVocabulariesClient(nc, timeoutMs),
     requests: new RpcRequestsClient(nc, timeoutMs),
+    usage: new RpcRecordsUsageClient(nc, timeoutMs),
   };
 }

@@ -19,6 +19,7 @@ import { statsWorkers } from './events/stats.consumer.js';
 import { smtpSender } from './mail/mailer.js';
 import { smtpUrlOrDevSink } from './mail/smtp-url.js';
 import { serveAuthorizeFilesRpc } from './rpc/authorize-files.rpc.js';
+import { serveCommunityUsageRpc } from './rpc/community-usage.rpc.js';
 import { RpcCommunitiesClient } from './rpc/communities.client.js';
 import { RpcFilesClient } from './rpc/files.client.js';
 import { RpcRequestsClient } from './rpc/requests.client.js';
@@ -83,7 +84,7 @@ await serviceMain({
     return {
       app,
       health,
-      rpc: [serveAuthorizeFilesRpc(nc, service, logger)],
+      rpc: [serveAuthorizeFilesRpc(nc, service, logger), serveCommunityUsageRpc(nc, db, logger)],
       workers: [
         {
           name: 'communities-member-watch',

@@ -36,7 +36,7 @@ import {
 } from './community-input.js';
 import { type CommunityAction, type CommunityCtx, communitiesPolicy } from './communities.policy.js';
 import { CommunityErrors } from './errors.js';
-import type { RequestsPort, UsersPort, VocabulariesPort } from './ports.js';
+import type { RecordsUsagePort, RequestsPort, UsersPort, VocabulariesPort } from './ports.js';
 import type { Policy } from '@rdm/platform';
 import type { CommunitySearchIndex } from '../search/community-index.js';
 import type { Role } from './roles.js';
@@ -56,6 +56,8 @@ export interface CommunitiesServiceDeps {
   users: UsersPort;
   vocabularies: VocabulariesPort;
   requests: RequestsPort;
+  /** Records' usage totals for `record_views` / `record_downloads`; absent: zeros. */
+  usage?: RecordsUsagePort;
   creators: 'admins' | 'users';
   logger: Pick<Logger, 'warn'>;
   /** The search engine index (SEARCH_ENGINE opensearch/elasticsearch); absent: the postgres engine. */
@@ -138,9 +140,19 @@ export class CommunitiesService {
     return out;
   }
 
-  /** Statistics of a community. */
-  statistics(id: string) {
-    return repo.communityStatistics(this.db, id);
+  /**
+   * Statistics of a community: records, files and bytes from this service's own event-fed
+   * counts; views and downloads from records (which counts them), 0 while records cannot say.
+   */
+  async statistics(id: string) {
+    const [own, usage] = await Promise.all([
+      repo.communityStatistics(this.db, id),
+      this.deps.usage?.communityUsage(id).catch((err) => {
+        this.deps.logger.warn({ err, community: id }, 'community usage unavailable: views and downloads shown as 0');
+        return undefined;
+      }),
+    ]);
+    return { ...own, record_views: usage?.views ?? 0, record_downloads: usage?.downloads ?? 0 };
   }
 
   /** Create a community; the creator becomes its (hidden) owner. */

@@ -53,6 +53,12 @@ export interface RequestInfo {
   [k: string]: unknown;
 }
 
+/** Records service: usage totals of a community's records (`rdm.records.rpc.community-usage`). */
+export interface RecordsUsagePort {
+  /** Views and downloads over every version of the community's records (may lag by seconds). */
+  communityUsage(communityId: string): Promise<{ views: number; downloads: number }>;
+}
+
 /** Requests service: create requests, count open ones, comment on one as the system. */
 export interface RequestsPort {
   create(input: CreateRequestInput): Promise<RequestInfo>;

@@ -7,7 +7,16 @@
 import { injectTraceHeaders, type NatsHandle } from '@rdm/platform';
 import { callContract, RPC_SUBJECTS } from '@rdm/platform/contracts';
 import type { ResolvedEntry } from '../domain/community-input.js';
-import type { CreateRequestInput, Ref, RequestInfo, RequestsPort, UserInfo, UsersPort, VocabulariesPort } from '../domain/ports.js';
+import type {
+  CreateRequestInput,
+  RecordsUsagePort,
+  Ref,
+  RequestInfo,
+  RequestsPort,
+  UserInfo,
+  UsersPort,
+  VocabulariesPort,
+} from '../domain/ports.js';
 
 type Nc = NatsHandle['nc'];
 
@@ -75,5 +84,39 @@ export class RpcRequestsClient implements RequestsPort {
       { id, identity: { sub: 'system', roles: ['system'] }, payload },
       { timeoutMs: this.timeoutMs, headers: injectTraceHeaders() },
     );
+  }
+}
+
+/**
+ * RecordsUsagePort over NATS, cached per community for `ttlMs` (statistics may lag by seconds; a
+ * community read must not wait on records every time). While records does not answer, the last
+ * known totals are served; with none, the call's 503 propagates to the caller's fallback.
+ */
+export class RpcRecordsUsageClient implements RecordsUsagePort {
+  private readonly cache = new Map<string, { at: number; usage: { views: number; downloads: number } }>();
+
+  constructor(
+    private readonly nc: Nc,
+    private readonly timeoutMs: number,
+    private readonly ttlMs = 10_000,
+  ) {}
+
+  async communityUsage(communityId: string): Promise<{ views: number; downloads: number }> {
+    const hit = this.cache.get(communityId);
+    if (hit && Date.now() - hit.at < this.ttlMs) return hit.usage;
+    try {
+      const usage = await callContract(
+        this.nc,
+        RPC_SUBJECTS.records.communityUsage,
+        { community_id: communityId },
+        { timeoutMs: this.timeoutMs, headers: injectTraceHeaders() },
+      );
+      if (this.cache.size > 10_000) this.cache.clear();
+      this.cache.set(communityId, { at: Date.now(), usage });
+      return usage;
+    } catch (err) {
+      if (hit) return hit.usage;
+      throw err;
+    }
   }
 }

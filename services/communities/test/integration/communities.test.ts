@@ -1,5 +1,5 @@
 /** Communities over real PostgreSQL and NATS: CRUD, rename, delete/restore, search, featured, logo, schema extensions, RPC. */
-import { callRpc } from '@rdm/platform';
+import { callRpc, RpcError } from '@rdm/platform';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, as, BASE, communityBody, type Harness, startHarness } from './support.js';
@@ -134,6 +134,22 @@ describe('GET /api/communities/<id or slug>', () => {
     const asReader = await api().get(`/api/communities/${r.id}`).set(as('5'));
     expect(asReader.status).toBe(200);
     expect(asReader.body.statistics.records).toBe(0);
+  });
+});
+
+describe('community statistics: record_views and record_downloads', () => {
+  it("should show the usage totals records counts for the community's records, and 0 while records cannot say", async () => {
+    const c = await create('viewed');
+    h.usage.set(c.id, { views: 42, downloads: 7 });
+    const res = await api().get(`/api/communities/${c.id}`).set(as('2'));
+    expect(res.status).toBe(200);
+    expect(res.body.statistics).toMatchObject({ record_views: 42, record_downloads: 7 });
+    // Records gone (the client's 503): the read still answers, with zeros.
+    const gone = { communityUsage: () => Promise.reject(new RpcError('rdm.records.rpc.community-usage')) };
+    const { app: without } = h.appWith({}, { usage: gone });
+    const down = await request(without.callback()).get(`/api/communities/${c.id}`).set(as('2'));
+    expect(down.status).toBe(200);
+    expect(down.body.statistics).toMatchObject({ record_views: 0, record_downloads: 0 });
   });
 });
 

@@ -15,7 +15,7 @@ import { createApp, type CommunitiesApp } from '../../src/app.js';
 import type { CreateRequestInput, UserInfo } from '../../src/domain/ports.js';
 import type { Role } from '../../src/domain/roles.js';
 import { insertMember } from '../../src/repo/members.repo.js';
-import { RpcRequestsClient, RpcUsersClient, RpcVocabulariesClient } from '../../src/rpc/clients.js';
+import { RpcRecordsUsageClient, RpcRequestsClient, RpcUsersClient, RpcVocabulariesClient } from '../../src/rpc/clients.js';
 import { serveCommunitiesRpc } from '../../src/rpc/communities.rpc.js';
 
 /** Identity secret of the tests. */
@@ -86,6 +86,8 @@ export interface Harness {
   created: Map<string, { input: CreateRequestInput; request: Record<string, unknown> }>;
   /** Open requests per receiver community id (count-open). */
   open: Map<string, number>;
+  /** Usage totals the stand-in records service answers per community id (community-usage). */
+  usage: Map<string, { views: number; downloads: number }>;
   /** Comments sent with `rdm.requests.rpc.comment`, in order. */
   comments: { id: string; identity: unknown; payload: { content: string; format: string } }[];
   storageDir: string;
@@ -127,6 +129,7 @@ export async function startHarness(config: Partial<Parameters<typeof createApp>[
   users.set('8', { id: '8', username: 'gone', full_name: 'Gone', email: 'gone@example.org', active: false });
   const created = new Map<string, { input: CreateRequestInput; request: Record<string, unknown> }>();
   const open = new Map<string, number>();
+  const usage = new Map<string, { views: number; downloads: number }>();
   const comments: Harness['comments'] = [];
   const stubs: RpcServer[] = [
     serveRpc<{ ids: string[] }>(
@@ -182,6 +185,12 @@ export async function startHarness(config: Partial<Parameters<typeof createApp>[
       },
       { queue: 'requests', logger },
     ),
+    serveRpc<{ community_id: string }>(
+      nats.nc,
+      'rdm.records.rpc.community-usage',
+      async (req) => usage.get(req.community_id) ?? { views: 0, downloads: 0 },
+      { queue: 'records', logger },
+    ),
     serveRpc<{ receiver: { community: string } }>(
       nats.nc,
       'rdm.requests.rpc.count-open',
@@ -211,6 +220,8 @@ export async function startHarness(config: Partial<Parameters<typeof createApp>[
       users: new RpcUsersClient(nats.nc, 5000),
       vocabularies: new RpcVocabulariesClient(nats.nc, 5000),
       requests: new RpcRequestsClient(nats.nc, 5000),
+      // No cache in tests: each read asks the stand-in.
+      usage: new RpcRecordsUsageClient(nats.nc, 5000, 0),
       ...deps,
     });
   const sut = appWith({});
@@ -248,6 +259,7 @@ export async function startHarness(config: Partial<Parameters<typeof createApp>[
     users,
     created,
     open,
+    usage,
     comments,
     storageDir,
     appWith,

@@ -54,3 +54,18 @@ export async function statsOf(db: Db, recordId: string): Promise<{ this: Partial
   const { all, ...own } = row;
   return { this: own, all };
 }
+
+/**
+ * Usage totals over every version of every record of a community's parents (`parents.communities`
+ * ids, GIN-indexed): the community's `statistics.record_views` / `record_downloads`.
+ */
+export async function communityUsage(db: Db, communityId: string): Promise<{ views: number; downloads: number }> {
+  const r = await db.raw(
+    `SELECT coalesce(sum(s.views), 0)::bigint AS views, coalesce(sum(s.downloads), 0)::bigint AS downloads
+     FROM parents p JOIN stats_counts s ON s.parent_id = p.id
+     WHERE (p.communities->'ids') @> to_jsonb(ARRAY[?]::text[])`,
+    [communityId],
+  );
+  const row = r.rows[0] as { views: string | number; downloads: string | number } | undefined;
+  return { views: Number(row?.views ?? 0), downloads: Number(row?.downloads ?? 0) };
+}

@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { ensureStream } from '@rdm/platform';
+import { RPC_SUBJECTS } from '@rdm/platform/contracts';
 import { testLogger, waitFor } from '@rdm/platform/testing';
 import supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
 import { StatsComponent } from '../../src/domain/stats.component.js';
 import { statsWorkers } from '../../src/events/stats.consumer.js';
+import { serveCommunityUsageRpc } from '../../src/rpc/community-usage.rpc.js';
 import { STATS_STREAM, StatsPublisher } from '../../src/stats/publisher.js';
 import { as, type Env, fullMetadata, startEnv } from './support.js';
 
@@ -95,6 +97,24 @@ describe('usage statistics', () => {
     expect(await ids('mostviewed')).toEqual([v2.id, other.id]); // all versions' unique views of v2's parent
     expect(await ids('mostdownloaded')).toEqual([v2.id, other.id]);
     expect(await env.db('inbox').where({ consumer: 'records-stats-views' }).count({ n: '*' })).toEqual([{ n: '4' }]); // 4 distinct envelopes: the redelivery adds no row
+  });
+
+  it("should sum the usage of a community's records over every version (rdm.records.rpc.community-usage)", async () => {
+    const community = randomUUID();
+    // As an accepted inclusion leaves it: the parent lists the community.
+    await env
+      .db('parents')
+      .where({ id: v1.parent.id })
+      .update({ communities: { ids: [community], default: community } });
+    const server = serveCommunityUsageRpc(env.nats.nc, env.db, testLogger());
+    try {
+      await server.ready;
+      // v1 (3 views) and v2 (1 download) share the parent; `other` is not in the community.
+      expect(await env.rpc(RPC_SUBJECTS.records.communityUsage, { community_id: community })).toEqual({ views: 3, downloads: 1 });
+      expect(await env.rpc(RPC_SUBJECTS.records.communityUsage, { community_id: randomUUID() })).toEqual({ views: 0, downloads: 0 });
+    } finally {
+      await server.stop();
+    }
   });
 
   it('should show stats{this_version, all_versions} on the record and publish a view for people, not robots', async () => {
