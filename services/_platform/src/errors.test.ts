@@ -83,6 +83,8 @@ describe(isConnectionError.name, () => {
       Object.assign(new Error('Knex: Timeout acquiring a connection. The pool is probably full.'), { name: 'KnexTimeoutError' }),
     ],
     ['a connection cut mid-query', new Error('Connection terminated unexpectedly')],
+    // Seen in the PostgreSQL fault trial: knex prefixes the statement to pg's message.
+    ['a rollback on a broken client', new Error('ROLLBACK - Client has encountered a connection error and is not queryable')],
     ['an AggregateError of refusals', new AggregateError([Object.assign(new Error('x'), { code: 'ECONNREFUSED' })], 'x')],
     ['a wrapped cause', new Error('outer', { cause: pgError('57P01') })],
   ])('should recognise %s', (_, err) => {
@@ -92,6 +94,7 @@ describe(isConnectionError.name, () => {
     ['a unique violation', pgError('23505')],
     ['a syntax error', pgError('42601')],
     ['a plain bug', new TypeError('x')],
+    ['a query mentioning the words', new Error('insert into notes values ($1) - relation "notes" does not exist')],
     ['nothing', undefined],
   ])('should not take %s for an outage', (_, err) => {
     expect(isConnectionError(err)).toBe(false);

@@ -146,9 +146,12 @@ const CONNECTION_CODES = new Set([
 /** SQLSTATEs meaning "the database is not answering now", not "this statement is wrong". */
 const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300', '53400']);
 
-/** node-postgres / knex failures that carry no code. */
+/**
+ * node-postgres / knex failures that carry no code; knex prefixes the statement it ran
+ * (`ROLLBACK - Client has encountered a connection error…`), hence the optional `<sql> - `.
+ */
 const CONNECTION_MESSAGES =
-  /^(Connection terminated|Client has encountered a connection error|timeout exceeded when trying to connect|Knex: Timeout acquiring a connection|Unable to acquire a connection)/i;
+  /(^|\s-\s)(Connection terminated|Client has encountered a connection error|timeout exceeded when trying to connect|Knex: Timeout acquiring a connection|Unable to acquire a connection)/i;
 
 /**
  * True when `err` (or its `cause`, or one of an AggregateError's `errors`) says a dependency —
