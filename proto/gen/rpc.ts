@@ -26,6 +26,28 @@ export interface CommunitySummary {
 }
 
 /**
+ * Request of `rdm.communities.rpc.owners`: The active owners of communities (records mails them abuse reports about their records).
+ */
+export interface CommunitiesOwnersRequest {
+  /**
+   * @maxItems 1000
+   */
+  community_ids: string[];
+}
+
+/**
+ * Reply data of `rdm.communities.rpc.owners`.
+ */
+export interface CommunitiesOwnersReply {
+  /**
+   * Community id → user ids of its active owners (communities without owners left out).
+   */
+  owners: {
+    [k: string]: string[];
+  };
+}
+
+/**
  * Request of `rdm.communities.rpc.roles`: A user's active community roles.
  */
 export interface CommunitiesRolesRequest {
@@ -523,6 +545,7 @@ export interface VocabulariesResolveReply {
 /** Request and reply data of every RPC by subject (reply `{ok: true, data}` carries the reply data). */
 export interface RpcContract {
   'rdm.communities.rpc.get': { request: CommunitiesGetRequest; reply: CommunitiesGetReply };
+  'rdm.communities.rpc.owners': { request: CommunitiesOwnersRequest; reply: CommunitiesOwnersReply };
   'rdm.communities.rpc.roles': { request: CommunitiesRolesRequest; reply: CommunitiesRolesReply };
   'rdm.communities.rpc.validate-extension': { request: CommunitiesValidateExtensionRequest; reply: CommunitiesValidateExtensionReply };
   'rdm.files.rpc.delete-bucket': { request: FilesDeleteBucketRequest; reply: FilesDeleteBucketReply };
@@ -549,6 +572,7 @@ export type RpcSubject = keyof RpcContract;
 export const RPC_SUBJECTS = {
   communities: {
     get: 'rdm.communities.rpc.get',
+    owners: 'rdm.communities.rpc.owners',
     roles: 'rdm.communities.rpc.roles',
     validateExtension: 'rdm.communities.rpc.validate-extension',
   },

@@ -333,6 +333,11 @@ export class MembersService {
     return repo.rolesOf(this.db, userId, communityIds);
   }
 
+  /** Active owners (user ids) of these communities (the `owners` RPC: who hears of abuse reports). */
+  owners(communityIds: string[]) {
+    return repo.ownersOf(this.db, communityIds);
+  }
+
   private async memberEvent(trx: Knex.Transaction, verb: 'updated' | 'removed', m: MemberRow): Promise<void> {
     await writeOutbox(trx, {
       subject: `rdm.communities.member.${verb}`,

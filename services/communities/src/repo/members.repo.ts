@@ -125,6 +125,19 @@ export async function rolesOf(db: Knex | Knex.Transaction, userId: string, commu
   return Object.fromEntries(rows.map((r) => [r.community_id, r.role]));
 }
 
+/** Active owners (user ids) of each of these communities: community id → user ids. */
+export async function ownersOf(db: Knex | Knex.Transaction, communityIds: string[]): Promise<Record<string, string[]>> {
+  if (communityIds.length === 0) return {};
+  const rows = (await db('members')
+    .select('community_id', 'member_id')
+    .where({ member_type: 'user', role: 'owner', active: true })
+    .whereIn('community_id', communityIds)
+    .orderBy(['community_id', 'member_id'])) as { community_id: string; member_id: string }[];
+  const out: Record<string, string[]> = {};
+  for (const r of rows) (out[r.community_id] ??= []).push(r.member_id);
+  return out;
+}
+
 /** Number of active owners of a community. */
 export async function countOwners(trx: Knex | Knex.Transaction, communityId: string): Promise<number> {
   const r = await trx('members').where({ community_id: communityId, role: 'owner', active: true }).count({ n: '*' }).first();

@@ -2,7 +2,8 @@
  * NATS request-reply endpoints of the communities service (queue group `communities`):
  * - `rdm.communities.rpc.get` `{ids:[uuid or slug]}` → `{communities:[summary]}` (unknown left out);
  * - `rdm.communities.rpc.roles` `{user_id, community_ids?}` → `{roles:{<id>: role}}` (active memberships);
- * - `rdm.communities.rpc.validate-extension` `{schema_id, community_extension}` → `{valid, errors?}`.
+ * - `rdm.communities.rpc.validate-extension` `{schema_id, community_extension}` → `{valid, errors?}`;
+ * - `rdm.communities.rpc.owners` `{community_ids}` → `{owners:{<id>: [user id]}}` (active owners).
  */
 import { type MsgLogger, type NatsHandle, type RpcServer, serveRpc } from '@rdm/platform';
 import { RPC_SUBJECTS } from '@rdm/platform/contracts';
@@ -38,7 +39,7 @@ export interface CommunitiesRpcDeps {
   logger: MsgLogger;
 }
 
-/** Start the three endpoints. */
+/** Start the four endpoints. */
 export function serveCommunitiesRpc(nc: NatsHandle['nc'], deps: CommunitiesRpcDeps): RpcServer[] {
   const opts = { queue: 'communities', logger: deps.logger };
   return [
@@ -61,6 +62,19 @@ export function serveCommunitiesRpc(nc: NatsHandle['nc'], deps: CommunitiesRpcDe
         ),
       }),
       { ...opts, validate: rolesSchema },
+    ),
+    serveRpc<{ community_ids: string[] }>(
+      nc,
+      RPC_SUBJECTS.communities.owners,
+      async (req) => ({ owners: await deps.members.owners(req.community_ids.filter(isUuid).map((s) => s.toLowerCase())) }),
+      {
+        ...opts,
+        validate: {
+          type: 'object',
+          required: ['community_ids'],
+          properties: { community_ids: { type: 'array', maxItems: 1000, items: { type: 'string', maxLength: 64 } } },
+        },
+      },
     ),
     serveRpc<{ schema_id: string; community_extension: unknown }>(
       nc,

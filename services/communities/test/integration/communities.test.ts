@@ -455,5 +455,12 @@ describe('RPC rdm.communities.rpc.get / roles', () => {
     const allRoles = await callRpc<{ roles: Record<string, string> }>(h.nats.nc, 'rdm.communities.rpc.roles', { user_id: '2' });
     expect(allRoles.roles[c.id]).toBe('owner');
     await expect(callRpc(h.nats.nc, 'rdm.communities.rpc.roles', {})).rejects.toMatchObject({ status: 400 });
+    // Owners (abuse reports are mailed to them): the creator (admin '1', a hidden owner) and the
+    // seeded owner '2'; not the manager, curator or reader.
+    const owners = await callRpc<{ owners: Record<string, string[]> }>(h.nats.nc, 'rdm.communities.rpc.owners', {
+      community_ids: [c.id, '00000000-0000-4000-8000-000000000000', 'not-a-uuid'],
+    });
+    expect(owners).toEqual({ owners: { [c.id]: ['1', '2'] } });
+    await expect(callRpc(h.nats.nc, 'rdm.communities.rpc.owners', {})).rejects.toMatchObject({ status: 400 });
   });
 });
