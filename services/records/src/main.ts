@@ -20,6 +20,8 @@ import { smtpSender } from './mail/mailer.js';
 import { smtpUrlOrDevSink } from './mail/smtp-url.js';
 import { serveAuthorizeFilesRpc } from './rpc/authorize-files.rpc.js';
 import { serveCommunityUsageRpc } from './rpc/community-usage.rpc.js';
+import { RpcUsersClient } from './rpc/users.client.js';
+import { communityOwnerEmails } from './mail/owner-recipients.js';
 import { RpcCommunitiesClient } from './rpc/communities.client.js';
 import { RpcFilesClient } from './rpc/files.client.js';
 import { RpcRequestsClient } from './rpc/requests.client.js';
@@ -95,7 +97,15 @@ await serviceMain({
         },
         filesCommittedWorker({ db, nats, service, logger }),
         new EmbargoLifter({ db, index, logger }).worker(config.EMBARGO_LIFT_INTERVAL_MS),
-        mailerWorker({ db, nats, sender: smtpSender(smtpUrl), logger, baseUrl: config.PUBLIC_BASE_URL, ...mailAddresses(config) }),
+        mailerWorker({
+          db,
+          nats,
+          sender: smtpSender(smtpUrl),
+          logger,
+          baseUrl: config.PUBLIC_BASE_URL,
+          ...mailAddresses(config),
+          recipientsOf: communityOwnerEmails({ db, communities, users: new RpcUsersClient(nc, config.RPC_TIMEOUT_MS) }),
+        }),
         ...statsWorkers({ db, nats, stats, logger }),
         ...requestConsumerWorkers({ db, nats, saga: saga!, review: review!, logger }),
         ...accessRequestWorkers({

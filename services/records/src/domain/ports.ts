@@ -203,3 +203,18 @@ export interface CommunitiesPort {
 
 /** Roles that curate records of a community (accept submissions, read drafts under review). */
 export const CURATOR_ROLES: readonly CommunityRole[] = ['owner', 'manager', 'curator'];
+
+/** Owners of communities (`rdm.communities.rpc.owners`): who hears of abuse reports about their records. */
+export interface CommunityOwnersPort {
+  /** Community id → user ids of its active owners. */
+  owners(communityIds: string[]): Promise<Record<string, string[]>>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// users (rdm.users.rpc.get-users)
+
+/** What records needs from the users service: e-mail addresses of active users. */
+export interface UserEmailsPort {
+  /** E-mail addresses of these users (unknown, inactive or address-less users left out). */
+  emails(userIds: string[]): Promise<string[]>;
+}

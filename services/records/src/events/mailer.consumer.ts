@@ -1,6 +1,7 @@
 /**
  * Mailer: consumer of `rdm.records.abuse.reported` (stream RECORDS, durable `records-mailer`)
- * that e-mails the report to the site's abuse address (`ABUSE_EMAIL_TO`).
+ * that e-mails the report to the site's abuse address (`ABUSE_EMAIL_TO`) and to the owners of the
+ * record's communities (`recipientsOf`, mail/owner-recipients.ts).
  *
  * When to use: the only sender of abuse e-mails. Delivery: the handler runs in the inbox
  * transaction; an SMTP failure throws, the transaction rolls back and the message is redelivered
@@ -26,6 +27,8 @@ export interface MailerOptions {
   from: string;
   to: string[];
   baseUrl: string;
+  /** Further recipients of a report about a record (the owners of its communities); a throw retries. */
+  recipientsOf?: (recordId: string) => Promise<string[]>;
   /** Nak delays (default 1 s, 5 s, 15 s, 30 s, then every 60 s). */
   backoffMs?: number[];
 }
@@ -51,7 +54,9 @@ export function mailerWorker(o: MailerOptions) {
           const report = await abuse.getReport(trx, e.data.report_id);
           if (!report || report.mailed_at) return;
           const label = ABUSE_TYPES[report.abuse_type] ?? report.abuse_type;
-          await o.sender.send(abuseMail(report, { from: o.from, to: o.to, baseUrl: o.baseUrl, typeLabel: label }));
+          const extra = o.recipientsOf ? await o.recipientsOf(report.record_id) : [];
+          const to = [...new Set([...o.to, ...extra])];
+          await o.sender.send(abuseMail(report, { from: o.from, to, baseUrl: o.baseUrl, typeLabel: label }));
           await abuse.markMailed(trx, report.id);
         },
       });

@@ -7,7 +7,7 @@
  */
 import { injectTraceHeaders, type MsgLogger, type NatsHandle } from '@rdm/platform';
 import { callContract, RPC_SUBJECTS, type RpcContract, type RpcSubject } from '@rdm/platform/contracts';
-import type { CommunitiesPort, CommunityRole, CommunitySummary, ExtensionValidation } from '../domain/ports.js';
+import type { CommunitiesPort, CommunityOwnersPort, CommunityRole, CommunitySummary, ExtensionValidation } from '../domain/ports.js';
 
 /** RPC subjects of the communities service. */
 export const COMMUNITIES_SUBJECTS = {
@@ -20,7 +20,7 @@ export const COMMUNITIES_SUBJECTS = {
 export const MEMBER_EVENTS_SUBJECT = 'rdm.communities.member.>';
 
 /** CommunitiesPort over NATS request-reply, with a short roles cache. */
-export class RpcCommunitiesClient implements CommunitiesPort {
+export class RpcCommunitiesClient implements CommunitiesPort, CommunityOwnersPort {
   private readonly roleCache = new Map<string, { at: number; roles: Record<string, CommunityRole> }>();
 
   constructor(
@@ -52,6 +52,11 @@ export class RpcCommunitiesClient implements CommunitiesPort {
     if (this.roleCache.size > 10_000) this.roleCache.clear();
     this.roleCache.set(key, { at: Date.now(), roles });
     return roles;
+  }
+
+  async owners(communityIds: string[]): Promise<Record<string, string[]>> {
+    if (communityIds.length === 0) return {};
+    return (await this.call(RPC_SUBJECTS.communities.owners, { community_ids: [...new Set(communityIds)] })).owners ?? {};
   }
 
   async validateExtension(schemaId: string, extension: unknown): Promise<ExtensionValidation> {

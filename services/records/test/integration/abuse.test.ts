@@ -5,6 +5,7 @@ import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mailerWorker } from '../../src/events/mailer.consumer.js';
 import { smtpSender } from '../../src/mail/mailer.js';
+import { communityOwnerEmails } from '../../src/mail/owner-recipients.js';
 import { as, type Env, fullMetadata, startEnv } from './support.js';
 
 /** A free TCP port (nothing listens on it afterwards: SMTP is "down" there). */
@@ -52,6 +53,8 @@ const report = (extra: Record<string, unknown> = {}) => ({
   ...extra,
 });
 
+const COMMUNITY = '5f0c6a3e-8d1b-4c2a-9f00-0000000000c1';
+
 describe('POST /api/records/{id}/report-abuse and the mailer', () => {
   let env: Env;
   let port: number;
@@ -74,12 +77,24 @@ describe('POST /api/records/{id}/report-abuse and the mailer', () => {
       to: ['abuse@rdm.example.org', 'admin2@rdm.example.org'],
       baseUrl: 'https://rdm.example.org',
       backoffMs: [300],
+      // The owners of the record's communities hear of it too (stand-ins of the communities and
+      // users services' RPCs; the RPCs themselves are tested in those services).
+      recipientsOf: communityOwnerEmails({
+        db: env.db,
+        communities: { owners: async (ids) => (ids.includes(COMMUNITY) ? { [COMMUNITY]: ['77'] } : {}) },
+        users: { emails: async (ids) => (ids.includes('77') ? ['owner@community.example.org'] : []) },
+      }),
     });
     worker.start();
     const d = (await env.request.post('/api/records').set(as('601')).send({ metadata: fullMetadata() })).body;
     env.files.addFile(d.id, 'a.txt');
     expect((await env.request.post(`/api/records/${d.id}/draft/actions/publish`).set(as('601'))).status).toBe(202);
     recordId = d.id;
+    // As an accepted inclusion leaves it: the record's parent is in COMMUNITY.
+    await env
+      .db('parents')
+      .where({ id: d.parent.id })
+      .update({ communities: { ids: [COMMUNITY], default: COMMUNITY } });
   });
   afterAll(async () => {
     await worker?.stop();
@@ -128,7 +143,7 @@ describe('POST /api/records/{id}/report-abuse and the mailer', () => {
       await new Promise((r) => setTimeout(r, 1500));
       expect(smtp.received).toHaveLength(1);
       const m = smtp.received[0]!;
-      expect(m.to.sort()).toEqual(['abuse@rdm.example.org', 'admin2@rdm.example.org']);
+      expect(m.to.sort()).toEqual(['abuse@rdm.example.org', 'admin2@rdm.example.org', 'owner@community.example.org']);
       expect(m.raw).toContain(`Subject: Abuse report for record ${recordId}: Copyrighted material`);
       expect(m.raw).toContain('Reply-To: jane@example.org');
       expect(m.raw).toContain(`Message-ID: <${row.id}@rdm.example.org>`);
