@@ -4,13 +4,10 @@
  */
 import { serviceMain } from '@rdm/platform';
 import { createApp } from './app.js';
+import { filesAuthorizer } from './bootstrap.js';
 import { loadFilesConfig } from './config.js';
-import { LocalAccessAuthorizer, type LocalAuthzMode } from './domain/record-access.js';
 import { startFilesConsumers } from './events/consumers.js';
-import { JetStreamFreshness } from './events/record-access.consumers.js';
-import { findRecordAccess } from './repo/record-access.repo.js';
 import { serveFilesRpc } from './rpc/files.rpc.js';
-import { RpcFilesAuthorizer } from './rpc/records.client.js';
 import { createStorage } from './storage/index.js';
 
 await serviceMain({
@@ -21,21 +18,9 @@ await serviceMain({
   async start({ config, logger, db, nats }) {
     const storage = await createStorage(config);
     await storage.init();
-    const authorizer = new LocalAccessAuthorizer({
-      mode: config.FILES_LOCAL_AUTHZ as LocalAuthzMode,
-      rpc: new RpcFilesAuthorizer(nats.nc, config.RPC_TIMEOUT_MS),
-      find: (id) => findRecordAccess(db, id),
-      freshness: new JetStreamFreshness(nats.jsm),
-    });
-    const { app, health, service, gc } = createApp({
-      config,
-      logger,
-      db,
-      storage,
-      authorizer,
-      nc: nats.nc,
-      ...(config.STATS_ENABLED ? { js: nats.js } : {}),
-    });
+    const authorizer = filesAuthorizer(config, db, nats);
+    const stats = config.STATS_ENABLED ? { js: nats.js } : {};
+    const { app, health, service, gc } = createApp({ config, logger, db, storage, authorizer, nc: nats.nc, ...stats });
     return {
       app,
       health,

@@ -6,6 +6,7 @@ import { connectNats, createLogger, loadConfig, runService, startTelemetry } fro
 import { createApp } from './app.js';
 import { natsTokenVerifier, subscribeInvalidations } from './auth.js';
 import { configProperties } from './config.js';
+import { gatewayLifecycle } from './lifecycle.js';
 
 const config = loadConfig(configProperties, process.env);
 const logger = createLogger('gateway', config.LOG_LEVEL);
@@ -26,26 +27,5 @@ await runService({
   host: config.HOST,
   port: config.PORT,
   shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
-  workers: [
-    {
-      name: 'rate-limits',
-      // Not awaited: until the bucket is open, the in-process limiter decides.
-      start: () => void gw.sharedLimits?.start(),
-      stop: () => gw.sharedLimits?.stop(),
-    },
-    {
-      name: 'openapi',
-      // Not awaited: fragments arrive in the background while the gateway already serves.
-      start: () => void gw.openapi.start(),
-      stop: () => gw.openapi.stop(),
-    },
-  ],
-  closers: [
-    () => {
-      for (const s of subscriptions) s.unsubscribe();
-    },
-    () => nc.drain(),
-    () => gw.proxy.close(),
-    () => telemetry.shutdown(),
-  ],
+  ...gatewayLifecycle(gw, nc, subscriptions, telemetry),
 });

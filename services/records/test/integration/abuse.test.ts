@@ -81,7 +81,7 @@ describe('POST /api/records/{id}/report-abuse and the mailer', () => {
       // users services' RPCs; the RPCs themselves are tested in those services).
       recipientsOf: communityOwnerEmails({
         db: env.db,
-        communities: { owners: async (ids) => (ids.includes(COMMUNITY) ? { [COMMUNITY]: ['77'] } : {}) },
+        communities: { owners: async (ids): Promise<Record<string, string[]>> => (ids.includes(COMMUNITY) ? { [COMMUNITY]: ['77'] } : {}) },
         users: { emails: async (ids) => (ids.includes('77') ? ['owner@community.example.org'] : []) },
       }),
     });
