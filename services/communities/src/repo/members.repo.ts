@@ -134,7 +134,7 @@ export async function ownersOf(db: Knex | Knex.Transaction, communityIds: string
     .whereIn('community_id', communityIds)
     .orderBy(['community_id', 'member_id'])) as { community_id: string; member_id: string }[];
   const out: Record<string, string[]> = {};
-  for (const r of rows) (out[r.community_id] ??= []).push(r.member_id);
+  for (const r of rows) out[r.community_id] = [...(out[r.community_id] ?? []), r.member_id];
   return out;
 }
 
