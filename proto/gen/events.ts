@@ -472,6 +472,11 @@ export interface ReviewFailedV1 {
 }
 
 /**
+ * Data of `rdm.records.search-doc.changed` v1: A search document (or every document of a parent) changed in search_docs; the OpenSearch/Elasticsearch indexer of records reloads it. Written only when SEARCH_ENGINE is not postgres.
+ */
+export interface SearchDocChangedV1 {}
+
+/**
  * Data of `rdm.requests.request.accepted` v1: The receiver (or the system on auto-accept) accepted a request. For types whose effect lives in another service (invitation → membership, submission → publication) this is the command to apply it; the effect event carries `request_id`.
  */
 export interface RequestAcceptedV1 {
@@ -1000,6 +1005,7 @@ export interface EventData {
   'rdm.records.record.published': RecordPublishedV1;
   'rdm.records.record.restored': RecordRestoredV1;
   'rdm.records.review.failed': ReviewFailedV1;
+  'rdm.records.search-doc.changed': SearchDocChangedV1;
   'rdm.requests.request.accepted': RequestAcceptedV1;
   'rdm.requests.request.cancelled': RequestCancelledV1;
   'rdm.requests.request.created': RequestCreatedV1;

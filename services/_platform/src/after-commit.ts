@@ -40,3 +40,21 @@ export function afterCommit(trx: Knex.Transaction, fn: () => unknown, onError: (
     () => undefined,
   );
 }
+
+/**
+ * Call `fn` once the outermost transaction of `trx` has rolled back (never after a commit): the
+ * counterpart of `afterCommit` for work that waits on either outcome.
+ */
+export function afterRollback(trx: Knex.Transaction, fn: () => unknown): void {
+  const top = outermostTransaction(trx) as Transactor;
+  void top.executionPromise?.then(
+    () => undefined,
+    async () => {
+      try {
+        await fn();
+      } catch {
+        // the transaction's caller already has its error
+      }
+    },
+  );
+}

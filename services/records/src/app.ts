@@ -34,6 +34,7 @@ import { registerOpenApiRoute } from './http/openapi.js';
 import { registerRecordsRoutes } from './http/records.routes.js';
 import { registerReviewRoutes } from './http/review.routes.js';
 import { registerSearchRoutes } from './http/search.routes.js';
+import type { EngineIndexer } from './search/engine-index.js';
 import { PostgresIndexer } from './search/pg-indexer.js';
 import { RecordSearchService } from './search/search.service.js';
 
@@ -65,6 +66,8 @@ export interface AppDeps {
   nc?: NatsHandle['nc'];
   /** Publisher of view events (statistics); without it views are not counted, counters still shown. */
   statsPublisher?: StatsPublisher;
+  /** SEARCH_ENGINE=opensearch|elasticsearch: the engine indexer (search/engine-index.ts); else postgres. */
+  engineIndex?: EngineIndexer;
 }
 
 /** The review and communities components (present when `requests` and `communities` are given). */
@@ -79,7 +82,20 @@ export interface ReviewParts {
 export function createApp(deps: AppDeps) {
   const { app, health } = createHttpApp({ name: 'records', logger: deps.logger, identitySecret: deps.config.IDENTITY_SECRET });
   addStandardHealth(health, { db: deps.db, nc: deps.nc });
-  const index = new PostgresIndexer(deps.db);
+  const index = deps.engineIndex ?? new PostgresIndexer(deps.db);
+  if (deps.engineIndex) {
+    const engine = deps.engineIndex.engine;
+    // Why degraded: /readyz reports the search engine, but its outage must not take writes out of
+    // rotation (searches answer 503 meanwhile; the outbox indexer catches up when it is back).
+    health.add(
+      'search',
+      async () => {
+        if (!(await engine.ping())) throw new Error(`${engine.kind} unreachable`);
+      },
+      { degraded: true },
+    );
+    app.use(deps.engineIndex.readYourWrites());
+  }
   const service = new RecordsService({
     db: deps.db,
     index,

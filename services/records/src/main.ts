@@ -5,25 +5,30 @@
  */
 import { serviceMain } from '@rdm/platform';
 import { createApp } from './app.js';
-import { ensureRecordsStreams, loadRecordsConfig, recordsClients, recordsWorkers } from './bootstrap.js';
+import * as boot from './bootstrap.js';
 import { serveAuthorizeFilesRpc } from './rpc/authorize-files.rpc.js';
 import { serveCommunityUsageRpc } from './rpc/community-usage.rpc.js';
 import { StatsPublisher } from './stats/publisher.js';
 
 await serviceMain({
   name: 'records',
-  loadConfig: loadRecordsConfig,
+  loadConfig: boot.loadRecordsConfig,
   migrations: new URL('./db/migrations', import.meta.url),
   async start({ config, logger, db, nats }) {
-    await ensureRecordsStreams(nats.jsm);
-    const clients = recordsClients(nats.nc, config);
+    await boot.ensureRecordsStreams(nats.jsm);
+    const clients = boot.recordsClients(nats.nc, config);
     const statsPublisher = config.STATS_ENABLED ? new StatsPublisher(nats.js) : undefined;
-    const parts = createApp({ ...(statsPublisher ? { statsPublisher } : {}), config, logger, db, nc: nats.nc, ...clients });
+    const search = await boot.recordsSearchEngine(config, db, logger);
+    const engineIndex = search?.engineIndex;
+    const parts = createApp({ ...(statsPublisher ? { statsPublisher } : {}), engineIndex, config, logger, db, nc: nats.nc, ...clients });
     return {
       app: parts.app,
       health: parts.health,
       rpc: [serveAuthorizeFilesRpc(nats.nc, parts.service, logger), serveCommunityUsageRpc(nats.nc, db, logger)],
-      workers: await recordsWorkers({ config, logger, db, nats, parts, clients }),
+      workers: await boot.recordsWorkers({ config, logger, db, nats, parts, clients }),
+      consumers: engineIndex ? [engineIndex.startIndexer(nats, logger)] : [],
+      closers: search ? [search.close] : [],
     };
   },
+  commands: { reindex: boot.reindexRecords },
 });

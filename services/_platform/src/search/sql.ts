@@ -54,6 +54,11 @@ export interface TextFieldSpec {
   expr: string;
   /** Optional SQL yielding a stored tsvector of this field (used instead of `to_tsvector(cfg, expr)`). */
   vector?: string;
+  /**
+   * Optional SQL condition of `_exists_:field` (default `expr IS NOT NULL`): for an expression that
+   * is not NULL without a value (the text of an empty JSON array), say when a value is there.
+   */
+  exists?: string;
 }
 
 /** Where a keyword value lives inside a jsonb document, for index-friendly `@>` containment. */
@@ -379,7 +384,7 @@ class Compiler {
 
   private onText(spec: TextFieldSpec, n: QueryAst): Frag {
     const expr = `(${spec.expr})`;
-    if (n.type === 'exists') return frag(`${expr} IS NOT NULL`);
+    if (n.type === 'exists') return frag(spec.exists ? `(${spec.exists})` : `${expr} IS NOT NULL`);
     if (n.type === 'range') return rangeSql(expr, n, (v) => ({ sql: '?', value: foldText(v) }));
     const target = {
       vec: spec.vector ?? `to_tsvector(${this.fullText?.cfg ?? regconfigLiteral('simple')}, ${expr})`,

@@ -33,6 +33,15 @@ const at = (...path: string[]) => `doc #>> '{${path.join(',')}}'`;
 const all = (jsonPath: string) => `jsonb_path_query_array(doc, '${jsonPath}')::text`;
 
 const text = (expr: string, inVector = true): TextSpec => ({ kind: 'text', expr: folded(expr), inVector });
+/**
+ * A text field over all values of a jsonpath: exists only with a non-empty value (the text of an
+ * empty JSON array is `[]`, not NULL), as on the search engines where an empty list is no field.
+ */
+const texts = (jsonPath: string, inVector = true): TextSpec => ({
+  ...text(all(jsonPath), inVector),
+  // Why no jsonpath filter: its `?` would read as a query binding.
+  exists: `EXISTS (SELECT 1 FROM jsonb_array_elements_text(jsonb_path_query_array(doc, '${jsonPath}')) AS v(t) WHERE t <> '')`,
+});
 
 /** Exact value inside `doc` by containment; `dotted` uses `[]` for arrays (`metadata.languages[].id`). */
 function docKeyword(dotted: string): FieldSpec {
@@ -54,13 +63,13 @@ function people(list: 'creators' | 'contributors'): Record<string, FieldSpec | s
   const m = `metadata.${list}`;
   const po = `$.metadata.${list}[*].person_or_org`;
   return {
-    [`${m}.person_or_org.name`]: text(all(`${po}.name`)),
-    [`${m}.person_or_org.given_name`]: text(all(`${po}.given_name`)),
-    [`${m}.person_or_org.family_name`]: text(all(`${po}.family_name`)),
+    [`${m}.person_or_org.name`]: texts(`${po}.name`),
+    [`${m}.person_or_org.given_name`]: texts(`${po}.given_name`),
+    [`${m}.person_or_org.family_name`]: texts(`${po}.family_name`),
     [`${m}.person_or_org.type`]: docKeyword(`metadata.${list}[].person_or_org.type`),
     [`${m}.person_or_org.identifiers.identifier`]: docKeyword(`metadata.${list}[].person_or_org.identifiers[].identifier`),
     [`${m}.person_or_org.identifiers.scheme`]: docKeyword(`metadata.${list}[].person_or_org.identifiers[].scheme`),
-    [`${m}.affiliations.name`]: text(all(`$.metadata.${list}[*].affiliations[*].name`)),
+    [`${m}.affiliations.name`]: texts(`$.metadata.${list}[*].affiliations[*].name`),
     [`${m}.affiliations.id`]: docKeyword(`metadata.${list}[].affiliations[].id`),
     [`${m}.role.id`]: docKeyword(`metadata.${list}[].role.id`),
   };
@@ -111,15 +120,15 @@ export const RECORD_FIELDS: FieldMap = {
   'metadata.publisher': text(at('metadata', 'publisher')),
   publisher: 'metadata.publisher',
   'metadata.copyright': text(at('metadata', 'copyright')),
-  'metadata.additional_titles.title': text(all('$.metadata.additional_titles[*].title')),
-  'metadata.additional_descriptions.description': text(all('$.metadata.additional_descriptions[*].description')),
-  'metadata.subjects.subject': text(all('$.metadata.subjects[*].subject')),
+  'metadata.additional_titles.title': texts('$.metadata.additional_titles[*].title'),
+  'metadata.additional_descriptions.description': texts('$.metadata.additional_descriptions[*].description'),
+  'metadata.subjects.subject': texts('$.metadata.subjects[*].subject'),
   subjects: 'metadata.subjects.subject',
   keywords: 'metadata.subjects.subject',
-  'metadata.funding.funder.name': text(all('$.metadata.funding[*].funder.name')),
-  'metadata.references.reference': text(all('$.metadata.references[*].reference')),
+  'metadata.funding.funder.name': texts('$.metadata.funding[*].funder.name'),
+  'metadata.references.reference': texts('$.metadata.references[*].reference'),
   'metadata.resource_type.title.en': text(at('metadata', 'resource_type', 'title', 'en')),
-  'metadata.locations.features.place': text(all('$.metadata.locations.features[*].place'), false),
+  'metadata.locations.features.place': texts('$.metadata.locations.features[*].place', false),
 
   // metadata: people (creators.creator is the spec's example field)
   ...people('creators'),

@@ -285,3 +285,112 @@ export async function searchMatches(
   const [row] = await read<{ total: number; hits: { kind: 'draft' | 'record'; doc: ItemDoc }[]; aggs: AggRow[] }>(db, sql, bindings);
   return { hits: row.hits, total: Number(row.total), rows: row.aggs };
 }
+
+// ---------------------------------------------------------------------------------------------
+// the OpenSearch/Elasticsearch engines (engine-index.ts): rows to index, tombstones, hits by key
+
+/** A `search_docs` row as the engines index it (`index_version`: external version). */
+export interface EngineSourceRow {
+  id: string;
+  kind: 'draft' | 'record';
+  parent_id: string;
+  owner_id: string | null;
+  is_published: boolean;
+  is_latest: boolean;
+  is_latest_draft: boolean;
+  has_draft: boolean;
+  deletion_status: string;
+  access_record: string;
+  access_files: string;
+  access_status: string;
+  resource_type_id: string | null;
+  resource_type_type: string | null;
+  resource_type_subtype: string | null;
+  file_types: string[];
+  community_ids: string[];
+  publication_date_start: string | null;
+  publication_date_end: string | null;
+  created: Date;
+  updated: Date;
+  version_index: number;
+  views: number;
+  downloads: number;
+  index_version: string;
+  doc: ItemDoc;
+}
+
+const ENGINE_COLUMNS = `id, kind, parent_id, owner_id, is_published, is_latest, is_latest_draft, has_draft, deletion_status,
+  access_record, access_files, access_status, resource_type_id, resource_type_type, resource_type_subtype, file_types,
+  community_ids, to_char(publication_date_start, 'YYYY-MM-DD') AS publication_date_start,
+  to_char(publication_date_end, 'YYYY-MM-DD') AS publication_date_end, created, updated, version_index, views, downloads,
+  index_version::text AS index_version, doc`;
+
+/** A deleted row's tombstone. */
+export interface GoneRow {
+  id: string;
+  kind: 'draft' | 'record';
+  index_version: string;
+}
+
+/** Current rows and tombstones of the given documents (`kind:id` keys) and of every document of the given parents. */
+export async function engineRows(db: Knex, keys: string[], parents: string[]): Promise<{ rows: EngineSourceRow[]; gone: GoneRow[] }> {
+  const ids = keys.map((k) => k.slice(k.indexOf(':') + 1));
+  const kinds = keys.map((k) => k.slice(0, k.indexOf(':')));
+  const where = '(id, kind) IN (SELECT * FROM unnest(?::text[], ?::text[])) OR parent_id = ANY(?::text[])';
+  const [rows, gone] = await Promise.all([
+    db.raw(`SELECT ${ENGINE_COLUMNS} FROM search_docs WHERE ${where}`, [ids, kinds, parents]),
+    db.raw(`SELECT id, kind, index_version::text AS index_version FROM search_docs_gone WHERE ${where}`, [ids, kinds, parents]),
+  ]);
+  return { rows: rows.rows as EngineSourceRow[], gone: gone.rows as GoneRow[] };
+}
+
+/**
+ * One batch of rows in `(changed_at, id, kind)` order after `after` (keyset), optionally only those
+ * changed since `since`: the source of a reindex.
+ */
+export async function engineRowsPage(
+  db: Knex,
+  o: { since?: Date; after?: { changed_at: string; id: string; kind: string }; limit: number },
+): Promise<(EngineSourceRow & { changed_at: string })[]> {
+  const conds: string[] = [];
+  const bindings: unknown[] = [];
+  if (o.since) {
+    conds.push('changed_at >= ?');
+    bindings.push(o.since);
+  }
+  if (o.after) {
+    conds.push('(changed_at, id, kind) > (?::timestamptz, ?, ?)');
+    bindings.push(o.after.changed_at, o.after.id, o.after.kind);
+  }
+  const r = await db.raw(
+    // Why text: a JS Date keeps milliseconds, the column microseconds (the keyset must be exact).
+    `SELECT ${ENGINE_COLUMNS}, changed_at::text AS changed_at FROM search_docs ${conds.length ? `WHERE ${conds.join(' AND ')}` : ''}
+      ORDER BY changed_at, id, kind LIMIT ?`,
+    [...bindings, o.limit] as Knex.RawBinding[],
+  );
+  return r.rows;
+}
+
+/** Tombstones newer than `since` (catch-up passes of a reindex). */
+export async function goneSince(db: Knex, since: Date): Promise<GoneRow[]> {
+  const r = await db.raw('SELECT id, kind, index_version::text AS index_version FROM search_docs_gone WHERE gone_at >= ?', [since]);
+  return r.rows as GoneRow[];
+}
+
+/** Forget tombstones older than `days` (the engines keep deletes for `index.gc_deletes` only). */
+export async function pruneGone(db: Knex, days: number): Promise<number> {
+  const r = await db.raw('DELETE FROM search_docs_gone WHERE gone_at < now() - make_interval(days => ?)', [days]);
+  return r.rowCount ?? 0;
+}
+
+/** The stored documents of `kind:id` keys (any order; missing ones left out). */
+export async function docsByKeys(db: Knex, keys: string[]): Promise<{ kind: 'draft' | 'record'; id: string; doc: ItemDoc }[]> {
+  if (!keys.length) return [];
+  const ids = keys.map((k) => k.slice(k.indexOf(':') + 1));
+  const kinds = keys.map((k) => k.slice(0, k.indexOf(':')));
+  const r = await db.raw('SELECT kind, id, doc FROM search_docs WHERE (id, kind) IN (SELECT * FROM unnest(?::text[], ?::text[]))', [
+    ids,
+    kinds,
+  ]);
+  return r.rows;
+}

@@ -37,12 +37,12 @@ const hasWordChar = (s: string) => /[\p{L}\p{N}]/u.test(s);
 
 /** Builds the DSL query of `ast`. Throws `QuerySyntaxError` on a value the field's type rejects. */
 export function buildQuery(ast: QueryAst, fields: DslFieldMap, opts: DslOptions = {}): Dsl {
-  return new Builder(fields, opts).compile(ast) ?? MATCH_NONE;
+  return new Builder(queryFields(fields), opts, fields).compile(ast) ?? MATCH_NONE;
 }
 
 /** A filter AST as a DSL clause (no scoring); same semantics as `buildQuery`. */
 export function buildFilter(ast: QueryAst, fields: DslFieldMap, opts: DslOptions = {}): Dsl {
-  return buildQuery(ast, fields, opts);
+  return new Builder(fields, opts).compile(ast) ?? MATCH_NONE;
 }
 
 /** The full `_search` body of a request (query + filters, post_filter, sort, paging, aggregations). */
@@ -62,6 +62,12 @@ export function buildSearchBody(req: SearchRequest): Dsl {
   if (req.aggs && Object.keys(req.aggs).length) body.aggs = buildAggs(req.aggs, req, dsl);
   if (req.sourceIncludes) body._source = { includes: req.sourceIncludes };
   return body;
+}
+
+/** The fields a user's `q` may reach: all but the `filterOnly` ones. */
+function queryFields(fields: DslFieldMap): DslFieldMap {
+  if (!Object.values(fields).some((f) => typeof f !== 'string' && f.filterOnly)) return fields;
+  return Object.fromEntries(Object.entries(fields).filter(([, f]) => typeof f === 'string' || !f.filterOnly));
 }
 
 /** Sort keys → DSL sort (missing values last, as SQL `NULLS LAST` for desc… see each service's sort). */
@@ -92,6 +98,8 @@ class Builder {
   constructor(
     private readonly fields: DslFieldMap,
     private readonly opts: DslOptions,
+    /** Every field, `filterOnly` ones included: what guards are compiled against. */
+    private readonly allFields: DslFieldMap = fields,
   ) {
     this.fullTextPath = opts.defaultFields && !opts.fullTextPath ? null : (opts.fullTextPath ?? 'search_text');
   }
@@ -162,6 +170,13 @@ class Builder {
   }
 
   private onField(name: string, spec: DslFieldSpec, n: QueryAst, lenient: boolean): Frag | undefined {
+    const clause = this.onFieldUnguarded(name, spec, n, lenient);
+    if (!spec.guard || !clause) return clause;
+    const guard = new Builder(this.allFields, this.opts).compile(spec.guard) ?? MATCH_ALL;
+    return { bool: { must: [clause], filter: [guard] } };
+  }
+
+  private onFieldUnguarded(name: string, spec: DslFieldSpec, n: QueryAst, lenient: boolean): Frag | undefined {
     try {
       switch (spec.kind) {
         case 'text':

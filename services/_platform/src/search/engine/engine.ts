@@ -185,10 +185,15 @@ export class DslEngine implements SearchEngine {
       const load = async (since?: Date) => {
         for await (const batch of source(since)) {
           const lines: object[] = [];
-          for (const d of batch) lines.push({ index: { _index: name, _id: d.id, version: d.version, version_type: 'external' } }, d.source);
+          for (const d of batch) {
+            const meta = { _index: name, _id: d.id, version: d.version, version_type: 'external' };
+            if (d.deleted) lines.push({ delete: meta });
+            else lines.push({ index: meta }, d.source);
+          }
           if (!lines.length) continue;
           const items = await this.ll.bulk(lines, false);
-          const bad = items.find((it) => it.status >= 300 && it.status !== 409);
+          // 409: a newer version is there already; 404: a tombstone of a document never copied.
+          const bad = items.find((it) => it.status >= 300 && it.status !== 409 && it.status !== 404);
           if (bad)
             throw new Error(`reindex of ${def.alias}: document ${bad.id} failed (${bad.status} ${bad.error?.type}: ${bad.error?.reason})`);
           if (!since) count += batch.length;

@@ -22,6 +22,18 @@ export interface DslFieldSpec {
   endPath?: string;
   /** date: `date` compares whole days (as the SQL `type: 'date'`). Default `timestamptz`. */
   type?: 'timestamptz' | 'date';
+  /**
+   * Only for the service's own filters (`SearchRequest.filters`/`postFilters`, `guard`): a user's
+   * `q` can neither name it nor reach it through a field glob (permission data such as owners and
+   * grants stays unsearchable).
+   */
+  filterOnly?: boolean;
+  /**
+   * A condition (on `filterOnly` or other fields) every clause on this field is ANDed with: the
+   * field "does not exist" on documents outside it, also under NOT (as a SQL expression that is
+   * NULL there). Used for data only some callers may search (file names of restricted files).
+   */
+  guard?: QueryAst;
 }
 
 /** Query field name → spec, or → another field name (an alias). */
@@ -42,6 +54,8 @@ export interface IndexDoc {
   id: string;
   version: number;
   source: Record<string, unknown>;
+  /** A tombstone (reindex sources only): delete the document with this version instead. */
+  deleted?: boolean;
 }
 
 /** One bulk operation. */

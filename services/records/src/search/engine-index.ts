@@ -1,0 +1,471 @@
+/**
+ * Record search on OpenSearch/Elasticsearch (`SEARCH_ENGINE=opensearch|elasticsearch`), part 2: the
+ * `Indexer` the records service uses instead of the postgres one. The same answers as
+ * pg-indexer.ts for every search (the differential suite checks it): the same scopes
+ * (scopes.ts), `q` fields (engine-fields.ts), file-data guard (files-guard.ts), facet filters as
+ * post-filters and facet counts in the engine-neutral `AggRow` form, so search.service.ts and
+ * facet-render.ts do not know which engine answered.
+ *
+ * Writes: `search_docs` stays the source of every document (written in the transaction of each
+ * change, by the postgres indexer this one wraps); each change also writes an outbox event
+ * (`rdm.records.search-doc.changed`, naming the document or the parent) in the same transaction.
+ * - After commit the touched documents are read back and indexed at once with `refresh: true`
+ *   (read-your-writes, as InvenioRDM's services refresh the index on the writer's path); an HTTP
+ *   request that wrote waits for it before answering (`readYourWrites` middleware), bounded.
+ * - The durable indexer (`startIndexer`) consumes the events and indexes the same documents in
+ *   batches without refresh: it repairs whatever the inline path missed (a crash after commit, an
+ *   engine outage). Both read the CURRENT row and write it with external version `index_version`
+ *   (a sequence bumped by every change, migration 20261126000000); deleted rows leave a tombstone
+ *   with a higher version: a late or repeated write never overwrites a newer state.
+ * Reads: the engine returns keys in order, the documents come from `search_docs` (a hit is never
+ * staler than the database). Engine down → 503 (engine.ts), while writes still commit.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import {
+  afterCommit,
+  afterRollback,
+  type AggBucket,
+  type AggregateRef,
+  type AggSpec,
+  type BulkOp,
+  Errors,
+  type Identity,
+  isAdmin,
+  isSystem,
+  type Knex,
+  type Logger,
+  type NatsHandle,
+  outermostTransaction,
+  parseQueryLenient,
+  type QueryAst,
+  QuerySyntaxError,
+  runSearchIndexer,
+  type SearchEngine,
+  type SortKey,
+  writeOutbox,
+} from '@rdm/platform';
+import type { Middleware } from 'koa';
+import type { IndexedItem } from '../domain/ports.js';
+import type { LinkIdentity } from '../domain/records.policy.js';
+import type { ItemDoc } from '../model/rows.js';
+import { engineDoc, GUARDED_FIELDS, RECORD_DSL_FIELDS, RECORDS_INDEX } from './engine-fields.js';
+import { type FacetFilters, parseBool, parseNested } from './facet-params.js';
+import type { AggRow, Indexer, ScopeSpec, SearchPage, SearchPlan } from './indexer.js';
+import { PostgresIndexer } from './pg-indexer.js';
+import * as repo from './search.repo.js';
+
+// ---------------------------------------------------------------------------------------------
+// filters as ASTs (the DSL builder compiles them with the filter-only fields)
+
+const term = (field: string, value: string): QueryAst => ({ type: 'term', field, value, wildcard: false });
+const anyOf = (field: string, values: readonly string[]): QueryAst => ({ type: 'or', children: values.map((v) => term(field, v)) });
+const and = (...c: (QueryAst | null)[]): QueryAst => ({ type: 'and', children: c.filter((x): x is QueryAst => x !== null) });
+const or = (...c: (QueryAst | null)[]): QueryAst => ({ type: 'or', children: c.filter((x): x is QueryAst => x !== null) });
+const not = (child: QueryAst): QueryAst => ({ type: 'not', child });
+const NOTHING: QueryAst = { type: 'or', children: [] };
+
+const LEVELS = ['view', 'preview', 'edit', 'manage'] as const;
+
+/** Documents whose parent grants `identity` (user or role) at least `level` (scopes.ts `grantFilter`). */
+function grants(identity: Identity, level: (typeof LEVELS)[number]): QueryAst | null {
+  if (identity.sub === null) return null;
+  const subjects = [`user:${identity.sub}`, ...identity.roles.map((r) => `role:${r}`)];
+  const keys = level === 'view' ? subjects : subjects.flatMap((s) => LEVELS.slice(LEVELS.indexOf(level)).map((p) => `${s}:${p}`));
+  return anyOf('#grants', keys);
+}
+
+/** The `view` generators of a restricted published record (scopes.ts `RESTRICTED_READ_GENERATORS`). */
+function personalRead(identity: Identity, memberOf?: readonly string[]): QueryAst | null {
+  const parents = [...new Set(((identity as LinkIdentity).links ?? []).map((l) => l.parentId))];
+  const parts = [
+    identity.sub === null ? null : term('#owner', identity.sub),
+    grants(identity, 'view'),
+    parents.length ? anyOf('parent.id', parents) : null,
+    identity.sub === null || !memberOf?.length ? null : anyOf('#communities', memberOf),
+  ].filter((p): p is QueryAst => p !== null);
+  return parts.length ? or(...parts) : null;
+}
+
+const isPrivileged = (i: Identity) => isAdmin(i) || isSystem(i);
+
+/** Scope filter and file-data guard (null: every file readable) of a search (scopes.ts + files-guard.ts). */
+export function scopeFilters(s: ScopeSpec): { scope: QueryAst; files: QueryAst | null } {
+  const { identity } = s;
+  if (s.kind === 'user') {
+    if (identity.sub === null) return { scope: NOTHING, files: null };
+    const owned = term('#owner', identity.sub);
+    const shared = grants(identity, 'preview') ?? NOTHING;
+    const who = s.sharedWithMe === true ? and(shared, not(owned)) : s.sharedWithMe === false ? owned : or(owned, shared);
+    const common = and(
+      or(term('#kind', 'draft'), and(term('#kind', 'record'), term('#has_draft', 'false'), term('deletion_status.status', 'P'))),
+      s.allVersions ? null : term('versions.is_latest_draft', 'true'),
+    );
+    return { scope: and(common, who), files: null };
+  }
+  const member = s.communityId !== undefined && !!s.member;
+  const common = and(
+    term('#kind', 'record'),
+    term('deletion_status.status', 'P'),
+    s.allVersions ? null : term('versions.is_latest', 'true'),
+    s.communityId === undefined ? null : term('#communities', s.communityId),
+  );
+  if (isPrivileged(identity)) return { scope: common, files: null };
+  const personal = member ? term('access.record', 'restricted') : personalRead(identity, s.memberOf);
+  const read = or(term('access.record', 'public'), personal ? and(term('access.record', 'restricted'), personal) : null);
+  const files = member
+    ? null
+    : or(and(term('access.record', 'public'), term('access.files', 'public')), personalRead(identity, s.memberOf));
+  return { scope: and(common, read), files };
+}
+
+/** The facet filters as post-filters (facet-sql.ts `facetFilterSql`). */
+export function facetFilters(f: FacetFilters): QueryAst[] {
+  const out: QueryAst[] = [];
+  if (f.accessStatus.length) out.push(anyOf('access.status', f.accessStatus));
+  if (f.fileType.length) out.push(anyOf('files.types', f.fileType));
+  if (f.resourceTypes.length) {
+    const ors: QueryAst[] = [];
+    for (const [type, subs] of parseNested(f.resourceTypes)) {
+      if (subs.length) ors.push(and(term('metadata.resource_type.props.type', type), anyOf('metadata.resource_type.props.subtype', subs)));
+      else if (type.includes('-')) {
+        ors.push(
+          or(
+            term('metadata.resource_type.props.type', type),
+            and(term('metadata.resource_type.props.type', type.split('-')[0]), term('metadata.resource_type.props.subtype', type)),
+          ),
+        );
+      } else ors.push(term('metadata.resource_type.props.type', type));
+    }
+    out.push(or(...ors));
+  }
+  if (f.dateWindows.length) {
+    out.push(
+      or(
+        ...f.dateWindows.map((w) =>
+          and(
+            or({ type: 'exists', field: '#pub_start' }, { type: 'exists', field: '#pub_end' }),
+            w.lo ? or(not({ type: 'exists', field: '#pub_end' }), { type: 'range', field: '#pub_end', gte: w.lo }) : null,
+            w.hi ? or(not({ type: 'exists', field: '#pub_start' }), { type: 'range', field: '#pub_start', lt: w.hi }) : null,
+          ),
+        ),
+      ),
+    );
+  }
+  if (f.isPublished.length) {
+    const bools = [...new Set(f.isPublished.map((v) => String(parseBool('is_published', v))))];
+    out.push(anyOf('is_published', bools));
+  }
+  return out;
+}
+
+/** Sort keys of each sort but `bestmatch` (pg-indexer.ts `ORDER`, ties by id then kind). */
+const SORTS: Readonly<Record<string, SortKey[]>> = (() => {
+  const k = (path: string, order: 'asc' | 'desc'): SortKey => ({ path, order });
+  const recent = [k('created', 'desc'), k('id', 'desc'), k('kind', 'asc')];
+  return {
+    mostrecent: recent,
+    newest: recent,
+    oldest: [k('created', 'asc'), k('id', 'asc'), k('kind', 'asc')],
+    version: [k('version_index', 'desc'), ...recent],
+    'updated-desc': [k('updated', 'desc'), k('id', 'desc'), k('kind', 'asc')],
+    'updated-asc': [k('updated', 'asc'), k('id', 'asc'), k('kind', 'asc')],
+    mostviewed: [k('views', 'desc'), ...recent],
+    mostdownloaded: [k('downloads', 'desc'), ...recent],
+    bestmatch: [k('_score', 'desc'), ...recent],
+  };
+})();
+
+/** Enough buckets to count every key (the renderer sorts and cuts, as for postgres rows). */
+const ALL_KEYS = 10_000;
+
+function aggsOf(files: QueryAst | null, isPublished?: boolean): Record<string, AggSpec> {
+  const aggs: Record<string, AggSpec> = {
+    a: { type: 'terms', path: 'access_status', size: ALL_KEYS },
+    r: { type: 'terms', path: 'rt_type', size: ALL_KEYS, aggs: { s: { type: 'terms', path: 'rt_subtype', size: ALL_KEYS } } },
+    f: { type: 'terms', path: 'file_types', size: ALL_KEYS, ...(files ? { filter: files } : {}) },
+    y: { type: 'terms', path: 'pub_years', size: ALL_KEYS },
+  };
+  if (isPublished) aggs.p = { type: 'terms', path: 'is_published', size: ALL_KEYS };
+  return aggs;
+}
+
+/** Engine buckets → `AggRow`s (the form facet-render.ts sums). */
+export function aggRows(aggs: Record<string, AggBucket[]>): AggRow[] {
+  const rows: AggRow[] = [];
+  const row = (f: string, o: Partial<AggRow>, n: number): AggRow => ({ f, k: null, s: null, a: null, ys: null, ye: null, ...o, n });
+  for (const b of aggs.a ?? []) rows.push(row('a', { k: b.key }, b.count));
+  for (const b of aggs.r ?? []) {
+    const subs = b.aggs?.s ?? [];
+    const inSubs = subs.reduce((n, s) => n + s.count, 0);
+    if (b.count > inSubs) rows.push(row('r', { k: b.key }, b.count - inSubs));
+    for (const s of subs) rows.push(row('r', { k: b.key, s: s.key }, s.count));
+  }
+  for (const b of aggs.f ?? []) rows.push(row('f', { a: [b.key] }, b.count));
+  for (const b of aggs.y ?? []) rows.push(row('y', { ys: Number(b.key), ye: Number(b.key) }, b.count));
+  for (const b of aggs.p ?? []) rows.push(row('p', { k: b.key }, b.count));
+  return rows;
+}
+
+// ---------------------------------------------------------------------------------------------
+// the indexer
+
+/** Longest an HTTP request waits for its inline indexing before answering anyway. */
+const INLINE_WAIT_MS = 5000;
+
+const requestWrites = new AsyncLocalStorage<Promise<void>[]>();
+
+/** Options of the engine indexer. */
+export interface EngineIndexerOptions {
+  db: Knex;
+  engine: SearchEngine;
+  logger: Pick<Logger, 'warn' | 'error'>;
+  /** `SEARCH_INDEX_PREFIX`: names the alias (`<prefix>records-records`). */
+  prefix?: string;
+}
+
+/** The records search index on OpenSearch/Elasticsearch (see the file header). */
+export class EngineIndexer implements Indexer {
+  readonly alias: string;
+  private readonly pg: PostgresIndexer;
+  private readonly db: Knex;
+  readonly engine: SearchEngine;
+  private readonly logger: EngineIndexerOptions['logger'];
+  private ensured?: Promise<void>;
+  /** Per outermost transaction: the refs already announced (one event and one inline write each). */
+  private readonly touched = new WeakMap<object, Set<string>>();
+
+  constructor(o: EngineIndexerOptions) {
+    this.db = o.db;
+    this.engine = o.engine;
+    this.logger = o.logger;
+    this.pg = new PostgresIndexer(o.db);
+    this.alias = `${o.prefix ?? ''}${RECORDS_INDEX.alias}`;
+  }
+
+  /** The index definition under this deployment's alias. */
+  get definition() {
+    return { ...RECORDS_INDEX, alias: this.alias };
+  }
+
+  /** Creates the index behind its alias when missing (once; retried after a failure). */
+  ensureIndex(): Promise<void> {
+    this.ensured ??= this.engine.ensureIndex(this.definition).catch((err) => {
+      this.ensured = undefined;
+      throw err;
+    });
+    return this.ensured;
+  }
+
+  /** Koa middleware: a request that wrote answers once its documents are searchable (bounded wait). */
+  readYourWrites(): Middleware {
+    return async (ctx, next) => {
+      const pending: Promise<void>[] = [];
+      await requestWrites.run(pending, next);
+      if (!pending.length) return;
+      let timer: NodeJS.Timeout | undefined;
+      const cap = new Promise((r) => {
+        timer = setTimeout(r, INLINE_WAIT_MS);
+      });
+      await Promise.race([Promise.all(pending), cap]);
+      clearTimeout(timer);
+    };
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // writes: search_docs in the transaction, plus the event and the inline index after commit
+
+  async index(trx: Knex.Transaction, item: IndexedItem): Promise<void> {
+    await this.pg.index(trx, item);
+    await this.touch(trx, [`d:${item.kind}:${item.doc.id}`]);
+  }
+
+  async remove(trx: Knex.Transaction, id: string, kind: 'draft' | 'record'): Promise<void> {
+    await this.pg.remove(trx, id, kind);
+    await this.touch(trx, [`d:${kind}:${id}`]);
+  }
+
+  async setUsage(trx: Knex.Transaction, parentId: string, views: number, downloads: number): Promise<void> {
+    await this.pg.setUsage(trx, parentId, views, downloads);
+    await this.touch(trx, [`p:${parentId}`]);
+  }
+
+  async setHasDraft(trx: Knex.Transaction, id: string, hasDraft: boolean): Promise<void> {
+    await this.pg.setHasDraft(trx, id, hasDraft);
+    await this.touch(trx, [`d:record:${id}`]);
+  }
+
+  async refreshVersionFlags(trx: Knex.Transaction, ids: string[], state: { latest_id: string | null; next_draft_id: string | null }) {
+    await this.pg.refreshVersionFlags(trx, ids, state);
+    await this.touch(
+      trx,
+      [...new Set(ids.filter(Boolean))].flatMap((id) => [`d:record:${id}`, `d:draft:${id}`]),
+    );
+  }
+
+  async refreshParent(trx: Knex.Transaction, parentId: string, parent: ItemDoc['parent']): Promise<void> {
+    await this.pg.refreshParent(trx, parentId, parent);
+    await this.touch(trx, [`p:${parentId}`]);
+  }
+
+  async setDraftFiles(trx: Knex.Transaction, id: string, files: ItemDoc['files']): Promise<void> {
+    await this.pg.setDraftFiles(trx, id, files);
+    await this.touch(trx, [`d:draft:${id}`]);
+  }
+
+  async setDraftsStatus(trx: Knex.Transaction, parentId: string, status: string): Promise<void> {
+    await this.pg.setDraftsStatus(trx, parentId, status);
+    await this.touch(trx, [`p:${parentId}`]);
+  }
+
+  storedDraftFiles(id: string): Promise<ItemDoc['files'] | undefined> {
+    return this.pg.storedDraftFiles(id);
+  }
+
+  resourceTypeTitles(ids: string[]): Promise<Map<string, string>> {
+    return this.pg.resourceTypeTitles(ids);
+  }
+
+  /** Announce changed documents: an outbox event each (once per transaction) and the inline index after commit. */
+  private async touch(trx: Knex.Transaction, refs: string[]): Promise<void> {
+    const top = outermostTransaction(trx);
+    let seen = this.touched.get(top);
+    if (!seen) {
+      const refsOfTrx = new Set<string>();
+      seen = refsOfTrx;
+      this.touched.set(top, refsOfTrx);
+      const waiters = requestWrites.getStore();
+      const done = new Promise<void>((resolve) => {
+        afterCommit(trx, async () => {
+          await this.indexNow([...refsOfTrx]);
+          resolve();
+        });
+        afterRollback(trx, resolve);
+      });
+      waiters?.push(done);
+    }
+    for (const ref of refs) {
+      if (seen.has(ref)) continue;
+      seen.add(ref);
+      await writeOutbox(trx, {
+        subject: 'rdm.records.search-doc.changed',
+        aggregate: { type: 'search-doc', id: ref, revision: 0 },
+        data: {},
+      });
+    }
+  }
+
+  /** Index refs now with `refresh: true`; a failure is logged (the outbox indexer catches up). */
+  private async indexNow(refs: string[]): Promise<void> {
+    try {
+      const ops = await this.load(refs);
+      const res = await this.engine.bulk(this.alias, ops, { refresh: true });
+      for (const f of res.failed)
+        this.logger.error({ id: f.id, status: f.status, reason: f.reason }, 'document rejected by the search engine');
+    } catch (err) {
+      this.logger.warn({ err, refs: refs.slice(0, 20) }, 'inline search indexing failed; the outbox indexer will catch up');
+    }
+  }
+
+  /** Current state of the referenced documents (`d:<kind>:<id>`, `p:<parent>`) as bulk operations. */
+  async load(refs: string[]): Promise<BulkOp[]> {
+    // Before any write: a bulk into a missing alias would auto-create a plain index under its name.
+    await this.ensureIndex();
+    const keys = refs.filter((r) => r.startsWith('d:')).map((r) => r.slice(2));
+    const parents = refs.filter((r) => r.startsWith('p:')).map((r) => r.slice(2));
+    if (!keys.length && !parents.length) return [];
+    const { rows, gone } = await repo.engineRows(this.db, keys, parents);
+    const present = new Set(rows.map((r) => `${r.kind}:${r.id}`));
+    const ops: BulkOp[] = rows.map((r) => ({ op: 'index', ...engineDoc(r) }));
+    for (const g of gone) {
+      const key = `${g.kind}:${g.id}`;
+      if (!present.has(key)) ops.push({ op: 'delete', id: key, version: Number(g.index_version) });
+    }
+    return ops;
+  }
+
+  /** The durable indexer of `rdm.records.search-doc.changed` events (a background worker). */
+  startIndexer(nats: NatsHandle, logger: Logger) {
+    return runSearchIndexer({
+      js: nats.js,
+      jsm: nats.jsm,
+      engine: this.engine,
+      alias: this.alias,
+      stream: 'RECORDS',
+      durable: 'records-search-indexer',
+      filterSubject: 'rdm.records.search-doc.changed',
+      load: (refs: AggregateRef[]) => this.load(refs.map((r) => r.id)),
+      logger,
+    });
+  }
+
+  /** Rebuild the index from `search_docs` into a new versioned index and swap the alias (searches keep answering). */
+  async reindex(batch = 1000) {
+    const db = this.db;
+    const res = await this.engine.reindex(this.definition, async function* (since?: Date) {
+      let after: { changed_at: string; id: string; kind: string } | undefined;
+      for (;;) {
+        const rows = await repo.engineRowsPage(db, { since, after, limit: batch });
+        if (!rows.length) break;
+        yield rows.map(engineDoc);
+        const last = rows[rows.length - 1];
+        after = { changed_at: last.changed_at, id: last.id, kind: last.kind };
+      }
+      // Deletions during the build: a tombstone's version beats the copy indexed before it.
+      if (since) {
+        const gone = await repo.goneSince(db, since);
+        if (gone.length) yield gone.map((g) => ({ id: `${g.kind}:${g.id}`, version: Number(g.index_version), source: {}, deleted: true }));
+      }
+    });
+    await repo.pruneGone(db, 7);
+    return res;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // search
+
+  async search(plan: SearchPlan): Promise<SearchPage> {
+    let query: QueryAst;
+    try {
+      query = parseQueryLenient(plan.q, { defaultOperator: 'OR' });
+    } catch (err) {
+      if (err instanceof QuerySyntaxError) throw Errors.invalidQuerySyntax(err);
+      throw err;
+    }
+    const { scope, files } = scopeFilters(plan.scope);
+    const fields = files ? withGuard(files) : RECORD_DSL_FIELDS;
+    try {
+      const res = await this.engine.search(this.alias, {
+        query,
+        fields,
+        dsl: { fullTextPath: 'search_text', now: plan.now },
+        filters: [scope],
+        postFilters: facetFilters(plan.filters),
+        sort: SORTS[plan.sort] ?? SORTS.mostrecent,
+        from: plan.offset,
+        size: plan.limit,
+        aggs: aggsOf(files, plan.isPublished),
+        sourceIncludes: [],
+      });
+      const keys = res.hits.map((h) => h.id);
+      const byKey = new Map((await repo.docsByKeys(this.db, keys)).map((d) => [`${d.kind}:${d.id}`, d]));
+      const hits = keys.flatMap((k) => {
+        const d = byKey.get(k);
+        return d ? [{ kind: d.kind, doc: d.doc }] : [];
+      });
+      return { hits, total: res.total, rows: aggRows(res.aggregations) };
+    } catch (err) {
+      if (err instanceof QuerySyntaxError) throw Errors.invalidQuerySyntax(err);
+      throw err;
+    }
+  }
+}
+
+/** The field map with the file-data fields guarded by `files` (the caller may read the document's files). */
+function withGuard(files: QueryAst) {
+  const out = { ...RECORD_DSL_FIELDS };
+  for (const name of GUARDED_FIELDS) {
+    const spec = out[name];
+    if (typeof spec !== 'string') out[name] = { ...spec, guard: files };
+  }
+  return out;
+}
