@@ -474,7 +474,12 @@ export interface ReviewFailedV1 {
 /**
  * Data of `rdm.records.search-doc.changed` v1: A search document (or every document of a parent) changed in search_docs; the OpenSearch/Elasticsearch indexer of records reloads it. Written only when SEARCH_ENGINE is not postgres.
  */
-export interface SearchDocChangedV1 {}
+export interface SearchDocChangedV1 {
+  /**
+   * `document`: the one document `aggregate.id` names; `parent`: every document of the parent it names.
+   */
+  scope: 'document' | 'parent';
+}
 
 /**
  * Data of `rdm.requests.request.accepted` v1: The receiver (or the system on auto-accept) accepted a request. For types whose effect lives in another service (invitation → membership, submission → publication) this is the command to apply it; the effect event carries `request_id`.
