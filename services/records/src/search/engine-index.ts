@@ -349,7 +349,7 @@ export class EngineIndexer implements Indexer {
       await writeOutbox(trx, {
         subject: 'rdm.records.search-doc.changed',
         aggregate: { type: 'search-doc', id: ref, revision: 0 },
-        data: {},
+        data: { scope: ref.startsWith('p:') ? 'parent' : 'document' },
       });
     }
   }
