@@ -1026,6 +1026,16 @@ export interface UserDeactivatedV1 {
 }
 
 /**
+ * Data of `rdm.users.user.updated` v1: An existing user's account, profile, preferences or roles changed (the CLI's create-user on an existing e-mail). The search indexer reloads the user; the data stays thin (the e-mail may be private).
+ */
+export interface UserUpdatedV1 {
+  /**
+   * User id.
+   */
+  id: string;
+}
+
+/**
  * Data of `rdm.vocabularies.vocabulary.loaded` v1: A vocabulary type was (re)loaded.
  */
 export interface VocabularyLoadedV1 {
@@ -1076,6 +1086,7 @@ export interface EventData {
   'rdm.users.token.revoked': TokenRevokedV1;
   'rdm.users.user.created': UserCreatedV1;
   'rdm.users.user.deactivated': UserDeactivatedV1;
+  'rdm.users.user.updated': UserUpdatedV1;
   'rdm.vocabularies.vocabulary.loaded': VocabularyLoadedV1;
 }
 
