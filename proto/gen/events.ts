@@ -895,6 +895,69 @@ export interface RequestSubmittedV1 {
 }
 
 /**
+ * Data of `rdm.requests.request.updated` v1: A request changed outside a state transition: its title, description, payload, receiver or topic (PUT), its lock, its last activity (a comment), or the outcome of a saga accept (accepting → accepted, or back to submitted). The search indexer reloads the request; other consumers may ignore it.
+ */
+export interface RequestUpdatedV1 {
+  /**
+   * Request id (uuid).
+   */
+  id: string;
+  /**
+   * Request number (Crockford base32).
+   */
+  number: string;
+  /**
+   * Request type, e.g. community-invitation.
+   */
+  type: string;
+  /**
+   * Entity reference: exactly one key, e.g. {"user":"3"}, {"community":"<uuid>"}, {"record":"<id>"}; the system is {"user":"system"}.
+   */
+  created_by: {
+    user?: string;
+    community?: string;
+    record?: string;
+    email?: string;
+    group?: string;
+  };
+  /**
+   * Entity reference: exactly one key, e.g. {"user":"3"}, {"community":"<uuid>"}, {"record":"<id>"}; the system is {"user":"system"}.
+   */
+  receiver: {
+    user?: string;
+    community?: string;
+    record?: string;
+    email?: string;
+    group?: string;
+  };
+  topic: {
+    user?: string;
+    community?: string;
+    record?: string;
+    email?: string;
+    group?: string;
+  } | null;
+  /**
+   * Who ran the action ({"user":"system"} for auto-accept and expiry).
+   */
+  actor: {
+    user?: string;
+    community?: string;
+    record?: string;
+    email?: string;
+    group?: string;
+  };
+  /**
+   * Type-specific payload of the request (e.g. {"role":"curator"} for an invitation).
+   */
+  payload?: Record<string, unknown>;
+  /**
+   * What changed: fields of a PUT (empty: a PUT that changed nothing but `updated`), `locked`, `activity` (a comment raised last_activity_at), `status` (a saga accept's outcome).
+   */
+  changes: ('title' | 'description' | 'payload' | 'receiver' | 'topic' | 'locked' | 'activity' | 'status')[];
+}
+
+/**
  * Data of `rdm.stats.file.downloaded` v1: A person (not a robot) read a file's content of a published record. Published by files without the outbox, fire-and-forget.
  */
 export interface FileDownloadedV1 {
@@ -973,6 +1036,16 @@ export interface UserDeactivatedV1 {
 }
 
 /**
+ * Data of `rdm.users.user.updated` v1: An existing user's account, profile, preferences or roles changed (the CLI's create-user on an existing e-mail). The search indexer reloads the user; the data stays thin (the e-mail may be private).
+ */
+export interface UserUpdatedV1 {
+  /**
+   * User id.
+   */
+  id: string;
+}
+
+/**
  * Data of `rdm.vocabularies.vocabulary.loaded` v1: A vocabulary type was (re)loaded.
  */
 export interface VocabularyLoadedV1 {
@@ -1018,11 +1091,13 @@ export interface EventData {
   'rdm.requests.request.deleted': RequestDeletedV1;
   'rdm.requests.request.expired': RequestExpiredV1;
   'rdm.requests.request.submitted': RequestSubmittedV1;
+  'rdm.requests.request.updated': RequestUpdatedV1;
   'rdm.stats.file.downloaded': FileDownloadedV1;
   'rdm.stats.record.viewed': RecordViewedV1;
   'rdm.users.token.revoked': TokenRevokedV1;
   'rdm.users.user.created': UserCreatedV1;
   'rdm.users.user.deactivated': UserDeactivatedV1;
+  'rdm.users.user.updated': UserUpdatedV1;
   'rdm.vocabularies.vocabulary.loaded': VocabularyLoadedV1;
 }
 

@@ -1,6 +1,7 @@
 /**
  * The requests koa app (no listen, so tests drive it with supertest) and the domain services
- * main.ts also hands to the RPC server, the consumers and the expiry job.
+ * main.ts also hands to the RPC server, the consumers and the expiry job. Health: database, NATS
+ * and (when given) the search engine, as `degraded` only.
  */
 import { addStandardHealth, createHttpApp, type Knex, type Logger, mountRouter, type NatsHandle } from '@rdm/platform';
 import type { RequestsConfig } from './config.js';
@@ -13,6 +14,7 @@ import { RequestsService } from './domain/requests.service.js';
 import { effectSubjects } from './domain/types/registry.js';
 import { openapiRouter } from './http/openapi.js';
 import { requestsRouter } from './http/requests.routes.js';
+import type { RequestSearchIndex } from './search/request-index.js';
 
 /** Dependencies of the app. */
 export interface AppDeps {
@@ -25,6 +27,8 @@ export interface AppDeps {
   communities: CommunitiesPort;
   /** NATS connection: readiness and the effect waiter (without it accepts never wait). */
   nc?: NatsHandle['nc'];
+  /** Search engine index (SEARCH_ENGINE opensearch/elasticsearch); absent: the postgres engine. */
+  search?: RequestSearchIndex;
 }
 
 /** The composed app and its services. */
@@ -52,7 +56,19 @@ export function createApp(deps: AppDeps): RequestsApp {
       commentMaxLength: deps.config.REQUESTS_COMMENT_MAX_LENGTH,
       effectWaitMs: deps.config.REQUEST_EFFECT_WAIT_MS,
     },
+    search: deps.search,
   });
+  // Why degraded: a search engine outage answers 503 on searches only; writes go on (the indexer catches up).
+  if (deps.search) {
+    const engine = deps.search.engine;
+    health.add(
+      'search',
+      async () => {
+        if (!(await engine.ping())) throw new Error(`${engine.kind} unreachable`);
+      },
+      { degraded: true },
+    );
+  }
   const waiter = new EffectWaiter({ nc: deps.nc, db: deps.db, subjects: effectSubjects(), logger: deps.logger });
   const actions = new ActionsService(requests, waiter);
   const comments = new CommentsService(requests);

@@ -25,7 +25,8 @@
  */
 import { readdirSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { createDb, isAppError, type Knex, loadConfig, SYSTEM } from '@rdm/platform';
+import { createDb, isAppError, type Knex, type Logger, loadConfig, SYSTEM } from '@rdm/platform';
+import { usersSearch } from './bootstrap.js';
 import { configProperties } from './config.js';
 import { MIGRATIONS_DIR, migrateUsers } from './db/migrate.js';
 import { TokensService } from './domain/tokens.service.js';
@@ -36,6 +37,10 @@ console.log = console.error;
 console.info = console.error;
 
 const log = (msg: string) => process.stderr.write(`users-cli: ${msg}\n`);
+/** Warnings of the search index (engine down: the running service's indexer catches up) on stderr. */
+const cliLogger = {
+  warn: (o: { err?: Error }, msg?: string) => log(`${msg ?? 'warning'}${o?.err ? `: ${o.err.message}` : ''}`),
+} as unknown as Pick<Logger, 'warn'>;
 
 /** Thrown for a bad command line. */
 class UsageError extends Error {}
@@ -106,9 +111,12 @@ async function run(argv: string[]): Promise<Record<string, unknown>> {
   if (!COMMANDS.includes(command)) throw new UsageError(`unknown command ${command}`);
   const config = loadConfig(configProperties, process.env);
   const db = createDb({ url: config.DATABASE_URL, service: 'users', pool: { max: 2 } });
+  let search: Awaited<ReturnType<typeof usersSearch>> | undefined;
   try {
     await ensureMigrated(db, config.DATABASE_URL);
-    const users = new UsersService(db);
+    // SEARCH_ENGINE≠postgres: index the changed user inline too, so the next `GET /api/users` shows it.
+    search = await usersSearch(config, db, cliLogger);
+    const users = new UsersService(db, search.index);
     const tokens = new TokensService(db);
     switch (command) {
       case 'create-user': {
@@ -151,6 +159,7 @@ async function run(argv: string[]): Promise<Record<string, unknown>> {
         throw new UsageError(`unknown command ${command}`);
     }
   } finally {
+    for (const close of search?.closers ?? []) await close().catch(() => undefined);
     await db.destroy();
   }
 }

@@ -110,6 +110,7 @@ export class ActionsService {
       if (pending) await expectation.wait(config.effectWaitMs);
       else expectation.cancel();
     }
+    await this.requests.indexed([req.id]);
     const fresh = (await findRequest(db, req.id)) ?? final;
     return { request: (await this.requests.render(identity, [fresh]))[0], pending: fresh.status === 'accepting' };
   }
@@ -166,17 +167,19 @@ export class ActionsService {
   /** Expire, as the system, up to `limit` submitted requests whose `expires_at` has passed; returns how many. */
   async expireDue(limit = 100): Promise<number> {
     const { db } = this.requests.deps;
-    return db.transaction(async (trx) => {
+    const expired = await db.transaction(async (trx) => {
       const ids = await lockExpired(trx, limit);
-      let n = 0;
+      const done: string[] = [];
       for (const id of ids) {
         const row = await findRequest(trx, id);
         const type = row ? requestType(row.type) : undefined;
         if (!row || !type?.actions.expire?.from.includes(row.status)) continue;
         await this.transition(trx, row, type, 'expire', SYSTEM);
-        n++;
+        done.push(id);
       }
-      return n;
+      return done;
     });
+    await this.requests.indexed(expired);
+    return expired.length;
   }
 }

@@ -15,6 +15,7 @@ import { RequestErrors } from './errors.js';
 import type { EventRow, RequestRow } from './model.js';
 import { callerRef, canDeleteComment, canRead, canUpdateComment } from './policy.js';
 import type { RequestsService } from './requests.service.js';
+import { writeRequestEvent } from './request-events.js';
 import { contextCommunityId, requestType } from './types/registry.js';
 
 const TIMELINE_OPTIONS = { sorts: ['oldest', 'newest'], defaultSort: 'oldest', defaultSortWithQ: 'oldest', defaultSize: 25 } as const;
@@ -74,8 +75,10 @@ export class CommentsService {
         parent_id: parent?.id ?? null,
       });
       await touchActivity(trx, req.id);
+      await writeRequestEvent(trx, 'updated', req, callerRef(identity), ['activity']);
       return e;
     });
+    await this.requests.indexed([req.id]);
     return this.one(ev, selfHtml);
   }
 

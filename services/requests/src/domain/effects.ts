@@ -20,6 +20,7 @@ import { type EventEnvelope, type Knex, type MsgLogger, type NatsHandle, prepare
 import { insertEvent } from '../repo/events.repo.js';
 import { findRequest, touchActivity, updateRequest } from '../repo/requests.repo.js';
 import { SYSTEM_REF } from './model.js';
+import { writeRequestEvent } from './request-events.js';
 import { requestType } from './types/registry.js';
 
 /** Durable consumer (and inbox key) of an effect subject: `rdm.records.record.published` → `requests-record-published`. */
@@ -115,6 +116,8 @@ export async function applyEffect(
     });
     await touchActivity(trx, req.id);
   }
+  // The outcome is no new transition event (`accepted` was written at the accept): say the row changed.
+  await writeRequestEvent(trx, 'updated', updated, actor, comment ? ['status', 'activity'] : ['status']);
   return confirms ? 'accepted' : 'failed';
 }
 

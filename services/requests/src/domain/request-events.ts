@@ -7,10 +7,23 @@ import { encodeNumber } from './number.js';
 import { type Ref, type RequestRow, refJson } from './model.js';
 
 /** Verbs of request events. */
-export type RequestVerb = 'created' | 'submitted' | 'accepted' | 'declined' | 'cancelled' | 'expired' | 'deleted';
+export type RequestVerb = 'created' | 'submitted' | 'accepted' | 'declined' | 'cancelled' | 'expired' | 'deleted' | 'updated';
 
-/** Write `rdm.requests.request.<verb>` for `row` (its state after the change) into the outbox of `trx`. */
-export async function writeRequestEvent(trx: Knex.Transaction, verb: RequestVerb, row: RequestRow, actor: Ref): Promise<void> {
+/** What an `updated` event says changed (a PUT's fields, the lock, comment activity, a saga accept's outcome). */
+export type RequestChangeKind = 'title' | 'description' | 'payload' | 'receiver' | 'topic' | 'locked' | 'activity' | 'status';
+
+/**
+ * Write `rdm.requests.request.<verb>` for `row` (its state after the change) into the outbox of `trx`.
+ * `updated` (with `changes`) covers every change that is no state transition, so the search indexer,
+ * a consumer of these events, sees every change of what it indexes.
+ */
+export async function writeRequestEvent(
+  trx: Knex.Transaction,
+  verb: RequestVerb,
+  row: RequestRow,
+  actor: Ref,
+  changes?: RequestChangeKind[],
+): Promise<void> {
   const data: Record<string, unknown> = {
     id: row.id,
     number: encodeNumber(row.number),
@@ -21,6 +34,7 @@ export async function writeRequestEvent(trx: Knex.Transaction, verb: RequestVerb
     actor: refJson(actor),
   };
   if (row.payload) data.payload = row.payload;
+  if (verb === 'updated') data.changes = changes ?? [];
   await writeOutbox(trx, {
     subject: `rdm.requests.request.${verb}`,
     aggregate: { type: 'request', id: row.id, revision: row.revision_id },

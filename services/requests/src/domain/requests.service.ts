@@ -26,6 +26,7 @@ import {
   listEnvelope,
   parseListArgs,
   parseQuery,
+  type QueryAst,
   QuerySyntaxError,
   rankSql,
   type SqlFragment,
@@ -42,6 +43,7 @@ import {
   type TypeGrant,
   updateRequest,
 } from '../repo/requests.repo.js';
+import type { RequestSearchIndex } from '../search/request-index.js';
 import { parseCommentBody } from './comment-input.js';
 import { canonicalUuid, loadCallerContext } from './context.js';
 import { RequestErrors } from './errors.js';
@@ -49,7 +51,7 @@ import type { RequestLinks } from './links.js';
 import { isClosedStatus, parseRef, type Ref, type RequestRow, REF_TYPES, SHOWN_STATUSES } from './model.js';
 import { callerRef, canDelete, canRead, canUpdate } from './policy.js';
 import type { CommunitiesPort } from './ports.js';
-import { writeRequestEvent } from './request-events.js';
+import { type RequestChangeKind, writeRequestEvent } from './request-events.js';
 import { contextCommunityId, requestType, requestTypes, typeLabel } from './types/registry.js';
 
 /** Sorts of request lists. */
@@ -85,6 +87,8 @@ export interface RequestsDeps {
   links: RequestLinks;
   logger: Pick<Logger, 'warn' | 'info' | 'error'>;
   config: { lockingEnabled: boolean; commentMaxLength: number; effectWaitMs: number };
+  /** The search engine index (SEARCH_ENGINE opensearch/elasticsearch); absent: the postgres engine. */
+  search?: RequestSearchIndex;
 }
 
 /** Input of `create` (the RPC `rdm.requests.rpc.create`). */
@@ -106,6 +110,14 @@ const UPDATABLE = ['title', 'description', 'payload', 'receiver', 'topic'] as co
 /** Request operations. */
 export class RequestsService {
   constructor(readonly deps: RequestsDeps) {}
+
+  /**
+   * After a committed write: index the touched requests inline (search engine only) with refresh
+   * `wait_for`, so the writer's next search sees the write. Never throws (the indexer catches up).
+   */
+  async indexed(ids: string[]): Promise<void> {
+    await this.deps.search?.afterCommit(ids);
+  }
 
   /** A live request by path id: 404 for malformed, unknown or deleted ids. */
   async load(id: string, db: Knex = this.deps.db, opts: { forUpdate?: boolean } = {}): Promise<RequestRow> {
@@ -239,6 +251,7 @@ export class RequestsService {
     // A concurrent create with the same key won: answer that request.
     const row = created ?? (await findRequestByKey(this.deps.db, key as string));
     if (!row) throw Errors.internal('request vanished after create');
+    if (created) await this.indexed([row.id]);
     return (await this.render(identity, [row]))[0];
   }
 
@@ -287,8 +300,11 @@ export class RequestsService {
     const updated = await this.deps.db.transaction(async (trx) => {
       const locked = await this.load(req.id, trx, { forUpdate: true });
       checkRevision(ifMatch, locked.revision_id);
-      return (await updateRequest(trx, locked, change)) as RequestRow;
+      const row = (await updateRequest(trx, locked, change)) as RequestRow;
+      await writeRequestEvent(trx, 'updated', row, callerRef(identity), Object.keys(change) as RequestChangeKind[]);
+      return row;
     });
+    await this.indexed([updated.id]);
     return (await this.render(identity, [updated]))[0];
   }
 
@@ -316,6 +332,7 @@ export class RequestsService {
       });
       await writeRequestEvent(trx, 'deleted', row, actor);
     });
+    await this.indexed([req.id]);
   }
 
   /** `GET …/lock` and `…/unlock`: 403 while locking is disabled; else the receiver (or an administrator) locks. */
@@ -332,7 +349,8 @@ export class RequestsService {
     await this.deps.db.transaction(async (trx) => {
       const row = await this.load(req.id, trx, { forUpdate: true });
       if (row.is_locked === locked) return;
-      await updateRequest(trx, row, { is_locked: locked });
+      const changed = (await updateRequest(trx, row, { is_locked: locked })) as RequestRow;
+      await writeRequestEvent(trx, 'updated', changed, callerRef(identity), ['locked']);
       await insertEvent(trx, {
         id: randomUUID(),
         request_id: row.id,
@@ -342,6 +360,7 @@ export class RequestsService {
         parent_id: null,
       });
     });
+    await this.indexed([req.id]);
   }
 
   /** Request lists: `GET /api/requests` (`all`), `/api/user/requests` (`user`), `/api/communities/<id>/requests` (`community`). */
@@ -352,13 +371,17 @@ export class RequestsService {
   ): Promise<{ body: Record<string, unknown>; path: string }> {
     if (identity.sub === null) throw Errors.permissionDenied();
     const args: ListArgs = parseListArgs(query, LIST_OPTIONS);
+    let ast: QueryAst | undefined;
     let where: SqlFragment | undefined;
     let rank: SqlFragment | undefined;
     if (args.q) {
       try {
-        const ast = parseQuery(args.q, { defaultOperator: 'OR' });
-        where = compileToSql(ast, REQUEST_SEARCH_FIELDS, { fullText: FULL_TEXT });
-        rank = rankSql(ast, REQUEST_SEARCH_FIELDS, { fullText: FULL_TEXT });
+        ast = parseQuery(args.q, { defaultOperator: 'OR' });
+        // The search engines get the AST (request-index.ts); postgres the compiled SQL.
+        if (!this.deps.search) {
+          where = compileToSql(ast, REQUEST_SEARCH_FIELDS, { fullText: FULL_TEXT });
+          rank = rankSql(ast, REQUEST_SEARCH_FIELDS, { fullText: FULL_TEXT });
+        }
       } catch (e) {
         if (e instanceof QuerySyntaxError) throw Errors.invalidQuerySyntax(e);
         throw e;
@@ -411,16 +434,10 @@ export class RequestsService {
       if (refs.length) filters[name] = refs;
     }
     const facets = { type: all(query.type), status: all(query.status) };
-    const res = await searchRequests(this.deps.db, {
-      scope,
-      where,
-      rank,
-      filters,
-      facets,
-      sort: args.sort,
-      limit: args.size,
-      offset: args.from,
-    });
+    const common = { scope, filters, facets, sort: args.sort, limit: args.size, offset: args.from };
+    const res = this.deps.search
+      ? await this.deps.search.search({ ...common, ast })
+      : await searchRequests(this.deps.db, { ...common, where, rank });
     const hits = await this.render(identity, res.hits);
     const bucketsOf = (counts: Map<string, number>, selected: string[], label: (k: string) => string) =>
       [...counts]

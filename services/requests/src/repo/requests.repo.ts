@@ -154,6 +154,7 @@ export async function updateRequest(
     updated: trx.raw('clock_timestamp()'),
     last_activity_at: trx.raw('greatest(last_activity_at, clock_timestamp())'),
     revision_id: trx.raw('revision_id + 1'),
+    index_version: trx.raw('index_version + 1'),
   };
   if (change.status !== undefined) set.status = change.status;
   if (change.title !== undefined) set.title = change.title;
@@ -187,7 +188,11 @@ export async function updateRequest(
 
 /** Raise `last_activity_at` (a comment was added). */
 export async function touchActivity(trx: Knex, id: string): Promise<void> {
-  await prepared(trx, 'UPDATE requests SET last_activity_at = greatest(last_activity_at, clock_timestamp()) WHERE id = ?', [id]);
+  await prepared(
+    trx,
+    'UPDATE requests SET last_activity_at = greatest(last_activity_at, clock_timestamp()), index_version = index_version + 1 WHERE id = ?',
+    [id],
+  );
 }
 
 /** Number of open requests received by an entity. */
@@ -333,4 +338,49 @@ export async function searchRequests(
       status: new Map(sc.map((r) => [r.shown_status, Number(r.n)])),
     },
   };
+}
+
+const isoMicros = (col: string) => `to_char(${col} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+
+/** A request as the search engines index it: timestamps as ISO strings with microseconds (sorts exact as in SQL). */
+export interface IndexRow {
+  id: string;
+  number: number;
+  type: string;
+  shown_status: string;
+  title: string;
+  description: string | null;
+  created_by_type: string;
+  created_by_id: string;
+  receiver_type: string;
+  receiver_id: string;
+  topic_type: string | null;
+  topic_id: string | null;
+  expires_at: string | null;
+  created: string;
+  updated: string;
+  last_activity_at: string;
+  index_version: number;
+}
+
+/** Requests to index: by ids, or changed since a time, in number order after `afterNumber` (batches). */
+export async function requestsForIndex(
+  db: Knex,
+  o: { ids?: string[]; since?: Date; afterNumber?: number; limit?: number },
+): Promise<IndexRow[]> {
+  const q = db('requests')
+    .select(
+      db.raw(
+        'id::text AS id, number, type, shown_status, title, description, created_by_type, created_by_id, receiver_type, receiver_id, ' +
+          `topic_type, topic_id, ${isoMicros('expires_at')} AS expires_at, ${isoMicros('created')} AS created, ` +
+          `${isoMicros('updated')} AS updated, ${isoMicros('last_activity_at')} AS last_activity_at, index_version`,
+      ),
+    )
+    .orderBy('number');
+  if (o.ids) q.whereRaw('id = ANY(?::uuid[])', [o.ids]);
+  if (o.since) q.whereRaw('greatest(updated, last_activity_at) >= ?', [o.since]);
+  if (o.afterNumber !== undefined) q.where('number', '>', o.afterNumber);
+  if (o.limit) q.limit(o.limit);
+  const rows = (await q) as Array<IndexRow & { number: string | number; index_version: string | number }>;
+  return rows.map((r) => ({ ...r, number: Number(r.number), index_version: Number(r.index_version) }));
 }

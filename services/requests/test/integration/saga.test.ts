@@ -154,8 +154,11 @@ describe('community-submission saga', () => {
       'rdm.requests.request.created',
       'rdm.requests.request.submitted',
       'rdm.requests.request.accepted',
+      // The publication confirmed the accept: accepting → accepted and the pending comment added (search indexer).
+      'rdm.requests.request.updated',
     ]);
     expect(ob[2].payload.data.actor).toEqual({ user: 'system' });
+    expect(ob[3].payload.data.changes).toEqual(['status', 'activity']);
   });
 
   it('should answer 202 to an auto-accepting submit whose publication does not arrive within the wait', async () => {

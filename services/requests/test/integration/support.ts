@@ -10,7 +10,7 @@ import { type ConsumerHandle, ensureStream, type EventEnvelope, OutboxRelay, typ
 import { type NatsServerProcess, spawnNatsServer, type TestDb, testDb, testLogger, testNats } from '@rdm/platform/testing';
 import { randomUUID } from 'node:crypto';
 import supertest from 'supertest';
-import { createApp, type RequestsApp } from '../../src/app.js';
+import { type AppDeps, createApp, type RequestsApp } from '../../src/app.js';
 import { ExpiryJob } from '../../src/domain/expiry.js';
 import type { CommunityRole } from '../../src/domain/model.js';
 import type { CommunitySummary } from '../../src/domain/ports.js';
@@ -123,6 +123,8 @@ export interface Env extends RequestsApp {
   consumers: ConsumerHandle[];
   /** Publish a fake effect event (as records/communities would: JetStream with msg id = envelope id). */
   publishEffect(subject: string, data: Record<string, unknown>, id?: string): Promise<EventEnvelope>;
+  /** Another app over the same database, NATS and communities client with other dependencies (its waiter is not started). */
+  appWith(deps: Partial<AppDeps>): RequestsApp & { http: ReturnType<typeof supertest> };
   /** Start the durable effect consumers (not started by default, so tests see the inline waiter alone). */
   startConsumers(): Promise<void>;
   close(): Promise<void>;
@@ -146,7 +148,7 @@ export async function startEnv(o: { effectWaitMs?: number; lockingEnabled?: bool
   const logger = testLogger('requests');
   const communities = new NatsCommunitiesClient(nats.nc, { ttlMs: 0, timeoutMs: 2000, logger });
   await communities.start();
-  const built = createApp({
+  const appDeps: AppDeps = {
     config: {
       IDENTITY_SECRET: SECRET,
       PUBLIC_BASE_URL: BASE,
@@ -158,7 +160,8 @@ export async function startEnv(o: { effectWaitMs?: number; lockingEnabled?: bool
     db: tdb.db,
     communities,
     nc: nats.nc,
-  });
+  };
+  const built = createApp(appDeps);
   await built.waiter.start();
   const relay = new OutboxRelay({ db: tdb.db, js: nats.js, logger });
   relay.start();
@@ -185,6 +188,10 @@ export async function startEnv(o: { effectWaitMs?: number; lockingEnabled?: bool
       };
       await nats.js.publish(subject, JSON.stringify(envelope), { msgID: id });
       return envelope;
+    },
+    appWith(deps) {
+      const other = createApp({ ...appDeps, ...deps });
+      return { ...other, http: supertest(other.app.callback()) };
     },
     async startConsumers() {
       env.consumers = startEffectConsumers({ db: tdb.db, nats, logger, ackWaitMs: 5000 });

@@ -13,6 +13,7 @@ import {
   type Knex,
   type ListArgs,
   parseQuery,
+  type QueryAst,
   QuerySyntaxError,
   rankSql,
   type SqlFragment,
@@ -33,6 +34,7 @@ import {
   type UserSort,
   type UserWrite,
 } from '../repo/users.repo.js';
+import type { UserSearchIndex } from '../search/user-index.js';
 import { UserErrors } from './errors.js';
 import { ADMIN_ROLE, DEFAULT_PREFERENCES, isEmail, isUserId, isUsername, type User, type Visibility, VISIBILITIES } from './user.js';
 import { listScope, usersPolicy } from './users.policy.js';
@@ -74,7 +76,11 @@ function isUniqueViolation(e: unknown): e is { code: string; constraint?: string
 
 /** The users domain service. */
 export class UsersService {
-  constructor(private readonly db: Knex) {}
+  /** `index`: the search engine index (SEARCH_ENGINE opensearch/elasticsearch); absent: the postgres engine. */
+  constructor(
+    private readonly db: Knex,
+    readonly index?: UserSearchIndex,
+  ) {}
 
   /** One user as `identity` may see it; unknown, malformed or hidden → 404 (InvenioRDM hides existence). */
   async read(identity: Identity, id: string): Promise<User> {
@@ -94,26 +100,25 @@ export class UsersService {
 
   /** Search users visible to `identity` (active + confirmed; public profiles or self; admins: all). */
   async search(identity: Identity, args: ListArgs): Promise<{ total: number; hits: User[] }> {
+    let ast: QueryAst | undefined;
     let where: SqlFragment | undefined;
     let rank: SqlFragment | undefined;
     if (args.q) {
       try {
-        const ast = parseQuery(args.q);
-        where = compileToSql(ast, USER_SEARCH_FIELDS, { fullText: USER_FULL_TEXT });
-        rank = rankSql(ast, USER_SEARCH_FIELDS, { fullText: USER_FULL_TEXT });
+        ast = parseQuery(args.q);
+        // The search engines get the AST (user-index.ts); postgres the compiled SQL.
+        if (!this.index) {
+          where = compileToSql(ast, USER_SEARCH_FIELDS, { fullText: USER_FULL_TEXT });
+          rank = rankSql(ast, USER_SEARCH_FIELDS, { fullText: USER_FULL_TEXT });
+        }
       } catch (e) {
         if (e instanceof QuerySyntaxError) throw Errors.invalidQuerySyntax(e);
         throw e;
       }
     }
-    return searchUsers(this.db, {
-      scope: listScope(identity),
-      where,
-      rank,
-      sort: args.sort as UserSort,
-      limit: args.size,
-      offset: args.from,
-    });
+    const common = { scope: listScope(identity), sort: args.sort as UserSort, limit: args.size, offset: args.from };
+    if (this.index) return this.index.search({ ...common, ast });
+    return searchUsers(this.db, { ...common, where, rank });
   }
 
   /** Users by ids for other services (RPC `get-users`): unknown and malformed ids are skipped. */
@@ -158,7 +163,7 @@ export class UsersService {
 
     for (let attempt = 0; ; attempt++) {
       try {
-        return await withTransaction(this.db, async (trx) => {
+        const result = await withTransaction(this.db, async (trx) => {
           if (username !== null) {
             const holder = await findUserByUsername(trx, username);
             if (holder && holder.email.toLowerCase() !== email.toLowerCase()) {
@@ -184,6 +189,7 @@ export class UsersService {
               roles: input.admin && !existing.roles.includes(ADMIN_ROLE) ? [...existing.roles, ADMIN_ROLE] : existing.roles,
             };
             const user = sameWrite(existing, next) ? existing : await updateUser(trx, existing.id, next);
+            if (user !== existing) await this.emitUpdated(trx, user);
             if (existing.active && !user.active) await this.emitDeactivated(trx, user);
             return { user, created: false };
           }
@@ -207,6 +213,8 @@ export class UsersService {
           });
           return { user, created: true };
         });
+        await this.index?.afterCommit([result.user.id]);
+        return result;
       } catch (e) {
         // Why: two creators of one e-mail race; the loser finds the winner's row on retry.
         if (isUniqueViolation(e) && attempt < 2) continue;
@@ -219,13 +227,24 @@ export class UsersService {
   /** Deactivate the user of `email`: tokens stop working; emits `rdm.users.user.deactivated` once. */
   async deactivate(identity: Identity, email: string): Promise<User> {
     accountsPolicy.require('manage', identity);
-    return withTransaction(this.db, async (trx) => {
+    const user = await withTransaction(this.db, async (trx) => {
       const user = await findUserByEmail(trx, email.trim(), { forUpdate: true });
       if (!user) throw UserErrors.userNotFound();
       if (!user.active) return user;
       const updated = await updateUser(trx, user.id, { ...toWrite(user), active: false });
       await this.emitDeactivated(trx, updated);
       return updated;
+    });
+    await this.index?.afterCommit([user.id]);
+    return user;
+  }
+
+  /** `rdm.users.user.updated`: an existing user's fields changed (the search indexer reloads it). */
+  private async emitUpdated(trx: Knex.Transaction, user: User): Promise<void> {
+    await writeOutbox(trx, {
+      subject: 'rdm.users.user.updated',
+      aggregate: { type: 'user', id: user.id, revision: user.revision_id },
+      data: { id: user.id },
     });
   }
 

@@ -202,3 +202,43 @@ export async function searchUsers(db: Knex, s: UserSearch): Promise<{ total: num
   const rows = (await q.limit(s.limit).offset(s.offset)) as Row[];
   return { total, hits: rows.map(toUser) };
 }
+
+/** A user as the search engines index it (timestamps with microseconds; the e-mail only while public). */
+export interface UserIndexRow {
+  id: string;
+  username: string | null;
+  email: string | null;
+  full_name: string;
+  affiliations: string;
+  visibility: string;
+  active: boolean;
+  confirmed: boolean;
+  created: string;
+  updated: string;
+  revision_id: number;
+}
+
+const isoZ = (col: string) => `to_char(${col} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+
+/** Users to index: by ids, or changed since a time, in id order after `afterId` (batches). */
+export async function usersForIndex(
+  db: Knex,
+  o: { ids?: string[]; since?: Date; afterId?: number; limit?: number },
+): Promise<UserIndexRow[]> {
+  const q = db('users')
+    .select(
+      db.raw(
+        "id::text AS id, username, CASE WHEN preferences->>'email_visibility' = 'public' THEN email END AS email, " +
+          "coalesce(profile->>'full_name', '') AS full_name, coalesce(profile->>'affiliations', '') AS affiliations, " +
+          "coalesce(preferences->>'visibility', 'restricted') AS visibility, active, confirmed_at IS NOT NULL AS confirmed, " +
+          `${isoZ('created')} AS created, ${isoZ('updated')} AS updated, revision_id`,
+      ),
+    )
+    // Why qualified: a bare `id` in ORDER BY is the text output column (`'10' < '2'`), not the bigint.
+    .orderBy('users.id');
+  if (o.ids) q.whereIn('users.id', o.ids);
+  if (o.since) q.where('updated', '>=', o.since);
+  if (o.afterId !== undefined) q.where('users.id', '>', o.afterId);
+  if (o.limit) q.limit(o.limit);
+  return (await q) as UserIndexRow[];
+}

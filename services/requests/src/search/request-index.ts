@@ -1,0 +1,331 @@
+/**
+ * Requests on the OpenSearch/Elasticsearch engines (`SEARCH_ENGINE` other than `postgres`): the index
+ * this service owns (`requests-requests-v1` behind the alias `requests-requests`), its documents, the
+ * search that mirrors `repo.searchRequests` (same q fields, scopes, filters, facets and sorts), inline
+ * indexing after commit, the outbox-driven indexer and the `reindex` command.
+ *
+ * Permissions: who may see which request is resolved at query time, as on postgres: the caller's
+ * community roles (from the communities service, per request type) become filters on the creator /
+ * receiver references of the documents, so membership changes never touch the index. Hits are loaded
+ * from PostgreSQL by id in the engine's order: responses are never staler than the database.
+ *
+ * Versions: `index_version` (it rises with every change of the row, comment activity included), so a
+ * late event never overwrites a newer document. Timestamps are indexed as `date_nanos` with the
+ * database's microseconds, so date sorts order exactly as SQL does.
+ */
+import {
+  type AggregateRef,
+  type BulkOp,
+  type DslFieldMap,
+  Errors,
+  fullTextField,
+  type IndexDefinition,
+  type IndexDoc,
+  type Knex,
+  keywordField,
+  type Logger,
+  longField,
+  type NatsHandle,
+  type QueryAst,
+  QuerySyntaxError,
+  runSearchIndexer,
+  type SearchEngine,
+  type SortKey,
+  searchTextOf,
+  textField,
+} from '@rdm/platform';
+import { encodeNumber } from '../domain/number.js';
+import type { Ref } from '../domain/model.js';
+import { findRequests, type IndexRow, type RequestSearch, requestsForIndex, type SearchScope } from '../repo/requests.repo.js';
+
+/** A timestamp with the database's microseconds (ordered exactly as in SQL). */
+const nanosField = () => ({ type: 'date_nanos', format: 'strict_date_optional_time_nanos||epoch_millis' });
+
+/** The requests index: alias, version, mappings. */
+export const REQUESTS_INDEX: IndexDefinition = {
+  alias: 'requests-requests',
+  version: 1,
+  mappings: {
+    dynamic: 'strict',
+    properties: {
+      id: keywordField(),
+      number: longField(),
+      type: keywordField(),
+      status: keywordField(),
+      is_open: keywordField(),
+      title: textField({ suggest: true }),
+      description: textField(),
+      created_by_ref: keywordField(),
+      receiver_ref: keywordField(),
+      topic_ref: keywordField(),
+      created_by_user: keywordField(),
+      created_by_community: keywordField(),
+      receiver_user: keywordField(),
+      receiver_community: keywordField(),
+      topic_record: keywordField(),
+      topic_community: keywordField(),
+      expires_at: nanosField(),
+      created: nanosField(),
+      updated: nanosField(),
+      last_activity_at: nanosField(),
+      search_text: fullTextField(),
+    },
+  },
+};
+
+/**
+ * The `q` fields of `REQUEST_SEARCH_FIELDS`, on the index; the `scope.*` names are the reference
+ * filters of permissions and `created_by=`/`receiver=`/`topic=` (exact `type:id` values).
+ */
+export const REQUEST_DSL_FIELDS: DslFieldMap = {
+  id: { kind: 'keyword', path: 'id' },
+  type: { kind: 'keyword', path: 'type' },
+  status: { kind: 'keyword', path: 'status' },
+  title: { kind: 'text', path: 'title' },
+  description: { kind: 'text', path: 'description' },
+  is_open: { kind: 'keyword', path: 'is_open' },
+  created: { kind: 'date', path: 'created' },
+  updated: { kind: 'date', path: 'updated' },
+  expires_at: { kind: 'date', path: 'expires_at' },
+  'created_by.user': { kind: 'keyword', path: 'created_by_user' },
+  'created_by.community': { kind: 'keyword', path: 'created_by_community' },
+  'receiver.user': { kind: 'keyword', path: 'receiver_user' },
+  'receiver.community': { kind: 'keyword', path: 'receiver_community' },
+  'topic.record': { kind: 'keyword', path: 'topic_record' },
+  'topic.community': { kind: 'keyword', path: 'topic_community' },
+  'scope.created_by': { kind: 'keyword', path: 'created_by_ref', caseSensitive: true },
+  'scope.receiver': { kind: 'keyword', path: 'receiver_ref', caseSensitive: true },
+  'scope.topic': { kind: 'keyword', path: 'topic_ref', caseSensitive: true },
+  'scope.type': { kind: 'keyword', path: 'type', caseSensitive: true },
+  'scope.status': { kind: 'keyword', path: 'status', caseSensitive: true },
+};
+
+const refOf = (type: string | null, id: string | null) => (type && id !== null ? `${type}:${id}` : null);
+
+/** The index document of a request (version = `index_version`). */
+export function requestDoc(r: IndexRow): IndexDoc {
+  const when = (t: string | null, kind: string, id: string | null) => (t === kind ? id : null);
+  return {
+    id: r.id,
+    version: r.index_version,
+    source: {
+      id: r.id,
+      number: r.number,
+      type: r.type,
+      status: r.shown_status,
+      is_open: String(r.shown_status === 'submitted'),
+      title: r.title ?? '',
+      description: r.description ?? '',
+      created_by_ref: refOf(r.created_by_type, r.created_by_id),
+      receiver_ref: refOf(r.receiver_type, r.receiver_id),
+      topic_ref: refOf(r.topic_type, r.topic_id),
+      created_by_user: when(r.created_by_type, 'user', r.created_by_id),
+      created_by_community: when(r.created_by_type, 'community', r.created_by_id),
+      receiver_user: when(r.receiver_type, 'user', r.receiver_id),
+      receiver_community: when(r.receiver_type, 'community', r.receiver_id),
+      topic_record: when(r.topic_type, 'record', r.topic_id),
+      topic_community: when(r.topic_type, 'community', r.topic_id),
+      expires_at: r.expires_at,
+      created: r.created,
+      updated: r.updated,
+      last_activity_at: r.last_activity_at,
+      // The texts of the postgres search vector (requests.repo `searchVector`).
+      search_text: searchTextOf([r.title, r.description ?? '', encodeNumber(r.number)]),
+    },
+  };
+}
+
+const SORT_PATHS: Record<string, [string, 'asc' | 'desc']> = {
+  newest: ['created', 'desc'],
+  oldest: ['created', 'asc'],
+  newestactivity: ['last_activity_at', 'desc'],
+  oldestactivity: ['last_activity_at', 'asc'],
+  bestmatch: ['created', 'desc'],
+};
+
+/** The sort of `repo.searchRequests`: relevance first for bestmatch with a query, then the date, then the number. */
+function sortOf(sort: string, hasQuery: boolean): SortKey[] {
+  const [path, order] = SORT_PATHS[sort] ?? SORT_PATHS.newest;
+  const keys: SortKey[] = [
+    { path, order },
+    { path: 'number', order },
+  ];
+  return sort === 'bestmatch' && hasQuery ? [{ path: '_score', order: 'desc' }, ...keys] : keys;
+}
+
+const term = (field: string, value: string): QueryAst => ({ type: 'term', field, value, wildcard: false });
+const anyOf = (field: string, values: string[]): QueryAst => ({ type: 'or', children: values.map((v) => term(field, v)) });
+const and = (...children: QueryAst[]): QueryAst => ({ type: 'and', children });
+const or = (...children: QueryAst[]): QueryAst => ({ type: 'or', children });
+const not = (child: QueryAst): QueryAst => ({ type: 'not', child });
+const refs = (field: string, rs: Ref[]) =>
+  anyOf(
+    field,
+    rs.map((r) => `${r.type}:${r.id}`),
+  );
+
+/** The scope of `repo.searchRequests` (`applyScope`) as filters. */
+function scopeFilters(scope: SearchScope): QueryAst[] {
+  const live = not(term('scope.status', 'deleted'));
+  const notCreated = not(term('scope.status', 'created'));
+  switch (scope.kind) {
+    case 'all':
+      return [live];
+    case 'user': {
+      const me = `user:${scope.userId}`;
+      return [live, notCreated, or(term('scope.created_by', me), term('scope.receiver', me))];
+    }
+    case 'community': {
+      const f = [live, notCreated, term('scope.receiver', `community:${scope.communityId}`)];
+      if (scope.excludeTypes.length) f.push(not(anyOf('scope.type', scope.excludeTypes)));
+      return f;
+    }
+    case 'readable': {
+      const me = `user:${scope.userId}`;
+      const community = (ids: string[]) => ids.map((id) => `community:${id}`);
+      const created = scope.grants
+        .filter((g) => g.creatorCommunities.length)
+        .map((g) => and(term('scope.type', g.type), anyOf('scope.created_by', community(g.creatorCommunities))));
+      const received = scope.grants
+        .filter((g) => g.receiverCommunities.length)
+        .map((g) => and(term('scope.type', g.type), anyOf('scope.receiver', community(g.receiverCommunities))));
+      return [live, or(term('scope.created_by', me), ...created, and(notCreated, or(term('scope.receiver', me), ...received)))];
+    }
+  }
+}
+
+/** Options of the engine search: `repo.RequestSearch` with the parsed `q` instead of SQL. */
+export type EngineRequestSearch = Omit<RequestSearch, 'where' | 'rank'> & { ast?: QueryAst };
+
+/** `repo.searchRequests` on a search engine: same hits, totals and type/status counts. */
+export async function searchRequestsOnEngine(engine: SearchEngine, alias: string, db: Knex, s: EngineRequestSearch) {
+  const filters = scopeFilters(s.scope);
+  if (s.filters.is_open !== undefined) {
+    const open = term('scope.status', 'submitted');
+    filters.push(s.filters.is_open ? open : not(open));
+  }
+  if (s.filters.created_by) filters.push(refs('scope.created_by', s.filters.created_by));
+  if (s.filters.receiver) filters.push(refs('scope.receiver', s.filters.receiver));
+  if (s.filters.topic) filters.push(refs('scope.topic', s.filters.topic));
+  // InvenioRDM's post_filter: the facet selections narrow the hits, never the counts.
+  const postFilters: QueryAst[] = [];
+  if (s.facets.type.length) postFilters.push(anyOf('scope.type', s.facets.type));
+  if (s.facets.status.length) postFilters.push(anyOf('scope.status', s.facets.status));
+  const res = await engine.search(alias, {
+    query: s.ast ?? { type: 'all' },
+    fields: REQUEST_DSL_FIELDS,
+    filters,
+    postFilters,
+    sort: sortOf(s.sort, !!s.ast),
+    from: s.offset,
+    size: s.limit,
+    sourceIncludes: ['id'],
+    aggs: { type: { type: 'terms', path: 'type' }, status: { type: 'terms', path: 'status' } },
+  });
+  const ids = res.hits.map((h) => h.id);
+  const byId = new Map((await findRequests(db, ids)).map((r) => [r.id, r]));
+  const counts = (name: string) => new Map((res.aggregations[name] ?? []).map((b) => [b.key, b.count]));
+  return {
+    hits: ids.map((id) => byId.get(id)).filter((r) => r !== undefined),
+    total: res.total,
+    counts: { type: counts('type'), status: counts('status') },
+  };
+}
+
+/** The index definition under a name prefix (`SEARCH_INDEX_PREFIX`). */
+export function requestsIndex(prefix = ''): IndexDefinition {
+  return { ...REQUESTS_INDEX, alias: `${prefix}${REQUESTS_INDEX.alias}` };
+}
+
+/** Index writes of the service: inline after commit (read-your-writes), the outbox indexer, reindex. */
+export class RequestSearchIndex {
+  private ensured?: Promise<void>;
+  /** The index this service writes and reads (alias with the deployment's prefix). */
+  readonly def: IndexDefinition;
+
+  constructor(
+    readonly engine: SearchEngine,
+    private readonly db: Knex,
+    private readonly logger: Pick<Logger, 'warn'>,
+    prefix = '',
+  ) {
+    this.def = requestsIndex(prefix);
+  }
+
+  /** `repo.searchRequests` on the engine; a value a field rejects (`created:abc`) is a 400 as on postgres. */
+  async search(s: EngineRequestSearch) {
+    try {
+      return await searchRequestsOnEngine(this.engine, this.def.alias, this.db, s);
+    } catch (e) {
+      if (e instanceof QuerySyntaxError) throw Errors.invalidQuerySyntax(e);
+      throw e;
+    }
+  }
+
+  /** Creates the index behind its alias when missing (once; retried after a failure). */
+  ensureIndex(): Promise<void> {
+    this.ensured ??= this.engine.ensureIndex(this.def).catch((err) => {
+      this.ensured = undefined;
+      throw err;
+    });
+    return this.ensured;
+  }
+
+  /**
+   * Index committed requests now with `refresh: wait_for`, so the writer's next search sees its
+   * write. A failure (engine down) is logged, never thrown: the write is committed and its outbox
+   * event brings the index up to date once the engine is back.
+   */
+  async afterCommit(ids: string[]): Promise<void> {
+    if (!ids.length) return;
+    try {
+      const ops = await this.load(ids.map((id) => ({ id, revision: 0, subject: '' })));
+      await this.engine.bulk(this.def.alias, ops, { refresh: 'wait_for' });
+    } catch (err) {
+      this.logger.warn({ err, ids }, 'inline search indexing failed; the outbox indexer will catch up');
+    }
+  }
+
+  /** Current state of the touched requests as bulk operations (deleted requests stay: searches filter them). */
+  async load(refs: AggregateRef[]): Promise<BulkOp[]> {
+    // Before any write: a bulk into a missing alias would auto-create a plain index under its name.
+    await this.ensureIndex();
+    const ids = [...new Set(refs.map((r) => r.id))].filter((id) => /^[0-9a-f-]{36}$/i.test(id));
+    if (!ids.length) return [];
+    const rows = await requestsForIndex(this.db, { ids });
+    const found = new Set(rows.map((r) => r.id));
+    const ops: BulkOp[] = rows.map((r) => ({ op: 'index', ...requestDoc(r) }));
+    // Gone from the database (never happens today: deletes are soft): remove for good.
+    for (const id of ids) if (!found.has(id)) ops.push({ op: 'delete', id, version: Number.MAX_SAFE_INTEGER });
+    return ops;
+  }
+
+  /** The durable indexer of `rdm.requests.request.*` events. */
+  startIndexer(nats: Pick<NatsHandle, 'js' | 'jsm'>, logger: Logger) {
+    return runSearchIndexer({
+      js: nats.js,
+      jsm: nats.jsm,
+      engine: this.engine,
+      alias: this.def.alias,
+      stream: 'REQUESTS',
+      durable: 'requests-search-indexer',
+      filterSubject: 'rdm.requests.request.*',
+      load: (refs) => this.load(refs),
+      logger,
+    });
+  }
+
+  /** Rebuild the index from PostgreSQL into a new versioned index and swap the alias. */
+  async reindex(batch = 1000) {
+    const db = this.db;
+    return this.engine.reindex(this.def, async function* (since?: Date) {
+      let afterNumber = 0;
+      for (;;) {
+        const rows = await requestsForIndex(db, { since, afterNumber, limit: batch });
+        if (!rows.length) return;
+        yield rows.map(requestDoc);
+        afterNumber = rows[rows.length - 1].number;
+      }
+    });
+  }
+}
