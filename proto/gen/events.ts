@@ -963,6 +963,23 @@ export interface UserDeactivatedV1 {
 }
 
 /**
+ * Data of `rdm.vocabularies.entries.changed` v1: Entries of a vocabulary type were created, updated or deleted (an API write: one id; a fixture load: up to 500 ids per event). Only for the large vocabularies kept in the search engine index (affiliations, awards, funders, names, subjects); the indexer reads their current state from the database.
+ */
+export interface EntriesChangedV1 {
+  /**
+   * Vocabulary type, e.g. `names`.
+   */
+  type: string;
+  /**
+   * Ids of the changed entries.
+   *
+   * @minItems 1
+   * @maxItems 500
+   */
+  ids: [string, ...string[]];
+}
+
+/**
  * Data of `rdm.vocabularies.vocabulary.loaded` v1: A vocabulary type was (re)loaded.
  */
 export interface VocabularyLoadedV1 {
@@ -1012,6 +1029,7 @@ export interface EventData {
   'rdm.users.token.revoked': TokenRevokedV1;
   'rdm.users.user.created': UserCreatedV1;
   'rdm.users.user.deactivated': UserDeactivatedV1;
+  'rdm.vocabularies.entries.changed': EntriesChangedV1;
   'rdm.vocabularies.vocabulary.loaded': VocabularyLoadedV1;
 }
 
