@@ -452,13 +452,15 @@ export class VocabularySearchIndex {
     const db = this.db;
     const started = new Date(Date.now() - 5000);
     const res = await this.engine.reindex(this.def, async function* (since?: Date) {
-      let after: { type: string; id: string } | undefined;
+      const page = (after?: { type: string; id: string }) => indexRowsPage(db, { types: INDEXED_TYPES, since, after, limit: batch });
+      let next = page();
       for (;;) {
-        const rows = await indexRowsPage(db, { types: INDEXED_TYPES, since, after, limit: batch });
+        const rows = await next;
         if (!rows.length) return;
-        yield rows.map(entryDoc);
         const last = rows[rows.length - 1];
-        after = { type: last.type, id: last.id };
+        // Why: the next page is read while this one is bulk-indexed.
+        next = page({ type: last.type, id: last.id });
+        yield rows.map(entryDoc);
       }
     });
     const dead = await tombstonesSince(db, INDEXED_TYPES, started);
