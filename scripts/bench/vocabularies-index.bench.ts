@@ -44,11 +44,11 @@ const SECRET = 'bench-identity-secret-1234';
 const SHAPES = [
   '/api/names?q=muller',
   '/api/names?q=muller&sort=name',
-  '/api/names?suggest=jos mul',
+  '/api/names?suggest=jos cel',
   '/api/names?suggest=m',
   '/api/names?q=ostergaard OR nguyen&sort=newest&page=3',
   '/api/affiliations?suggest=univ gen',
-  '/api/awards?q=oceans&funders=0f00001',
+  '/api/awards?q=oceans&funders=0f00003',
   '/api/subjects?suggest=MeSH:eco',
 ];
 
@@ -147,6 +147,7 @@ try {
   await server.dispose();
   await t.destroy();
 }
-console.log(`\nvocabularies index bench (names=${NAMES}, rounds=${ROUNDS}, load ${loadavg()[0].toFixed(2)})`);
+console.log('\n=== vocabularies-index bench summary ===');
+console.log(`  names=${NAMES}, rounds=${ROUNDS}, 1-min load ${loadavg()[0].toFixed(2)}${failed ? ', FAILED' : ''}`);
 for (const l of lines) console.log(`  ${l}`);
 process.exit(failed ? 1 : 0);
