@@ -115,7 +115,7 @@ test-faults: deps infra ## fault trials, long form: kill -9 / NATS restarts mid-
 	@cd $(ROOT) && FAULT_TRIALS=$${FAULT_TRIALS:-20} $(ROOT)/node_modules/.bin/vitest run --project faults
 
 reindex: node-deps infra ## make reindex SERVICE=<svc>: rebuild the service's search index from PostgreSQL and swap its alias (SEARCH_ENGINE=opensearch|elasticsearch)
-	@if [ -z "$${SERVICE:-}" ]; then echo 'usage: make reindex SERVICE=<communities|requests|users> [SEARCH_ENGINE=opensearch] [SEARCH_URL=…]' >&2; exit 2; fi
+	@if [ -z "$${SERVICE:-}" ]; then echo 'usage: make reindex SERVICE=<records|communities|requests|users|vocabularies> [SEARCH_ENGINE=opensearch] [SEARCH_URL=…]' >&2; exit 2; fi
 	@cd $(ROOT)/services/$$SERVICE && SEARCH_ENGINE=$${SEARCH_ENGINE:-opensearch} $(TSX) src/main.ts reindex
 
 test-e2e: deps infra ## e2e tests (the global setup starts its own stack on ports 5900-5906)

@@ -1,9 +1,10 @@
-/** The koa app of the vocabularies service (no listen: main.ts and supertest tests wrap it). */
+/** The koa app of the vocabularies service (no listen: main.ts and supertest tests wrap it); health: database, NATS, search engine. */
 import { addStandardHealth, createHttpApp, type Knex, type Logger, mountRouter, type NatsHandle } from '@rdm/platform';
 import type { Config } from './config.js';
 import { EntryCache } from './domain/entry-cache.js';
 import { VocabulariesService } from './domain/vocabularies.service.js';
 import { vocabulariesRouter } from './http/vocabularies.routes.js';
+import type { VocabularySearchIndex } from './search/entry-index.js';
 
 /** What createApp needs. */
 export interface AppDeps {
@@ -12,6 +13,8 @@ export interface AppDeps {
   db: Knex;
   /** When given, readiness also checks the NATS connection. */
   nc?: NatsHandle['nc'];
+  /** Search engine index of the large vocabularies (SEARCH_ENGINE opensearch/elasticsearch); absent: postgres. */
+  search?: VocabularySearchIndex;
 }
 
 /** Build the app, its health checks and the service behind it. */
@@ -24,7 +27,20 @@ export function createApp(deps: AppDeps) {
     baseUrl: deps.config.PUBLIC_BASE_URL,
     cache,
     typesTtlMs: deps.config.ENTRY_CACHE_TTL_MS,
+    search: deps.search,
   });
+  // Why degraded: /readyz reports the search engine, but its outage must not take reads and writes
+  // out of rotation (searches of the large vocabularies answer 503 meanwhile; the indexer catches up).
+  const engine = deps.search?.engine;
+  if (engine) {
+    health.add(
+      'search',
+      async () => {
+        if (!(await engine.ping())) throw new Error(`${engine.kind} unreachable`);
+      },
+      { degraded: true },
+    );
+  }
   mountRouter(app, vocabulariesRouter(service));
   return { app, health, service };
 }

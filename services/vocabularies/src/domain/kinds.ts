@@ -142,3 +142,15 @@ export function kindOf(typeId: string): VocabularyKind {
 export function specOf(typeId: string): KindSpec {
   return KINDS[kindOf(typeId)];
 }
+
+/**
+ * The large vocabularies (names, affiliations, funders, awards, subjects: up to millions of entries),
+ * indexed in and searched on OpenSearch/Elasticsearch when `SEARCH_ENGINE` is not `postgres`; the
+ * small generic ones always search PostgreSQL.
+ */
+export const INDEXED_TYPES: readonly string[] = CUSTOM_TYPES;
+
+/** True when entries of `typeId` live in the search engine index (when there is one). */
+export function isIndexedType(typeId: string): boolean {
+  return INDEXED_TYPES.includes(typeId);
+}

@@ -29,7 +29,7 @@ import { kindOf } from './kinds.js';
 const text = (key: string): FieldSpec => ({ kind: 'text', expr: `e.search_fields->>'${key}'` });
 
 /** Fields every query may name. Values of `props.*`, `title.*`, `description.*` are added per query. */
-const STATIC_FIELDS: Record<string, FieldSpec | string> = {
+export const STATIC_FIELDS: Record<string, FieldSpec | string> = {
   id: { kind: 'keyword', expr: 'e.id', caseSensitive: true },
   'id.text': text('id'),
   title: text('title'),
@@ -64,7 +64,7 @@ const STATIC_FIELDS: Record<string, FieldSpec | string> = {
 };
 
 /** Languages always addressable as `title.<lang>` (field globs like `title.*` expand over them). */
-const LANGS = ['ar', 'cs', 'de', 'en', 'es', 'fi', 'fr', 'it', 'nl', 'pt', 'sv'];
+export const LANGS = ['ar', 'cs', 'de', 'en', 'es', 'fi', 'fr', 'it', 'nl', 'pt', 'sv'];
 const SAFE_KEY = /^[A-Za-z0-9_.:-]{1,100}$/;
 
 function collectFields(ast: QueryAst, out: Set<string>): void {
@@ -83,6 +83,20 @@ function collectFields(ast: QueryAst, out: Set<string>): void {
   }
 }
 
+/**
+ * Text fields of one query beyond the static ones and `title.<lang>`/`description.<lang>`: the
+ * `props.*`, `title.*`, `description.*`, `short_description.*` names it uses.
+ */
+export function dynamicTextFields(ast: QueryAst): string[] {
+  const named = new Set<string>();
+  collectFields(ast, named);
+  return [...named].filter((f) => {
+    const m = /^(props|title|description|short_description)\.(.+)$/.exec(f);
+    // Why: the key is inlined into SQL as a literal; only plain names are accepted (others match nothing).
+    return m && SAFE_KEY.test(m[2]) && !m[2].includes('*') && !Object.hasOwn(STATIC_FIELDS, f);
+  });
+}
+
 /** The field map of one query: the static fields plus the dynamic `props.*`, `title.*`, `description.*` it names. */
 export function fieldsFor(ast: QueryAst): FieldMap {
   const fields: Record<string, FieldSpec | string> = { ...STATIC_FIELDS };
@@ -90,13 +104,7 @@ export function fieldsFor(ast: QueryAst): FieldMap {
     fields[`title.${l}`] = text(`title.${l}`);
     fields[`description.${l}`] = text(`description.${l}`);
   }
-  const named = new Set<string>();
-  collectFields(ast, named);
-  for (const f of named) {
-    const m = /^(props|title|description|short_description)\.(.+)$/.exec(f);
-    // Why: the key is inlined into SQL as a literal; only plain names are accepted (others match nothing).
-    if (m && SAFE_KEY.test(m[2]) && !m[2].includes('*') && !fields[f]) fields[f] = text(f);
-  }
+  for (const f of dynamicTextFields(ast)) fields[f] ??= text(f);
   return fields;
 }
 
@@ -131,6 +139,34 @@ export function suggestWords(s: string): string[] {
     .slice(0, 20);
 }
 
+/** A `suggest` value taken apart: subjects' scheme filter, the folded words, the whole folded text. */
+export interface ParsedSuggest {
+  /** Subjects only: `MeSH,FOS:term` restricts to those schemes (SubjectsSearchOptions, filter_field "scheme"). */
+  schemes: string[];
+  /** Every word must be the prefix of a word of the suggest fields. */
+  words: string[];
+  /** The folded text after the schemes: exact acronym/id/title matches rank first. */
+  whole: string;
+}
+
+/** Parse a `suggest` value of vocabulary `type`. */
+export function parseSuggest(type: string, suggest: string): ParsedSuggest {
+  let text = suggest;
+  let schemes: string[] = [];
+  if (kindOf(type) === 'subjects') {
+    const colon = text.indexOf(':');
+    if (colon >= 0) {
+      schemes = text
+        .slice(0, colon)
+        .split(',')
+        .map((x) => x.trim())
+        .filter(Boolean);
+      text = text.slice(colon + 1);
+    }
+  }
+  return { schemes, words: suggestWords(text), whole: foldText(text.trim()) };
+}
+
 /** Build the repo search of one list request. */
 export function buildEntrySearch(i: EntrySearchInput): EntrySearch {
   const where: EntrySearch['where'] = [];
@@ -146,25 +182,11 @@ export function buildEntrySearch(i: EntrySearchInput): EntrySearch {
       throw e;
     }
   } else if (i.suggest) {
-    let text = i.suggest;
-    if (kindOf(i.type) === 'subjects') {
-      // SubjectsSearchOptions: `MeSH,FOS:term` restricts to those schemes (filter_field "scheme").
-      const colon = text.indexOf(':');
-      if (colon >= 0) {
-        const schemes = text
-          .slice(0, colon)
-          .split(',')
-          .map((x) => x.trim())
-          .filter(Boolean);
-        text = text.slice(colon + 1);
-        if (schemes.length) where.push({ sql: 'e.scheme = ANY(?::text[])', bindings: [pgTextArray(schemes)] });
-      }
-    }
-    const words = suggestWords(text);
+    const { schemes, words, whole } = parseSuggest(i.type, i.suggest);
+    if (schemes.length) where.push({ sql: 'e.scheme = ANY(?::text[])', bindings: [pgTextArray(schemes)] });
     if (words.length > 0) {
       const tsq = words.map((w) => `'${w}':*`).join(' & ');
       where.push({ sql: `e.suggest_vector @@ to_tsquery('simple', ?)`, bindings: [tsq] });
-      const whole = foldText(text.trim());
       // Like a bool_prefix multi-match scored with BM25: exact acronym/id/title hits first, then
       // titles starting with the text, then the rank normalised by document length (shorter first).
       rank = {

@@ -35,6 +35,7 @@ import {
   getEntries,
   getEntry,
   listTypes,
+  lockType,
   searchEntries,
   termsAgg,
   pgTextArray,
@@ -43,12 +44,13 @@ import {
 import { type EntryRow, toRowInput } from './documents.js';
 import { type EntryDoc, EntryError, normalizeEntry } from './entry.js';
 import { type CachedEntry, EntryCache } from './entry-cache.js';
-import { kindOf, specOf } from './kinds.js';
+import { isIndexedType, kindOf, specOf } from './kinds.js';
 import { listPath } from './links.js';
-import { LOADED_SUBJECT } from './loader.service.js';
-import { buildEntrySearch } from './search.js';
+import { LOADED_SUBJECT, writeEntriesChanged } from './loader.service.js';
+import { buildEntrySearch, parseQ, parseSuggest } from './search.js';
 import { resolvedEntry, serializeEntry, serializeL10n, serializeType } from './serializers.js';
 import { vocabulariesPolicy as policy } from './vocabularies.policy.js';
+import type { VocabularySearchIndex } from '../search/entry-index.js';
 
 type Query = Record<string, string | string[] | undefined>;
 
@@ -60,6 +62,8 @@ export interface VocabulariesServiceDeps {
   cache: EntryCache;
   /** How long the known-types map is trusted without an event (ms). */
   typesTtlMs?: number;
+  /** The search engine index of the large vocabularies (SEARCH_ENGINE opensearch/elasticsearch); absent: postgres. */
+  search?: VocabularySearchIndex;
 }
 
 /** A type as the service knows it. */
@@ -176,20 +180,48 @@ export class VocabulariesService {
     if (suggest && (!askedSort || askedSort === 'bestmatch')) args.sort = 'bestmatch';
     const tags = all(query.tags);
     const funders = kind === 'awards' ? all(query.funders) : [];
-    const search = buildEntrySearch({
-      type,
-      q: args.q,
-      suggest,
-      tags,
-      sort: args.sort,
-      limit: args.size,
-      offset: args.from,
-      hideUnlisted: !isSystem(identity),
-    });
+    const hideUnlisted = !isSystem(identity);
+    let rows: EntryRow[];
+    let total: number;
+    let buckets: { key: string; doc_count: number }[] | undefined;
+    if (this.d.search && isIndexedType(type)) {
+      ({
+        rows,
+        total,
+        funderBuckets: buckets,
+      } = await this.d.search.search({
+        type,
+        ast: args.q ? parseQ(args.q) : undefined,
+        suggest: !args.q && suggest ? parseSuggest(type, suggest) : undefined,
+        tags,
+        sort: args.sort,
+        from: args.from,
+        size: args.size,
+        hideUnlisted,
+        funders: kind === 'awards' ? { selected: funders } : undefined,
+      }));
+    } else {
+      const search = buildEntrySearch({
+        type,
+        q: args.q,
+        suggest,
+        tags,
+        sort: args.sort,
+        limit: args.size,
+        offset: args.from,
+        hideUnlisted,
+      });
+      if (kind === 'awards') {
+        // The funders facet is a post filter: its counts ignore the selected funders.
+        buckets = await termsAgg(this.d.db, search, "e.extra->'funder'->>'id'");
+        if (funders.length > 0) {
+          search.where.push({ sql: `e.extra->'funder'->>'id' = ANY(?::text[])`, bindings: [pgTextArray(funders)] });
+        }
+      }
+      ({ rows, total } = await searchEntries(this.d.db, search));
+    }
     let aggregations: Record<string, Aggregation> | undefined;
-    if (kind === 'awards') {
-      // The funders facet is a post filter: its counts ignore the selected funders.
-      const buckets = await termsAgg(this.d.db, search, "e.extra->'funder'->>'id'");
+    if (buckets) {
       const labels = new Map(
         (
           await getEntries(
@@ -209,11 +241,7 @@ export class VocabulariesService {
           })),
         },
       };
-      if (funders.length > 0) {
-        search.where.push({ sql: `e.extra->'funder'->>'id' = ANY(?::text[])`, bindings: [pgTextArray(funders)] });
-      }
     }
-    const { rows, total } = await searchEntries(this.d.db, search);
     const params: Record<string, string | string[] | undefined> = {};
     if (suggest) params.suggest = suggest;
     if (tags.length) params.tags = tags;
@@ -330,20 +358,28 @@ export class VocabulariesService {
 
   // ---- writes (system only) -----------------------------------------------------------------
 
-  private async writeInTx<T>(type: string, fn: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
-    const result = await withTransaction(this.d.db, async (trx) => {
-      const out = await fn(trx);
+  /**
+   * One write of entries of `type`: `fn` returns the ids it changed. The type's row is locked first
+   * (index versions in commit order); the type revision, the reload event and, for the large
+   * vocabularies, `entries.changed` go to the outbox in the same transaction. After commit the
+   * entries are indexed inline (search engine only) so the writer's next search sees them.
+   */
+  private async writeInTx(type: string, fn: (trx: Knex.Transaction) => Promise<string[]>): Promise<void> {
+    const ids = await withTransaction(this.d.db, async (trx) => {
+      await lockType(trx, type);
+      const changed = await fn(trx);
       const revision = await bumpTypeRevision(trx, type);
       await writeOutbox(trx, {
         subject: LOADED_SUBJECT,
         aggregate: { type: 'vocabulary', id: type, revision },
         data: { type, count: await countEntries(trx, type) },
       });
-      return out;
+      if (isIndexedType(type) && changed.length) await writeEntriesChanged(trx, type, revision, changed);
+      return changed;
     });
     // Why: read-your-writes on this replica; the event clears the other replicas.
     this.invalidate();
-    return result;
+    if (isIndexedType(type)) await this.d.search?.afterCommit(type, ids);
   }
 
   private normalize(type: string, body: unknown, id?: string): EntryDoc {
@@ -375,7 +411,7 @@ export class VocabulariesService {
       if (await entryState(trx, type, doc.id)) {
         throw new AppError('pid_already_exists', 400, 'The persistent identifier is already registered.');
       }
-      await upsertEntries(trx, [toRowInput(type, doc)]);
+      return (await upsertEntries(trx, [toRowInput(type, doc)])).ids;
     });
     return this.readRow(type, doc.id);
   }
@@ -389,7 +425,7 @@ export class VocabulariesService {
       if (!state) throw PID_MISSING();
       checkRevision(ifMatch, state.revision_id);
       // Why: an explicit update always makes a new revision, even with identical content.
-      await upsertEntries(trx, [toRowInput(type, doc)], { force: true });
+      return (await upsertEntries(trx, [toRowInput(type, doc)], { force: true })).ids;
     });
     return this.readRow(type, id);
   }
@@ -402,6 +438,7 @@ export class VocabulariesService {
       if (!state) throw PID_MISSING();
       checkRevision(ifMatch, state.revision_id);
       await deleteEntry(trx, type, id);
+      return [id];
     });
   }
 

@@ -102,18 +102,27 @@ export async function countEntries(db: Db, type: string): Promise<number> {
 const vec = `setweight(to_tsvector('simple', ?), 'A') || setweight(to_tsvector('simple', ?), 'B')`;
 
 /**
+ * Lock the type's row until the transaction ends. Every write of entries takes it first, so the
+ * `index_version`s of one type are handed out in commit order (a late index write never wins).
+ */
+export async function lockType(db: Db, type: string): Promise<void> {
+  await db.raw('SELECT 1 FROM vocabulary_types WHERE id = ? FOR UPDATE', [type]);
+}
+
+/**
  * Insert or update entries (one statement per batch). An unchanged entry (same content hash) is
  * left alone, so its `revision_id` and `updated` stay; a changed one gets revision + 1 (`force`:
- * every existing one does, for explicit updates).
- * Returns how many rows were inserted and updated.
+ * every existing one does, for explicit updates) and a new `index_version`.
+ * Returns how many rows were inserted and updated, and the ids written.
  */
 export async function upsertEntries(
   db: Db,
   rows: EntryRowInput[],
   opts: { force?: boolean } = {},
-): Promise<{ inserted: number; updated: number }> {
+): Promise<{ inserted: number; updated: number; ids: string[] }> {
   let inserted = 0;
   let updated = 0;
+  const ids: string[] = [];
   const BATCH = 500;
   for (let i = 0; i < rows.length; i += BATCH) {
     const batch = rows.slice(i, i + BATCH);
@@ -159,17 +168,19 @@ export async function upsertEntries(
           scheme = excluded.scheme, subject = excluded.subject, number = excluded.number, country = excluded.country,
           identifiers = excluded.identifiers, extra = excluded.extra, sort_key = excluded.sort_key, search_fields = excluded.search_fields,
           search_vector = excluded.search_vector, suggest_vector = excluded.suggest_vector,
-          content_hash = excluded.content_hash, updated = clock_timestamp(), revision_id = e.revision_id + 1
+          content_hash = excluded.content_hash, updated = clock_timestamp(), revision_id = e.revision_id + 1,
+          index_version = nextval('entries_index_version_seq')
         ${opts.force ? '' : 'WHERE e.content_hash IS DISTINCT FROM excluded.content_hash'}
-       RETURNING (xmax = 0) AS inserted`,
+       RETURNING e.id, (xmax = 0) AS inserted`,
       binds,
     );
-    for (const row of res.rows as { inserted: boolean }[]) {
+    for (const row of res.rows as { id: string; inserted: boolean }[]) {
       if (row.inserted) inserted++;
       else updated++;
+      ids.push(row.id);
     }
   }
-  return { inserted, updated };
+  return { inserted, updated, ids };
 }
 
 /** Content hash of every entry of a type, by id. */
@@ -178,9 +189,16 @@ export async function entryHashes(db: Db, type: string): Promise<Map<string, str
   return new Map(rows.map((r) => [r.id, r.content_hash]));
 }
 
-/** Delete one entry; returns true when it existed. */
+/** Delete one entry and remember the delete's `index_version` (tombstone); returns true when it existed. */
 export async function deleteEntry(db: Db, type: string, id: string): Promise<boolean> {
   const n = await db('entries').where({ type, id }).delete();
+  if (n > 0) {
+    await db.raw(
+      `INSERT INTO deleted_entries (type, id, index_version) VALUES (?, ?, nextval('entries_index_version_seq'))
+       ON CONFLICT (type, id) DO UPDATE SET index_version = excluded.index_version, deleted = clock_timestamp()`,
+      [type, id],
+    );
+  }
   return n > 0;
 }
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestDb } from '@rdm/platform/testing';
 import { testDb } from '@rdm/platform/testing';
+import { normalizeEntry } from '../../src/domain/entry.js';
 import { loadVocabularies } from '../../src/domain/loader.service.js';
 import { fixtureSet } from './setup.js';
 
@@ -15,7 +16,8 @@ afterAll(async () => {
 
 const entry = (type: string, id: string) =>
   t.db('entries').select('revision_id', 'created', 'updated', 'title').where({ type, id }).first();
-const outbox = () => t.db('outbox').select('payload').orderBy('seq');
+const outbox = () => t.db('outbox').select('payload').where({ subject: 'rdm.vocabularies.vocabulary.loaded' }).orderBy('seq');
+const changedEvents = () => t.db('outbox').select('payload').where({ subject: 'rdm.vocabularies.entries.changed' }).orderBy('seq');
 
 describe(loadVocabularies.name, () => {
   it('should load every vocabulary with its entry count and announce each type once', async () => {
@@ -53,6 +55,12 @@ describe(loadVocabularies.name, () => {
       aggregate: { type: 'vocabulary', id: 'languages', revision: 1 },
       data: { type: 'languages', count: 7847 },
     });
+    // The large vocabularies also name their changed entries for the search indexer; the small ones do not.
+    const changed = (await changedEvents()).map((e) => e.payload);
+    expect(changed.map((p) => [p.data.type, p.data.ids.length, p.aggregate])).toEqual([
+      ['affiliations', 17, { type: 'vocabulary', id: 'affiliations', revision: 1 }],
+      ['funders', 21, { type: 'vocabulary', id: 'funders', revision: 1 }],
+    ]);
   });
 
   it('should be idempotent: a second load changes nothing, keeps revisions and emits no event', async () => {
@@ -97,5 +105,26 @@ describe(loadVocabularies.name, () => {
     expect([...a, ...b].every((r) => !r.emitted)).toBe(true);
     const { n } = (await t.db('entries').count('* as n').where({ type: 'titletypes' }).first()) as { n: string };
     expect(Number(n)).toBe(4);
+  });
+
+  it('should name at most 500 entries per entries.changed event', async () => {
+    const names = {
+      type: 'names',
+      pidType: 'names',
+      missingFile: false,
+      entries: Array.from({ length: 1203 }, (_, i) =>
+        normalizeEntry('names', { id: `n-${i}`, name: `N${i}, P`, given_name: 'P', family_name: `N${i}` }),
+      ),
+    };
+    const before = (await changedEvents()).length;
+    const [result] = await loadVocabularies(t.db, [names]);
+    expect(result).toMatchObject({ type: 'names', inserted: 1203, emitted: true });
+    const added = (await changedEvents()).slice(before).map((e) => e.payload.data);
+    expect(added.map((d) => [d.type, d.ids.length])).toEqual([
+      ['names', 500],
+      ['names', 500],
+      ['names', 203],
+    ]);
+    expect(new Set(added.flatMap((d) => d.ids)).size).toBe(1203);
   });
 });

@@ -76,3 +76,22 @@ describe(buildSearchBody.name, () => {
     });
   });
 });
+
+describe('buildSearchBody boosts', () => {
+  it('should add each boost as a scoring-only constant_score clause beside the query and filters', () => {
+    const body = buildSearchBody({
+      query: parseQuery('ocean'),
+      fields: FIELDS,
+      boosts: [{ filter: parseQuery('id:CERN'), weight: 10 }],
+      sort: [{ path: '_score', order: 'desc' }],
+      from: 0,
+      size: 5,
+    });
+    expect(body.query).toEqual({
+      bool: {
+        must: [{ match: { search_text: { query: 'ocean', operator: 'and' } } }],
+        should: [{ constant_score: { filter: { term: { id: { value: 'CERN', case_insensitive: false } } }, boost: 10 } }],
+      },
+    });
+  });
+});

@@ -50,8 +50,12 @@ export function buildSearchBody(req: SearchRequest): Dsl {
   const dsl = req.dsl ?? {};
   const q = buildQuery(req.query, req.fields, dsl);
   const filters = (req.filters ?? []).map((f) => buildFilter(f, req.fields, dsl));
+  const boosts = (req.boosts ?? []).map((b) => ({ constant_score: { filter: buildFilter(b.filter, req.fields, dsl), boost: b.weight } }));
   const body: Dsl = {
-    query: filters.length ? { bool: { must: [q], filter: filters } } : q,
+    query:
+      filters.length || boosts.length
+        ? { bool: { must: [q], ...(filters.length ? { filter: filters } : {}), ...(boosts.length ? { should: boosts } : {}) } }
+        : q,
     from: req.from,
     size: req.size,
     track_total_hits: true,

@@ -25,6 +25,8 @@ export interface AggregateRef {
   revision: number;
   /** The event subject (e.g. `rdm.communities.community.deleted`). */
   subject: string;
+  /** The event's `data` (an event may name several entities, e.g. a batch of vocabulary entries). */
+  data?: unknown;
 }
 
 /** Options of runSearchIndexer. */
@@ -89,9 +91,9 @@ export function runSearchIndexer(opts: IndexerOptions): IndexerHandle {
     const refs: AggregateRef[] = [];
     for (const m of msgs) {
       try {
-        const env = m.json<{ aggregate?: { id?: string; revision?: number } }>();
+        const env = m.json<{ aggregate?: { id?: string; revision?: number }; data?: unknown }>();
         if (env.aggregate?.id)
-          refs.push({ id: String(env.aggregate.id), revision: Number(env.aggregate.revision ?? 0), subject: m.subject });
+          refs.push({ id: String(env.aggregate.id), revision: Number(env.aggregate.revision ?? 0), subject: m.subject, data: env.data });
       } catch {
         // not JSON: nothing to index
       }

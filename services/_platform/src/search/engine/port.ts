@@ -141,6 +141,11 @@ export interface SearchRequest {
   aggs?: Record<string, AggSpec>;
   /** Source paths to return (default: the whole source). */
   sourceIncludes?: string[];
+  /**
+   * Extra score for hits matching a filter (e.g. an exact acronym match first); scores only, never
+   * filters. Weights add up, over the query's relevance.
+   */
+  boosts?: Array<{ filter: QueryAst; weight: number }>;
 }
 
 /** A hit. */
