@@ -10,8 +10,17 @@
  *
  * Hot path: per client, at most one KV write is in flight per process; requests arriving meanwhile
  * join the next write (one update adds the whole batch), so 50 concurrent requests of one token
- * cost a few round trips, not 50 conflicting ones. Once a window's count reaches the limit, later
- * requests are refused without any round trip (counts only grow within a window).
+ * cost a few round trips, not 50 conflicting ones. When requests queued up behind a write (a
+ * batch of n > 1: the client is busy here), the write also reserves spare slots for the client's
+ * next requests in this process (8 × (n − 1), at most 256, and never more than an eighth of what
+ * is left below the limit), handed out without a round trip: a busy client costs a KV write per
+ * few dozen requests, and near the limit reservations shrink to nothing, so exactly `limit`
+ * requests pass. A client calling one request at a time reserves nothing, and sees the exact
+ * shared count on every replica. The price under load: another replica's
+ * `X-RateLimit-Remaining` counts slots reserved here and not used yet (at most an eighth of the
+ * allowance left). Once a window's count
+ * reaches the limit, later requests are refused without any round trip (counts only grow within a
+ * window).
  *
  * Fallback: while NATS is unreachable (disconnected, the bucket not open yet, or a KV call failed
  * or timed out), decisions come from the in-process limiter, so each replica enforces the limit
@@ -62,6 +71,8 @@ interface Counter {
   count: number;
   /** The shared count before this process's last write (positions of its batch start after it). */
   before: number;
+  /** Slots this process reserved (the last ones up to `count`) and has not handed out yet. */
+  free: number;
   revision: number;
   waiting: Waiter[];
   busy: boolean;
@@ -117,9 +128,11 @@ export class SharedRateLimiter implements RateLimitStore {
     let c = this.counters.get(key);
     if (!c || c.window !== window) {
       if (this.counters.size > 0 && (!c || c.window < window)) this.sweep(window);
-      c = { window, count: 0, before: 0, revision: 0, waiting: [], busy: false };
+      c = { window, count: 0, before: 0, free: 0, revision: 0, waiting: [], busy: false };
       this.counters.set(key, c);
     }
+    // A slot reserved by an earlier write: no round trip.
+    if (c.free > 0) return this.decide(c, c.count - c.free-- + 1, limit, now);
     // Counts only grow within a window: once at the limit, refuse without asking NATS.
     if (c.count >= limit && !c.busy) return this.decide(c, c.count + 1, limit, now);
     return new Promise<RateDecision>((resolve) => {
@@ -142,6 +155,12 @@ export class SharedRateLimiter implements RateLimitStore {
     c.busy = true;
     try {
       while (c.waiting.length > 0) {
+        // Slots reserved by the last write go to those who waited for it first.
+        while (c.free > 0 && c.waiting.length > 0) {
+          const w = c.waiting.shift() as Waiter;
+          w.resolve(this.decide(c, c.count - c.free-- + 1, w.limit, Date.now()));
+        }
+        if (c.waiting.length === 0) break;
         const batch = c.waiting.splice(0);
         const limit = batch[0].limit;
         const ok = await this.add(key, c, batch.length, limit);
@@ -154,6 +173,8 @@ export class SharedRateLimiter implements RateLimitStore {
         // limit took fewer: the rest fall beyond it and are refused).
         let position = c.before + 1;
         for (const w of batch) w.resolve(this.decide(c, position++, w.limit, now));
+        // What the write took beyond the batch is reserved for the next requests.
+        c.free = Math.max(0, c.count - (c.before + batch.length));
       }
     } finally {
       c.busy = false;
@@ -174,7 +195,9 @@ export class SharedRateLimiter implements RateLimitStore {
           c.before = c.count;
           return true;
         }
-        const next = Math.min(limit, c.count + n);
+        // Spare slots for later requests (see the header): none near the limit.
+        const spare = Math.min(Math.floor((limit - c.count - n) / 8), 8 * (n - 1), 256);
+        const next = Math.min(limit, c.count + n + Math.max(0, spare));
         try {
           const revision =
             c.revision === 0
