@@ -25,7 +25,10 @@
  * so nothing is refused; LOG_LEVEL BENCH_GATEWAY_LOG_LEVEL, default `warn`: quiet). The bare koa
  * handler is plain node (no tsx) on BENCH_PORT_BASE + 8. `BENCH_CPU_PROF=<dir>` runs the measured
  * gateway with `--cpu-prof` into that directory (summarise with
- * `services/gateway/bench/cpu-profile-summary.ts`). BENCH_PARTS (`a,b`) picks the figures; `a` alone
+ * `services/gateway/bench/cpu-profile-summary.ts`). `BENCH_BASELINE_GATEWAY=<…/gateway/main.js>` (another
+ * build, e.g. of an older commit) starts that one too, configured alike on BENCH_PORT_BASE + 9, and
+ * measures it in the same rounds (bare, gateway, baseline, baseline, gateway, bare, …): a
+ * before/after taken under the same machine load. BENCH_PARTS (`a,b`) picks the figures; `a` alone
  * needs no stack (only the private nats-server). Everything started is stopped at the end.
  * Prints numbers only; exit 1 when more than 1 % of the requests fail.
  * Ends with a `=== gateway bench summary ===` block.
@@ -54,6 +57,8 @@ const NATS_PORT = num('BENCH_NATS_PORT', 4241, 1024, 65535);
 const DB_NAME = 'rdm_bench_gateway';
 const GW_PORT = PORT_BASE + 7;
 const BARE_PORT = PORT_BASE + 8;
+const BASE_PORT = PORT_BASE + 9;
+const BASELINE = env.BENCH_BASELINE_GATEWAY;
 const GW_LOG_LEVEL = env.BENCH_GATEWAY_LOG_LEVEL ?? 'warn';
 const CPU_PROF = env.BENCH_CPU_PROF;
 const PARTS = (env.BENCH_PARTS ?? 'a,b').split(',').map((s) => s.trim());
@@ -171,21 +176,34 @@ interface Figure {
   bare: Run[];
   gateway: Run[];
   ratio: number;
+  /** The baseline gateway (BENCH_BASELINE_GATEWAY), when measured. */
+  baseline: Run[];
+  baselineRatio?: number;
 }
 
-/** ROUNDS pairs in ABBA order; the ratio of the totals. */
-async function figure(label: string, aim: number, bareUrl: string, gwUrl: string): Promise<Figure> {
+/** ROUNDS rounds in ABBA order (ABCCBA with a baseline); the ratios of the totals. */
+async function figure(label: string, aim: number, bareUrl: string, gwUrl: string, baseUrl?: string): Promise<Figure> {
   say(`\n${label}`);
-  const bare: Run[] = [];
-  const gateway: Run[] = [];
-  for (let i = 0; i < 2 * ROUNDS; i++) {
-    const viaGateway = i % 4 === 1 || i % 4 === 2;
-    const r = await measure(viaGateway ? gwUrl : bareUrl);
-    (viaGateway ? gateway : bare).push(r);
-    say(runLine(viaGateway ? 'gateway' : 'bare koa', r));
+  const runs: Record<'bare' | 'gateway' | 'baseline', Run[]> = { bare: [], gateway: [], baseline: [] };
+  const order: ('bare' | 'gateway' | 'baseline')[] = baseUrl ? ['bare', 'gateway', 'baseline'] : ['bare', 'gateway'];
+  const url = { bare: bareUrl, gateway: gwUrl, baseline: baseUrl ?? '' };
+  for (let i = 0; i < ROUNDS; i++) {
+    for (const which of i % 2 === 0 ? order : [...order].reverse()) {
+      const r = await measure(url[which]);
+      runs[which].push(r);
+      say(runLine(which === 'bare' ? 'bare koa' : which, r));
+    }
   }
-  const total = (runs: Run[]) => runs.reduce((s, r) => s + r.requests, 0) / runs.reduce((s, r) => s + r.seconds, 0);
-  return { label, aim, bare, gateway, ratio: total(gateway) / total(bare) };
+  const total = (rs: Run[]) => rs.reduce((s, r) => s + r.requests, 0) / rs.reduce((s, r) => s + r.seconds, 0);
+  return {
+    label,
+    aim,
+    bare: runs.bare,
+    gateway: runs.gateway,
+    ratio: total(runs.gateway) / total(runs.bare),
+    baseline: runs.baseline,
+    baselineRatio: baseUrl ? total(runs.baseline) / total(runs.bare) : undefined,
+  };
 }
 
 /** Mean CPU µs per request of each process over runs. */
@@ -239,20 +257,21 @@ function startBare(recordFile: string): ChildProcess {
   return c;
 }
 
-function startGateway(natsUrl: string, recordsUrl: string | undefined, logFile: string): ChildProcess {
+function startGateway(main: string, port: number, natsUrl: string, recordsUrl: string | undefined, logFile: string): ChildProcess {
   const args = ['--enable-source-maps'];
   if (CPU_PROF) {
-    mkdirSync(CPU_PROF, { recursive: true });
-    args.push('--cpu-prof', `--cpu-prof-dir=${CPU_PROF}`);
+    const dir = join(CPU_PROF, port === GW_PORT ? 'gateway' : 'baseline');
+    mkdirSync(dir, { recursive: true });
+    args.push('--cpu-prof', `--cpu-prof-dir=${dir}`);
   }
-  args.push(join(REPO_ROOT, 'dist', 'gateway', 'main.js'));
+  args.push(main);
   const out = openSync(logFile, 'a');
   const c = spawn(process.execPath, args, {
     cwd: join(REPO_ROOT, 'services', 'gateway'),
     env: {
       ...env,
       NODE_ENV: 'production',
-      PORT: String(GW_PORT),
+      PORT: String(port),
       HOST: '127.0.0.1',
       NATS_URL: natsUrl,
       IDENTITY_SECRET: 'dev-identity-secret-change-me',
@@ -358,7 +377,12 @@ try {
     ports[n] = PORT_BASE + 1 + i;
   });
   const busy: string[] = [];
-  for (const [n, p] of Object.entries({ ...ports, 'bench gateway': GW_PORT, 'bare koa': BARE_PORT }))
+  for (const [n, p] of Object.entries({
+    ...ports,
+    'bench gateway': GW_PORT,
+    'bare koa': BARE_PORT,
+    ...(BASELINE ? { baseline: BASE_PORT } : {}),
+  }))
     if (await portOpen(p)) busy.push(`${n}:${p}`);
   if (busy.length) throw new Error(`bench ports in use (${busy.join(', ')}); set BENCH_PORT_BASE`);
 
@@ -410,10 +434,14 @@ try {
   }
 
   const bare = startBare(recordUrl ? recordFile : '');
-  const gw = startGateway(natsUrl, stack ? `http://127.0.0.1:${ports.records}` : undefined, join(logDir, 'bench-gateway.log'));
+  const recordsUrl = stack ? `http://127.0.0.1:${ports.records}` : undefined;
+  const gw = startGateway(join(REPO_ROOT, 'dist', 'gateway', 'main.js'), GW_PORT, natsUrl, recordsUrl, join(logDir, 'bench-gateway.log'));
+  const base = BASELINE ? startGateway(BASELINE, BASE_PORT, natsUrl, recordsUrl, join(logDir, 'baseline-gateway.log')) : undefined;
   await waitHttpOk(`http://127.0.0.1:${BARE_PORT}${VOCAB_PATH}`, 30_000);
   await waitHttpOk(`http://127.0.0.1:${GW_PORT}/readyz`, 60_000);
+  if (base) await waitHttpOk(`http://127.0.0.1:${BASE_PORT}/readyz`, 60_000);
   cpuProcs = { gateway: gw.pid as number, 'bare koa': bare.pid as number };
+  if (base) cpuProcs.baseline = base.pid as number;
   const pids = stack?.pids() ?? {};
   if (pids.records) cpuProcs.records = pids.records;
   if (nats?.pid) cpuProcs.nats = nats.pid;
@@ -433,6 +461,7 @@ try {
       AIM_A,
       `http://127.0.0.1:${BARE_PORT}${VOCAB_PATH}`,
       `http://127.0.0.1:${GW_PORT}${VOCAB_PATH}`,
+      base ? `http://127.0.0.1:${BASE_PORT}${VOCAB_PATH}` : undefined,
     );
     figures.push(['(a)', a, 'gateway vs bare koa, same body']);
   }
@@ -442,6 +471,7 @@ try {
       AIM_B,
       `http://127.0.0.1:${BARE_PORT}${recordUrl}`,
       `http://127.0.0.1:${GW_PORT}${recordUrl}`,
+      base ? `http://127.0.0.1:${BASE_PORT}${recordUrl}` : undefined,
     );
     figures.push(['(b)', b, 'GET /api/records/<id> vs bare koa']);
   }
@@ -467,6 +497,10 @@ try {
     );
     say(`      through the gateway: ${cpuLine(meanCpu(f.gateway))}`);
     say(`      bare koa:            ${cpuLine(meanCpu(f.bare))}`);
+    if (f.baselineRatio !== undefined)
+      say(
+        `      baseline gateway (${BASELINE}): ${rps(f.baseline)} req/s = ${f.baselineRatio.toFixed(2)}, p99 ${p99(f.baseline)} ms; ${cpuLine(meanCpu(f.baseline))}`,
+      );
   }
   say(
     JSON.stringify({
@@ -474,7 +508,14 @@ try {
       connections: CONNECTIONS,
       seconds: SECONDS,
       rounds: ROUNDS,
-      figures: figures.map(([tag, f]) => ({ figure: tag, ratio: +f.ratio.toFixed(3), aim: f.aim, bare: f.bare, gateway: f.gateway })),
+      figures: figures.map(([tag, f]) => ({
+        figure: tag,
+        ratio: +f.ratio.toFixed(3),
+        aim: f.aim,
+        bare: f.bare,
+        gateway: f.gateway,
+        ...(f.baselineRatio !== undefined ? { baselineRatio: +f.baselineRatio.toFixed(3), baseline: f.baseline } : {}),
+      })),
     }),
   );
 } catch (err) {

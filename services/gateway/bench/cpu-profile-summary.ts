@@ -45,7 +45,12 @@ function moduleOf(url: string, line: number): string | undefined {
   let marks = bundles.get(url);
   if (!marks) {
     marks = [];
-    const lines = readFileSync(fileURLToPath(url), 'utf8').split('\n');
+    let lines: string[] = [];
+    try {
+      lines = readFileSync(fileURLToPath(url), 'utf8').split('\n');
+    } catch {
+      // Rebuilt since the profile was taken: only the bundle's name is left.
+    }
     lines.forEach((l, i) => {
       const m = /^\/\/ ((?:\.\.\/)*(?:node_modules|services)\/\S+)$/.exec(l);
       if (m) marks?.push({ line: i, module: m[1] as string });
