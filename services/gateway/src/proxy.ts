@@ -228,7 +228,9 @@ export const SMALL_BODY_BYTES = 64 * 1024;
 
 // Hot-path note: listeners below are module-level functions that find their state through a
 // symbol on the emitter, and timers get their state as an argument. Per-request closures are
-// avoided on purpose: under tsx every closure also costs a `__name` property definition.
+// avoided on purpose: under tsx every closure also costs a `__name` property definition. Events
+// a per-request emitter fires once ('response', 'socket', 'finish', 'end', 'close') are listened
+// to with `on`: `once` would allocate a wrapper per listener and request.
 const CALL = Symbol('gateway.call');
 const RELAY = Symbol('gateway.relay');
 
@@ -385,14 +387,14 @@ export function relay(upRes: IncomingMessage, res: ServerResponse): Promise<void
     const r = new Relay(upRes as WithRelay<IncomingMessage>, res as WithRelay<ServerResponse>, resolve);
     r.upRes[RELAY] = r;
     r.res[RELAY] = r;
-    upRes.once('close', onUpResClose);
-    upRes.once('error', ignore);
-    res.once('close', onResClose);
+    upRes.on('close', onUpResClose);
+    upRes.on('error', ignore);
+    res.on('close', onResClose);
     const len = Number(upRes.headers['content-length']);
     if (len >= 0 && len <= SMALL_BODY_BYTES) {
       r.chunks = [];
       upRes.on('data', onUpResData);
-      upRes.once('end', onUpResEnd);
+      upRes.on('end', onUpResEnd);
       return;
     }
     upRes.pipe(res);
@@ -479,9 +481,9 @@ export class UpstreamProxy {
       }) as WithCall<ClientRequest>;
       call.upReq = upReq;
       upReq[CALL] = call;
-      upReq.once('response', onUpResponse);
+      upReq.on('response', onUpResponse);
       upReq.on('error', onUpError);
-      upReq.once('socket', onUpSocket);
+      upReq.on('socket', onUpSocket);
 
       if (!withBody) {
         call.startHeadersTimer();
@@ -489,9 +491,9 @@ export class UpstreamProxy {
         return;
       }
       req[CALL] = call;
-      upReq.once('finish', onUpFinish);
+      upReq.on('finish', onUpFinish);
       if (call.limit !== undefined) req.on('data', onClientData);
-      req.once('close', onClientClose);
+      req.on('close', onClientClose);
       req.pipe(upReq);
     });
   }
