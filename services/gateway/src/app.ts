@@ -99,7 +99,8 @@ export function createApp(deps: GatewayDeps): Gateway {
           logger,
         })
       : undefined;
-  const rateLimits: RateLimitStore = sharedLimits ?? limiter;
+  // Why a wrapper for the in-process limiter: its third parameter is the clock, not the hint.
+  const rateLimits: RateLimitStore = sharedLimits ?? { take: (key, limit) => limiter.take(key, limit) };
   const drain: DrainLimits = { maxBytes: config.EARLY_ANSWER_DRAIN_BYTES, timeoutMs: config.EARLY_ANSWER_DRAIN_MS };
   const proxy = new UpstreamProxy({
     identitySecret: config.IDENTITY_SECRET,
@@ -160,17 +161,21 @@ export function createApp(deps: GatewayDeps): Gateway {
   // The koa way in: the gateway's own routes, OPTIONS, and API traffic while OpenTelemetry is on.
   app.use(async (ctx: Context) => {
     const ex = koaExchange(ctx);
-    await onKoa(ctx, ex, edge.caller(ex, ctx.ip, ctx.querystring));
-    const path = ctx.path;
-    if (path === OPENAPI_PATH) return serveOpenApi(ctx, openapi);
-    if (ctx.method === 'OPTIONS') {
-      const matches = matcher.match(path);
-      if (matches.length === 0) throw Errors.routeNotFound();
-      ctx.set('Allow', allowedMethods(matches).join(', '));
-      ctx.status = 204;
-      return;
+    try {
+      await onKoa(ctx, ex, edge.caller(ex, ctx.ip, ctx.querystring));
+      const path = ctx.path;
+      if (path === OPENAPI_PATH) return serveOpenApi(ctx, openapi);
+      if (ctx.method === 'OPTIONS') {
+        const matches = matcher.match(path);
+        if (matches.length === 0) throw Errors.routeNotFound();
+        ctx.set('Allow', allowedMethods(matches).join(', '));
+        ctx.status = 204;
+        return;
+      }
+      await onKoa(ctx, ex, edge.route(ex, path));
+    } finally {
+      edge.done(ex);
     }
-    await onKoa(ctx, ex, edge.route(ex, path));
   });
 
   // The lean way in (edge.ts), chosen per request; koa's own handler for the rest.

@@ -88,6 +88,8 @@ export class Edge {
     | { labels(...v: string[]): { observe(v: number): void } }
     | undefined;
   private readonly observers = new Map<string, { observe(v: number): void }>();
+  /** Requests in flight per rate-limit key (the shared limiter reserves slots for busy clients). */
+  private readonly inFlight = new Map<string, number>();
 
   constructor(private readonly p: EdgeParts) {}
 
@@ -112,9 +114,11 @@ export class Edge {
 
     // 2. Rate limit: per token, else (no token or an invalid one) per client address.
     if (p.rateLimited) {
-      const taken = principal
-        ? p.rateLimits.take(principal.rateKey, p.limitAuthenticated)
-        : p.rateLimits.take(this.anonKey(req, ip), p.limitAnonymous);
+      const key = principal ? principal.rateKey : this.anonKey(req, ip);
+      const concurrent = (this.inFlight.get(key) ?? 0) + 1;
+      this.inFlight.set(key, concurrent);
+      ex.rateKey = key;
+      const taken = p.rateLimits.take(key, principal ? p.limitAuthenticated : p.limitAnonymous, concurrent);
       // Why not always await: the in-process limiter and a refusal at the limit answer synchronously.
       const d: RateDecision = taken instanceof Promise ? await taken : taken;
       ex.headers.push('X-RateLimit-Limit', d.limit, 'X-RateLimit-Remaining', d.remaining, 'X-RateLimit-Reset', d.reset);
@@ -212,8 +216,9 @@ export class Edge {
     res.end(ex.req.method === 'HEAD' ? undefined : json);
   }
 
-  /** Access log line (only when `info` is on) and the duration histogram. */
+  /** The exchange is over: in-flight count, access log line (only when `info` is on), histogram. */
   private finish(ex: Exchange, started: number): void {
+    this.done(ex);
     const status = ex.res.statusCode;
     const method = ex.req.method ?? 'GET';
     const ms = performance.now() - started;
@@ -229,6 +234,16 @@ export class Edge {
       const traceId = traceIdOf(ex.req.headers.traceparent);
       log.info({ reqId: ex.requestId, traceId, method, url: redactUrl(ex.req.url ?? ''), status, ms: Math.round(ms * 10) / 10 }, 'request');
     }
+  }
+
+  /** Forget the exchange in the in-flight counts (once; both ways in call it when done). */
+  done(ex: Exchange): void {
+    const key = ex.rateKey;
+    if (key === undefined) return;
+    ex.rateKey = undefined;
+    const n = (this.inFlight.get(key) ?? 1) - 1;
+    if (n <= 0) this.inFlight.delete(key);
+    else this.inFlight.set(key, n);
   }
 
   /** The token cache key of `token`, remembered per connection. */

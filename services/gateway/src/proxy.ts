@@ -56,6 +56,8 @@ export interface Exchange {
   host: string;
   /** Signed identity header value for an authenticated caller. */
   identityHeader?: string;
+  /** The rate-limit key counted in flight (edge.ts), until the exchange is done. */
+  rateKey?: string;
 }
 
 /** Options of UpstreamProxy. */
