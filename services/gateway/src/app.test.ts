@@ -1,4 +1,4 @@
-import { RpcError, createLogger, loadConfig } from '@rdm/platform';
+import { type Logger, RpcError, createLogger, loadConfig } from '@rdm/platform';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { createApp } from './app.js';
@@ -7,7 +7,7 @@ import { configProperties } from './config.js';
 
 // Upstreams point at a port nothing listens on: these tests never reach a service.
 const closed = 'http://127.0.0.1:9';
-function gateway(env: Record<string, string> = {}, verifyToken: TokenVerifier = async () => null) {
+function gateway(env: Record<string, string> = {}, verifyToken: TokenVerifier = async () => null, logger?: Logger) {
   const config = loadConfig(configProperties, {
     USERS_URL: closed,
     VOCABULARIES_URL: closed,
@@ -17,7 +17,7 @@ function gateway(env: Record<string, string> = {}, verifyToken: TokenVerifier = 
     COMMUNITIES_URL: closed,
     ...env,
   });
-  return createApp({ config, logger: createLogger('gateway', 'silent'), verifyToken }).app.callback();
+  return createApp({ config, logger: logger ?? createLogger('gateway', 'silent'), verifyToken }).app.callback();
 }
 
 describe(createApp.name, () => {
@@ -182,5 +182,104 @@ describe(createApp.name, () => {
   it('should not parse identity headers from clients', async () => {
     const res = await request(gateway()).get('/api/nothing').set('x-rdm-identity', 'forged.sig');
     expect(res.status).toBe(404);
+  });
+});
+
+/** A logger that keeps what it is given (level `info`, or quieter when `quiet`). */
+function recordingLogger(quiet = false) {
+  const lines: { obj: Record<string, unknown>; msg: string; level: string }[] = [];
+  const at =
+    (level: string) =>
+    (obj: Record<string, unknown>, msg: string): void => {
+      lines.push({ obj, msg, level });
+    };
+  const logger = {
+    isLevelEnabled: (l: string) => !quiet || l === 'error' || l === 'warn',
+    info: at('info'),
+    warn: at('warn'),
+    error: at('error'),
+    debug: at('debug'),
+    child: () => logger,
+  };
+  return { logger: logger as unknown as Logger, lines };
+}
+
+describe('the lean path (API traffic without koa)', () => {
+  it('should write one access log line per API request, with the request id, the redacted URL and the client trace id', async () => {
+    const { logger, lines } = recordingLogger();
+    const tp = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+    const res = await request(gateway({}, async () => null, logger))
+      .get('/api/nothing?access_token=secret&q=x')
+      .set('traceparent', tp);
+    expect(res.status).toBe(401);
+    const access = lines.filter((l) => l.msg === 'request');
+    expect(access).toHaveLength(1);
+    expect(access[0]?.obj).toMatchObject({
+      reqId: res.headers['x-request-id'],
+      traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
+      method: 'GET',
+      url: '/api/nothing?access_token=[redacted]&q=x',
+      status: 401,
+    });
+    expect(typeof access[0]?.obj.ms).toBe('number');
+    expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('should log nothing per request when info is off, and log 5xx answers as errors', async () => {
+    const { logger, lines } = recordingLogger(true);
+    const down: TokenVerifier = async () => {
+      throw new RpcError('rdm.users.rpc.verify-token');
+    };
+    const app = gateway({}, down, logger);
+    expect((await request(app).get('/api/nothing')).status).toBe(404);
+    expect(lines).toEqual([]);
+    expect((await request(app).get('/api/records').set('Authorization', 'Bearer x')).status).toBe(503);
+    expect(lines.map((l) => `${l.level} ${l.msg}`)).toEqual(['error unhandled error']);
+  });
+
+  it('should echo the client request id (at most 128 characters)', async () => {
+    const app = gateway();
+    expect((await request(app).get('/api/nothing').set('x-request-id', 'rid-7')).headers['x-request-id']).toBe('rid-7');
+    const long = 'x'.repeat(300);
+    expect((await request(app).get('/api/nothing').set('x-request-id', long)).headers['x-request-id']).toBe(long.slice(0, 128));
+  });
+
+  it('should refuse bad URL encoding, NUL in a path and NUL in the query as the platform does', async () => {
+    const app = gateway();
+    const enc = await request(app).get('/api/records/%E0%A4%A');
+    expect(enc.status).toBe(400);
+    expect(enc.body).toEqual({ status: 400, message: 'Invalid URL encoding.' });
+    const nul = await request(app).get('/api/records/ab%00cd');
+    expect(nul.status).toBe(404);
+    expect(nul.body).toEqual({ status: 404, message: 'The persistent identifier does not exist.' });
+    const q = await request(app).get('/api/records?q=a%00b');
+    expect(q.status).toBe(400);
+    expect(q.body).toEqual({
+      status: 400,
+      message: 'Invalid querystring parameters.',
+      errors: [{ field: 'q', messages: ['Must not contain NUL characters.'] }],
+    });
+    // Checked before the rate limit, as the platform's middleware (ahead of the gateway's) does.
+    expect(q.headers['x-ratelimit-limit']).toBeUndefined();
+  });
+
+  it('should answer HEAD errors with the length of the JSON body but no body', async () => {
+    const res = await request(gateway()).head('/api/nothing');
+    expect(res.status).toBe(404);
+    expect(Number(res.headers['content-length'])).toBeGreaterThan(0);
+    expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(res.text ?? '').toBe('');
+  });
+
+  it('should count API requests in the request duration histogram', async () => {
+    const app = gateway();
+    const count = async () => {
+      const text = (await request(app).get('/metrics')).text;
+      const m = /http_request_duration_seconds_count\{[^}]*method="DELETE",route="unmatched",status="405"[^}]*\} (\d+)/.exec(text);
+      return Number(m?.[1] ?? 0);
+    };
+    const before = await count();
+    expect((await request(app).delete('/api/requests')).status).toBe(405);
+    expect(await count()).toBe(before + 1);
   });
 });

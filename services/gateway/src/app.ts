@@ -3,17 +3,25 @@
  * /readyz, /metrics) plus, per request: CORS → authentication → rate limit → invalid token (401,
  * unless AUTH_INVALID_TOKEN=anonymous) → route (404/405) → body limit → proxy. No domain logic,
  * and no identity is ever read from clients.
+ *
+ * Two ways in (edge.ts): API traffic takes the lean path on node's request and response; the
+ * gateway's own routes (/healthz, /readyz, /metrics, the OpenAPI document), `OPTIONS` (preflights
+ * and `Allow`), other paths, and everything while OpenTelemetry is on (its server span) go through
+ * koa, which runs the same steps. `app.callback()` (what `listen`, runService and tests use)
+ * returns the dispatcher.
  */
-import { AppError, Errors, type Health, type Identity, type Logger, createHttpApp, natsHealthCheck } from '@rdm/platform';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Errors, type Health, type Logger, createHttpApp, isTelemetryEnabled, natsHealthCheck } from '@rdm/platform';
 import type { Context } from 'koa';
 import type Koa from 'koa';
-import { type NatsConnection, type Principal, TokenCache, type TokenVerifier, extractToken } from './auth.js';
+import { type NatsConnection, TokenCache, type TokenVerifier } from './auth.js';
 import type { GatewayConfig } from './config.js';
-import { corsMiddleware, parseOrigins } from './cors.js';
-import { answerEarly, type DrainLimits } from './early-answer.js';
+import { corsHeaders, corsMiddleware, parseOrigins } from './cors.js';
+import type { DrainLimits } from './early-answer.js';
+import { Edge, invalidToken } from './edge.js';
 import { OPENAPI_PATH, OpenApiAssembler, buildBaseDocument } from './openapi.js';
-import { UpstreamProxy, type Upstream, parseUpstream } from './proxy.js';
-import { RateLimiter, rateLimitHeaders } from './rate-limit.js';
+import { type Exchange, UpstreamProxy, type Upstream, parseUpstream } from './proxy.js';
+import { RateLimiter } from './rate-limit.js';
 import { upstreamsCheck } from './readiness.js';
 import { type RateLimitStore, SharedRateLimiter } from './shared-rate-limit.js';
 import { RouteMatcher, allowedMethods } from './route-matcher.js';
@@ -46,13 +54,10 @@ export interface Gateway {
   matcher: RouteMatcher;
   openapi: OpenApiAssembler;
   upstreams: Record<ServiceName, Upstream>;
+  edge: Edge;
 }
 
-/** The 401 for an invalid or revoked token under AUTH_INVALID_TOKEN=reject (the default). */
-export const invalidToken = () =>
-  new AppError('invalid_token', 401, 'The access token is invalid or has been revoked.', {
-    headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' },
-  });
+export { invalidToken };
 
 const URL_KEYS: Record<ServiceName, keyof GatewayConfig> = {
   users: 'USERS_URL',
@@ -94,7 +99,8 @@ export function createApp(deps: GatewayDeps): Gateway {
           logger,
         })
       : undefined;
-  const rateLimits: RateLimitStore = sharedLimits ?? limiter;
+  // Why a wrapper for the in-process limiter: its third parameter is the clock, not the hint.
+  const rateLimits: RateLimitStore = sharedLimits ?? { take: (key, limit) => limiter.take(key, limit) };
   const drain: DrainLimits = { maxBytes: config.EARLY_ANSWER_DRAIN_BYTES, timeoutMs: config.EARLY_ANSWER_DRAIN_MS };
   const proxy = new UpstreamProxy({
     identitySecret: config.IDENTITY_SECRET,
@@ -127,77 +133,96 @@ export function createApp(deps: GatewayDeps): Gateway {
     );
   }
 
-  app.use(
-    corsMiddleware({
-      origins: parseOrigins(config.CORS_ORIGINS),
-      credentials: config.CORS_ALLOW_CREDENTIALS,
-      maxAgeSeconds: config.CORS_MAX_AGE_SECONDS,
-    }),
-  );
+  const corsOptions = {
+    origins: parseOrigins(config.CORS_ORIGINS),
+    credentials: config.CORS_ALLOW_CREDENTIALS,
+    maxAgeSeconds: config.CORS_MAX_AGE_SECONDS,
+  };
+  app.use(corsMiddleware(corsOptions));
 
-  const rejectInvalid = config.AUTH_INVALID_TOKEN === 'reject';
-  const rateLimited = config.RATE_LIMIT_ENABLED;
-  const limitAuth = config.RATE_LIMIT_AUTHENTICATED;
-  const limitAnon = config.RATE_LIMIT_ANONYMOUS;
-  const bodyLimit = config.BODY_LIMIT;
-
-  app.use(async (ctx: Context) => {
-    // 1. Who is calling. A users outage throws RpcError (503) from here.
-    const token = extractToken(ctx.req.headers.authorization, ctx.querystring);
-    const principal: Principal | null = token === undefined ? null : await tokens.resolve(token);
-    const identity: Identity | null = principal ? principal.identity : null;
-    if (identity) ctx.state.identity = identity;
-
-    // 2. Rate limit: per token, else (no token or an invalid one) per client address.
-    if (rateLimited) {
-      const taken = principal ? rateLimits.take(`t:${principal.tokenId}`, limitAuth) : rateLimits.take(`a:${ctx.ip}`, limitAnon);
-      // Why not always await: the in-process limiter and a refusal at the limit answer synchronously.
-      const d = taken instanceof Promise ? await taken : taken;
-      const h = rateLimitHeaders(d);
-      ctx.set(h);
-      if (!d.allowed) throw Errors.tooManyRequests(h);
-    }
-
-    // Default `reject`: a presented but invalid token is refused clearly (unlike InvenioRDM, which
-    // ignores it); `anonymous` lets the caller go on without an identity. Why after the rate
-    // limit: rejected tokens count against the caller's address, so guessing tokens is throttled.
-    if (token !== undefined && !principal && rejectInvalid) throw invalidToken();
-
-    // 3. Route.
-    const path = ctx.path;
-    if (path === OPENAPI_PATH) return serveOpenApi(ctx, openapi);
-    const method = ctx.method;
-    if (method === 'OPTIONS') {
-      const matches = matcher.match(path);
-      if (matches.length === 0) throw Errors.routeNotFound();
-      ctx.set('Allow', allowedMethods(matches).join(', '));
-      ctx.status = 204;
-      return;
-    }
-    const r = matcher.resolve(method, path);
-    if (r.kind === 'not_found') throw Errors.routeNotFound();
-    if (r.kind === 'method_not_allowed') throw Errors.methodNotAllowed(r.allow);
-    const route = r.route;
-
-    // 4. Body limit (uploads are limited by the files service).
-    if (!route.upload) {
-      const len = ctx.req.headers['content-length'];
-      if (len !== undefined && Number(len) > bodyLimit) {
-        // The body is refused unread: discard it within bounds (or close) so the client gets the 413.
-        answerEarly(ctx.req, ctx.res, drain);
-        throw Errors.payloadTooLarge();
-      }
-    }
-
-    // 5. Forward.
-    await proxy.forward(ctx, upstreams[route.service], {
-      identity,
-      upload: route.upload,
-      bodyLimit: route.upload ? undefined : bodyLimit,
-    });
+  const edge = new Edge({
+    logger,
+    tokens,
+    rateLimits,
+    matcher,
+    proxy,
+    upstreams,
+    drain,
+    identitySecret: config.IDENTITY_SECRET,
+    rateLimited: config.RATE_LIMIT_ENABLED,
+    limitAuthenticated: config.RATE_LIMIT_AUTHENTICATED,
+    limitAnonymous: config.RATE_LIMIT_ANONYMOUS,
+    rejectInvalid: config.AUTH_INVALID_TOKEN === 'reject',
+    bodyLimit: config.BODY_LIMIT,
+    trustProxy: config.TRUST_PROXY,
+    cors: corsHeaders(corsOptions),
   });
 
-  return { app, health, tokens, limiter, rateLimits, sharedLimits, proxy, matcher, openapi, upstreams };
+  // The koa way in: the gateway's own routes, OPTIONS, and API traffic while OpenTelemetry is on.
+  app.use(async (ctx: Context) => {
+    const ex = koaExchange(ctx);
+    try {
+      await onKoa(ctx, ex, edge.caller(ex, ctx.ip, ctx.querystring));
+      const path = ctx.path;
+      if (path === OPENAPI_PATH) return serveOpenApi(ctx, openapi);
+      if (ctx.method === 'OPTIONS') {
+        const matches = matcher.match(path);
+        if (matches.length === 0) throw Errors.routeNotFound();
+        ctx.set('Allow', allowedMethods(matches).join(', '));
+        ctx.status = 204;
+        return;
+      }
+      await onKoa(ctx, ex, edge.route(ex, path));
+    } finally {
+      edge.done(ex);
+    }
+  });
+
+  // The lean way in (edge.ts), chosen per request; koa's own handler for the rest.
+  const viaKoaHandler = app.callback();
+  const dispatch = (req: IncomingMessage, res: ServerResponse): void => {
+    const url = req.url as string;
+    if (url.startsWith('/api/') && req.method !== 'OPTIONS' && !isOpenApiUrl(url) && !isTelemetryEnabled()) {
+      void edge.handle(req, res);
+      return;
+    }
+    void viaKoaHandler(req, res);
+  };
+  // Why a cast: koa types its handler for HTTP/2 requests too; the gateway serves HTTP/1.1.
+  app.callback = (() => dispatch) as unknown as typeof app.callback;
+
+  return { app, health, tokens, limiter, rateLimits, sharedLimits, proxy, matcher, openapi, upstreams, edge };
+}
+
+/** An exchange over koa's request and response (request id and CORS are already on `ctx`). */
+function koaExchange(ctx: Context): Exchange {
+  return {
+    req: ctx.req,
+    res: ctx.res,
+    requestId: (ctx.state as { requestId?: string }).requestId ?? '',
+    headers: [],
+    proto: ctx.protocol,
+    host: ctx.host,
+  };
+}
+
+/**
+ * Await one step of the request path under koa: the gateway's headers it added land on `ctx`
+ * (errors are rendered by the platform's middleware with them), and once the proxy wrote the
+ * answer itself koa leaves the response alone.
+ */
+async function onKoa(ctx: Context, ex: Exchange, step: Promise<void>): Promise<void> {
+  try {
+    await step;
+  } finally {
+    if (ctx.res.headersSent) ctx.respond = false;
+    else for (let i = 0; i < ex.headers.length; i += 2) ctx.set(ex.headers[i] as string, String(ex.headers[i + 1]));
+    ex.headers.length = 0;
+  }
+}
+
+function isOpenApiUrl(url: string): boolean {
+  return url.startsWith(OPENAPI_PATH) && (url.length === OPENAPI_PATH.length || url.charCodeAt(OPENAPI_PATH.length) === 63) /* ? */;
 }
 
 /** `users,records` → the known service names it lists (config validation has refused unknown ones). */

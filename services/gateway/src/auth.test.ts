@@ -22,7 +22,7 @@ function makeCache(answers: Record<string, VerifiedToken | null>, ttlMs = 5000, 
 describe(TokenCache.name, () => {
   it('should resolve a valid token to its identity and cache it for the TTL', async () => {
     const { sut, verify, advance } = makeCache({ abc: good });
-    expect(await sut.resolve('abc')).toEqual({ identity: { sub: '7', roles: ['admin'] }, tokenId: 't1' });
+    expect(await sut.resolve('abc')).toEqual({ identity: { sub: '7', roles: ['admin'] }, tokenId: 't1', rateKey: 't:t1' });
     await sut.resolve('abc');
     expect(verify).toHaveBeenCalledTimes(1);
     advance(5001);
@@ -96,6 +96,17 @@ describe(TokenCache.name, () => {
     expect(verify).not.toHaveBeenCalled();
     await sut.resolve('b');
     expect(verify).toHaveBeenCalledTimes(1);
+  });
+
+  it('should answer a cached token synchronously with peek, and undefined when not cached or expired', async () => {
+    const { sut, advance } = makeCache({ abc: good, bad: null });
+    expect(sut.peek(tokenKey('abc'))).toBeUndefined();
+    await sut.resolve('abc');
+    await sut.resolve('bad');
+    expect(sut.peek(tokenKey('abc'))?.tokenId).toBe('t1');
+    expect(sut.peek(tokenKey('bad'))).toBeNull();
+    advance(5001);
+    expect(sut.peek(tokenKey('abc'))).toBeUndefined();
   });
 
   it('should key entries by a hash, never by the token', () => {

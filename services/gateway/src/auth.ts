@@ -19,7 +19,7 @@
  * If users cannot be asked (RPC timeout, no responder), the request fails with 503: a
  * token-bearing caller is never silently downgraded because of an outage.
  */
-import { createHash } from 'node:crypto';
+import crypto from 'node:crypto';
 import { type Identity, type Logger, type NatsHandle, callRpc } from '@rdm/platform';
 import { callContract, RPC_SUBJECTS, type UsersVerifyTokenReply, type UsersVerifyTokenRequest } from '@rdm/platform/contracts';
 
@@ -38,6 +38,8 @@ export interface VerifiedToken {
 export interface Principal {
   identity: Identity;
   tokenId: string;
+  /** `t:<token id>`, the rate-limit key (built once). */
+  rateKey: string;
 }
 
 /** Asks the users service about a token (null: unknown, revoked or inactive user). */
@@ -58,8 +60,12 @@ interface Entry {
   expires: number;
 }
 
+// Why: node ≥ 20.12 hashes a string in one call (no Hash object per look-up).
+const oneShot = (crypto as { hash?: (alg: string, data: string, enc: 'base64url') => string }).hash;
+
 /** sha256 of a token: the cache never holds the token itself. */
-export const tokenKey = (token: string): string => createHash('sha256').update(token).digest('base64url');
+export const tokenKey = (token: string): string =>
+  oneShot ? oneShot('sha256', token, 'base64url') : crypto.createHash('sha256').update(token).digest('base64url');
 
 /** LRU + TTL cache of token verifications with single-flight look-ups and event invalidation. */
 export class TokenCache {
@@ -81,16 +87,30 @@ export class TokenCache {
   /** The principal of `token`, or null when the token is not valid. Throws when users cannot answer. */
   resolve(token: string): Promise<Principal | null> {
     const key = tokenKey(token);
+    const hit = this.peek(key);
+    return hit !== undefined ? Promise.resolve(hit) : this.resolveKey(token, key);
+  }
+
+  /**
+   * The cached answer for a token's key (`tokenKey`): the principal, null (known invalid), or
+   * undefined (not cached or expired: ask `resolveKey`). Synchronous and allocation-free: the
+   * gateway's hot path.
+   */
+  peek(key: string): Principal | null | undefined {
     const hit = this.entries.get(key);
-    if (hit) {
-      if (hit.expires > this.now()) {
-        // Keep recently used entries at the end of the Map (LRU order).
-        this.entries.delete(key);
-        this.entries.set(key, hit);
-        return Promise.resolve(hit.principal);
-      }
+    if (hit === undefined) return undefined;
+    if (hit.expires <= this.now()) {
       this.entries.delete(key);
+      return undefined;
     }
+    // Keep recently used entries at the end of the Map (LRU order).
+    this.entries.delete(key);
+    this.entries.set(key, hit);
+    return hit.principal;
+  }
+
+  /** Ask users about `token` (whose key is `key`), sharing one RPC between concurrent look-ups. */
+  resolveKey(token: string, key: string): Promise<Principal | null> {
     const pending = this.inflight.get(key);
     if (pending) return pending;
     const generation = this.generation;
@@ -98,7 +118,11 @@ export class TokenCache {
       .verify(token)
       .then((v) => {
         const principal: Principal | null = v
-          ? { identity: Object.freeze({ sub: v.userId, roles: Object.freeze([...v.roles]) as string[] }), tokenId: v.tokenId }
+          ? {
+              identity: Object.freeze({ sub: v.userId, roles: Object.freeze([...v.roles]) as string[] }),
+              tokenId: v.tokenId,
+              rateKey: `t:${v.tokenId}`,
+            }
           : null;
         if (generation === this.generation) this.store(key, principal, v?.userId ?? null);
         return principal;

@@ -31,6 +31,28 @@ export const CORS_DEFAULT_HEADERS = 'Authorization, Content-Type, If-Match, Acce
 export const CORS_EXPOSE_HEADERS =
   'X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, X-Request-Id, ETag, Link, Location, Content-Disposition, Content-Length';
 
+/**
+ * The CORS headers of an actual (not preflight) request, as a flat `[name, value, …]` list
+ * computed once per allowed origin: `origin` → the headers to add (empty without an Origin).
+ * The same answer as corsMiddleware gives, for the gateway's lean path (edge.ts).
+ */
+export function corsHeaders(opts: CorsOptions): (origin: string | undefined) => readonly string[] {
+  const none: readonly string[] = Object.freeze([]);
+  if (opts.origins === '*') {
+    const all = Object.freeze(['Access-Control-Allow-Origin', '*', 'Access-Control-Expose-Headers', CORS_EXPOSE_HEADERS]);
+    return (origin) => (origin ? all : none);
+  }
+  const refused = Object.freeze(['Vary', 'Origin']);
+  const byOrigin = new Map<string, readonly string[]>();
+  for (const o of opts.origins) {
+    const h = ['Vary', 'Origin', 'Access-Control-Allow-Origin', o];
+    if (opts.credentials) h.push('Access-Control-Allow-Credentials', 'true');
+    h.push('Access-Control-Expose-Headers', CORS_EXPOSE_HEADERS);
+    byOrigin.set(o, Object.freeze(h));
+  }
+  return (origin) => (origin ? (byOrigin.get(origin) ?? refused) : none);
+}
+
 /** The CORS middleware; answers preflights (OPTIONS with Access-Control-Request-Method) itself. */
 export function corsMiddleware(opts: CorsOptions): Middleware {
   const any = opts.origins === '*';

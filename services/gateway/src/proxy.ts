@@ -19,8 +19,7 @@
  */
 import http, { type ClientRequest, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { AppError, Errors, IDENTITY_HEADER, type Identity, injectTraceHeaders, signIdentity } from '@rdm/platform';
-import type { Context } from 'koa';
+import { AppError, Errors, IDENTITY_HEADER, injectTraceHeaders, isTelemetryEnabled } from '@rdm/platform';
 import { DEFAULT_DRAIN_LIMITS, type DrainLimits, answerEarly } from './early-answer.js';
 
 /** One service the gateway forwards to. */
@@ -30,13 +29,35 @@ export interface Upstream {
   port: number;
   /** `http://host:port`, for logs and the OpenAPI fetch. */
   origin: string;
+  /** The `Host` header sent to it (what node would add: the port unless it is 80). */
+  hostHeader?: string;
 }
 
 /** Parse a base URL (`http://127.0.0.1:5101`) into an Upstream. */
 export function parseUpstream(name: string, baseUrl: string): Upstream {
   const u = new URL(baseUrl);
   if (u.protocol !== 'http:') throw new Error(`${name}: only http:// upstreams are supported (got ${baseUrl})`);
-  return { name, hostname: u.hostname, port: Number(u.port || 80), origin: u.origin };
+  return { name, hostname: u.hostname, port: Number(u.port || 80), origin: u.origin, hostHeader: u.host };
+}
+
+/**
+ * One request at the edge, as the proxy needs it: the raw node request and response, the request
+ * id, and the response headers the gateway adds (request id, CORS, rate limits), kept as a flat
+ * name/value list and written once with the answer (`writeHead`), never one `setHeader` each.
+ */
+export interface Exchange {
+  req: IncomingMessage;
+  res: ServerResponse;
+  requestId: string;
+  /** Flat `[name, value, name, value, …]`; written before the service's own headers. */
+  headers: (string | number)[];
+  /** Scheme and host the client used (`x-forwarded-proto/host` upstream). */
+  proto: string;
+  host: string;
+  /** Signed identity header value for an authenticated caller. */
+  identityHeader?: string;
+  /** The rate-limit key counted in flight (edge.ts), until the exchange is done. */
+  rateKey?: string;
 }
 
 /** Options of UpstreamProxy. */
@@ -55,8 +76,6 @@ export interface ProxyOptions {
 
 /** Per-request forwarding options. */
 export interface ForwardOptions {
-  /** Authenticated caller, or null for anonymous (no identity header is sent). */
-  identity: Identity | null;
   /** Byte limit of a streamed body (undefined = unlimited). */
   bodyLimit?: number;
   /** Upload route: no response-headers timeout. */
@@ -116,43 +135,68 @@ export interface ForwardedInfo {
   host: string;
   trustProxy: boolean;
   identityHeader?: string;
+  /** The `Host` header for the service (none when absent: tests). */
+  upstreamHost?: string;
+  /** Add `content-length: 0` (a bodiless request of a method node would otherwise frame as chunked). */
+  emptyBody?: boolean;
 }
 
+/** Methods node sends without a body framing of its own (no chunked encoding by default). */
+const BODILESS_BY_DEFAULT = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS', 'TRACE', 'CONNECT']);
+
 /**
- * The headers sent to a service: the client's minus hop-by-hop, identity and forwarding headers,
- * plus the gateway's own. Exported for unit tests.
+ * The headers sent to a service, as one flat `[name, value, …]` list handed to `http.request`
+ * as is (node then writes it in one go, without a `setHeader` per header): the client's minus
+ * hop-by-hop, identity and forwarding headers, plus the gateway's own. Exported for unit tests.
  */
-export function upstreamRequestHeaders(incoming: IncomingHttpHeaders, info: ForwardedInfo): Record<string, string | string[]> {
-  const out: Record<string, string | string[]> = {};
+export function upstreamRequestHeaders(incoming: IncomingHttpHeaders, info: ForwardedInfo): (string | string[])[] {
+  const out: (string | string[])[] = [];
+  if (info.upstreamHost) out.push('host', info.upstreamHost);
   const extra = connectionTokens(incoming.connection);
+  // With OpenTelemetry on, the active span's context replaces the client's.
+  const trace = isTelemetryEnabled() ? injectTraceHeaders({}) : undefined;
   for (const name in incoming) {
     if (DROP_REQUEST.has(name)) continue;
     if (extra.length > 0 && extra.includes(name)) continue;
+    if (trace !== undefined && name in trace) continue;
     const v = incoming[name];
-    if (v !== undefined) out[name] = v;
+    if (v !== undefined) out.push(name, v);
   }
   // Why keep chunked framing explicitly: node only chunks a body of its own accord for some
   // methods; an explicit header makes it frame a streamed body of any method correctly.
-  if (incoming['transfer-encoding'] !== undefined && incoming['content-length'] === undefined) out['transfer-encoding'] = 'chunked';
-  out['x-request-id'] = info.requestId;
+  if (incoming['transfer-encoding'] !== undefined && incoming['content-length'] === undefined) out.push('transfer-encoding', 'chunked');
+  if (info.emptyBody && incoming['content-length'] === undefined) out.push('content-length', '0');
   const prior = incoming['x-forwarded-for'];
   const addr = info.remoteAddress ?? '';
-  out['x-forwarded-for'] = info.trustProxy && prior ? `${Array.isArray(prior) ? prior.join(', ') : prior}, ${addr}` : addr;
-  out['x-forwarded-proto'] = info.proto;
-  out['x-forwarded-host'] = info.host;
-  if (info.identityHeader) out[IDENTITY_HEADER] = info.identityHeader;
+  out.push(
+    'x-request-id',
+    info.requestId,
+    'x-forwarded-for',
+    info.trustProxy && prior ? `${Array.isArray(prior) ? prior.join(', ') : prior}, ${addr}` : addr,
+    'x-forwarded-proto',
+    info.proto,
+    'x-forwarded-host',
+    info.host,
+  );
+  if (info.identityHeader) out.push(IDENTITY_HEADER, info.identityHeader);
+  if (trace !== undefined) for (const k in trace) out.push(k, trace[k] as string);
   return out;
 }
 
-/** Copy a service's response headers onto the client response, minus hop-by-hop ones. */
-export function copyResponseHeaders(from: IncomingHttpHeaders, to: { setHeader(name: string, value: string | string[]): unknown }): void {
+/**
+ * The client response's headers: the gateway's (`first`) then the service's minus hop-by-hop
+ * ones, as one flat list for `writeHead`. Exported for unit tests.
+ */
+export function responseHeaders(from: IncomingHttpHeaders, first: readonly (string | number)[]): (string | number | string[])[] {
+  const out: (string | number | string[])[] = first.slice();
   const extra = connectionTokens(from.connection);
   for (const name in from) {
     if (DROP_RESPONSE.has(name)) continue;
     if (extra.length > 0 && extra.includes(name)) continue;
     const v = from[name];
-    if (v !== undefined) to.setHeader(name, v);
+    if (v !== undefined) out.push(name, v);
   }
+  return out;
 }
 
 /** True when a request carries a body (Content-Length > 0 or Transfer-Encoding). */
@@ -186,7 +230,9 @@ export const SMALL_BODY_BYTES = 64 * 1024;
 
 // Hot-path note: listeners below are module-level functions that find their state through a
 // symbol on the emitter, and timers get their state as an argument. Per-request closures are
-// avoided on purpose: under tsx every closure also costs a `__name` property definition.
+// avoided on purpose: under tsx every closure also costs a `__name` property definition. Events
+// a per-request emitter fires once ('response', 'socket', 'finish', 'end', 'close') are listened
+// to with `on`: `once` would allocate a wrapper per listener and request.
 const CALL = Symbol('gateway.call');
 const RELAY = Symbol('gateway.relay');
 
@@ -202,7 +248,7 @@ class Call {
   upReq!: WithCall<ClientRequest>;
 
   constructor(
-    readonly ctx: Context,
+    readonly ex: Exchange,
     readonly upstream: Upstream,
     readonly headersTimeoutMs: number,
     readonly connectTimeoutMs: number,
@@ -242,7 +288,7 @@ function onUpResponse(this: WithCall<ClientRequest>, res: IncomingMessage): void
 function onUpError(this: WithCall<ClientRequest>, err: NodeJS.ErrnoException): void {
   const call = this[CALL];
   if (call.settled) return;
-  const req = call.ctx.req;
+  const req = call.ex.req;
   if (!req.complete && req.destroyed) {
     call.fail(clientClosed());
     return;
@@ -275,7 +321,7 @@ function onClientData(this: WithCall<IncomingMessage>, chunk: Buffer): void {
   this.removeListener('data', onClientData);
   if (!call.settled) {
     // Over the limit: the rest is not wanted, by the service or here.
-    answerEarly(this, call.ctx.res, call.drain, { close: true });
+    answerEarly(this, call.ex.res, call.drain, { close: true });
     call.fail(Errors.payloadTooLarge());
   } else {
     // The service already answered; stop both sides.
@@ -343,14 +389,14 @@ export function relay(upRes: IncomingMessage, res: ServerResponse): Promise<void
     const r = new Relay(upRes as WithRelay<IncomingMessage>, res as WithRelay<ServerResponse>, resolve);
     r.upRes[RELAY] = r;
     r.res[RELAY] = r;
-    upRes.once('close', onUpResClose);
-    upRes.once('error', ignore);
-    res.once('close', onResClose);
+    upRes.on('close', onUpResClose);
+    upRes.on('error', ignore);
+    res.on('close', onResClose);
     const len = Number(upRes.headers['content-length']);
     if (len >= 0 && len <= SMALL_BODY_BYTES) {
       r.chunks = [];
       upRes.on('data', onUpResData);
-      upRes.once('end', onUpResEnd);
+      upRes.on('end', onUpResEnd);
       return;
     }
     upRes.pipe(res);
@@ -372,28 +418,30 @@ export class UpstreamProxy {
     });
   }
 
-  /** Forward `ctx` to `upstream` and stream the answer back. Throws AppError (503/413) before the answer starts. */
-  async forward(ctx: Context, upstream: Upstream, fo: ForwardOptions): Promise<void> {
-    const req = ctx.req;
-    const trust = this.opts.trustProxy;
-    const headers = upstreamRequestHeaders(req.headers, {
-      requestId: (ctx.state as { requestId?: string }).requestId ?? '',
-      remoteAddress: req.socket.remoteAddress,
-      // Cheaper than koa's ctx.protocol / ctx.host getters, same answer.
-      proto: trust ? ctx.protocol : (req.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http',
-      host: trust ? ctx.host : (req.headers.host ?? ''),
-      trustProxy: trust,
-      identityHeader: fo.identity ? signIdentity(fo.identity, this.opts.identitySecret) : undefined,
-    });
-    injectTraceHeaders(headers as Record<string, string>);
+  /**
+   * Forward one exchange to `upstream` and stream the answer back (written here, status and
+   * headers in one `writeHead`). Throws AppError (503/413) before the answer starts; never after.
+   */
+  async forward(ex: Exchange, upstream: Upstream, fo: ForwardOptions): Promise<void> {
+    const req = ex.req;
     const withBody = hasRequestBody(req.headers);
+    const headers = upstreamRequestHeaders(req.headers, {
+      requestId: ex.requestId,
+      remoteAddress: req.socket.remoteAddress,
+      proto: ex.proto,
+      host: ex.host,
+      trustProxy: this.opts.trustProxy,
+      identityHeader: ex.identityHeader,
+      upstreamHost: upstream.hostHeader ?? `${upstream.hostname}:${upstream.port}`,
+      emptyBody: !withBody && !BODILESS_BY_DEFAULT.has(req.method ?? 'GET'),
+    });
 
-    let attempt = await this.send(ctx, upstream, headers, withBody, fo);
-    if (attempt.retryable && !withBody) attempt = await this.send(ctx, upstream, headers, withBody, fo);
+    let attempt = await this.send(ex, upstream, headers, withBody, fo);
+    if (attempt.retryable && !withBody) attempt = await this.send(ex, upstream, headers, withBody, fo);
     if (attempt.error) throw attempt.error;
     const upRes = attempt.res as IncomingMessage;
     const upReq = attempt.upReq as ClientRequest;
-    const res = ctx.res;
+    const res = ex.res;
 
     // The service answered before it had the whole body (an upload refused at once, its own
     // 413): relay the answer now; stop forwarding the body, and let the client finish sending
@@ -405,26 +453,17 @@ export class UpstreamProxy {
       answerEarly(req, res, this.opts.drain ?? DEFAULT_DRAIN_LIMITS);
     }
 
-    ctx.status = upRes.statusCode ?? 502;
-    copyResponseHeaders(upRes.headers, res);
-    // From here on the gateway writes the response itself; koa must not touch it.
-    ctx.respond = false;
+    res.writeHead(upRes.statusCode ?? 502, responseHeaders(upRes.headers, ex.headers) as string[]);
     await relay(upRes, res);
     // A half-sent request leaves its upstream socket unusable (the agent would wait for the
     // rest of the body for ever): drop it.
     if (early) upReq.destroy();
   }
 
-  private send(
-    ctx: Context,
-    upstream: Upstream,
-    headers: Record<string, string | string[]>,
-    withBody: boolean,
-    fo: ForwardOptions,
-  ): Promise<Attempt> {
+  private send(ex: Exchange, upstream: Upstream, headers: (string | string[])[], withBody: boolean, fo: ForwardOptions): Promise<Attempt> {
     return new Promise<Attempt>((resolve) => {
       const call = new Call(
-        ctx,
+        ex,
         upstream,
         fo.upload ? 0 : this.opts.headersTimeoutMs,
         this.opts.connectTimeoutMs,
@@ -432,20 +471,21 @@ export class UpstreamProxy {
         this.opts.drain ?? DEFAULT_DRAIN_LIMITS,
         resolve,
       );
-      const req = ctx.req as WithCall<IncomingMessage>;
+      const req = ex.req as WithCall<IncomingMessage>;
       const upReq = http.request({
         agent: this.agent,
         hostname: upstream.hostname,
         port: upstream.port,
         method: req.method,
         path: req.url,
-        headers,
+        // A flat list: node stores it as the header block at once (see upstreamRequestHeaders).
+        headers: headers as unknown as http.OutgoingHttpHeaders,
       }) as WithCall<ClientRequest>;
       call.upReq = upReq;
       upReq[CALL] = call;
-      upReq.once('response', onUpResponse);
+      upReq.on('response', onUpResponse);
       upReq.on('error', onUpError);
-      upReq.once('socket', onUpSocket);
+      upReq.on('socket', onUpSocket);
 
       if (!withBody) {
         call.startHeadersTimer();
@@ -453,9 +493,9 @@ export class UpstreamProxy {
         return;
       }
       req[CALL] = call;
-      upReq.once('finish', onUpFinish);
+      upReq.on('finish', onUpFinish);
       if (call.limit !== undefined) req.on('data', onClientData);
-      req.once('close', onClientClose);
+      req.on('close', onClientClose);
       req.pipe(upReq);
     });
   }

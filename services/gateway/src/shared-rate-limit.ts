@@ -10,8 +10,17 @@
  *
  * Hot path: per client, at most one KV write is in flight per process; requests arriving meanwhile
  * join the next write (one update adds the whole batch), so 50 concurrent requests of one token
- * cost a few round trips, not 50 conflicting ones. Once a window's count reaches the limit, later
- * requests are refused without any round trip (counts only grow within a window).
+ * cost a few round trips, not 50 conflicting ones. When the client is busy here (b > 1 of its
+ * requests queued behind the write or in flight in this process), the write also reserves spare
+ * slots for its next requests in this process (8 × (b − 1), at most 256, and never more than an
+ * eighth of what is left below the limit), handed out without a round trip: a busy client costs a
+ * KV write per few dozen requests, and near the limit reservations shrink to nothing, so exactly
+ * `limit` requests pass. A client calling one request at a time reserves nothing, and sees the
+ * exact shared count on every replica. The price under load: another replica's
+ * `X-RateLimit-Remaining` counts slots reserved here and not used yet (at most an eighth of the
+ * allowance left). Once a window's count
+ * reaches the limit, later requests are refused without any round trip (counts only grow within a
+ * window).
  *
  * Fallback: while NATS is unreachable (disconnected, the bucket not open yet, or a KV call failed
  * or timed out), decisions come from the in-process limiter, so each replica enforces the limit
@@ -25,8 +34,11 @@ import type { RateDecision, RateLimiter } from './rate-limit.js';
 
 /** Anything the gateway can count a request against: the in-process limiter or the shared one. */
 export interface RateLimitStore {
-  /** Count one request of `key` against `limit` per window. */
-  take(key: string, limit: number): RateDecision | Promise<RateDecision>;
+  /**
+   * Count one request of `key` against `limit` per window. `concurrent`: how many requests of
+   * this client this process has in flight, this one included (a hint for reservations).
+   */
+  take(key: string, limit: number, concurrent?: number): RateDecision | Promise<RateDecision>;
 }
 
 /** Options of SharedRateLimiter. */
@@ -53,6 +65,8 @@ export interface SharedRateLimiterOptions {
 interface Waiter {
   limit: number;
   resolve: (d: RateDecision) => void;
+  /** The caller's `concurrent` hint. */
+  concurrent: number;
 }
 
 /** What this process knows of one client's current window. */
@@ -62,6 +76,8 @@ interface Counter {
   count: number;
   /** The shared count before this process's last write (positions of its batch start after it). */
   before: number;
+  /** Slots this process reserved (the last ones up to `count`) and has not handed out yet. */
+  free: number;
   revision: number;
   waiting: Waiter[];
   busy: boolean;
@@ -109,21 +125,23 @@ export class SharedRateLimiter implements RateLimitStore {
     this.stopped = true;
   }
 
-  /** Count one request of `key` against `limit` per window. */
-  take(key: string, limit: number): RateDecision | Promise<RateDecision> {
+  /** Count one request of `key` against `limit` per window (see RateLimitStore). */
+  take(key: string, limit: number, concurrent = 1): RateDecision | Promise<RateDecision> {
     const now = Date.now();
     if (!this.shared) return this.opts.fallback.take(key, limit, now);
     const window = Math.floor(now / this.windowMs);
     let c = this.counters.get(key);
     if (!c || c.window !== window) {
       if (this.counters.size > 0 && (!c || c.window < window)) this.sweep(window);
-      c = { window, count: 0, before: 0, revision: 0, waiting: [], busy: false };
+      c = { window, count: 0, before: 0, free: 0, revision: 0, waiting: [], busy: false };
       this.counters.set(key, c);
     }
+    // A slot reserved by an earlier write: no round trip.
+    if (c.free > 0) return this.decide(c, c.count - c.free-- + 1, limit, now);
     // Counts only grow within a window: once at the limit, refuse without asking NATS.
     if (c.count >= limit && !c.busy) return this.decide(c, c.count + 1, limit, now);
     return new Promise<RateDecision>((resolve) => {
-      c.waiting.push({ limit, resolve });
+      c.waiting.push({ limit, resolve, concurrent });
       if (!c.busy) void this.flush(key, c);
     });
   }
@@ -142,9 +160,17 @@ export class SharedRateLimiter implements RateLimitStore {
     c.busy = true;
     try {
       while (c.waiting.length > 0) {
+        // Slots reserved by the last write go to those who waited for it first.
+        while (c.free > 0 && c.waiting.length > 0) {
+          const w = c.waiting.shift() as Waiter;
+          w.resolve(this.decide(c, c.count - c.free-- + 1, w.limit, Date.now()));
+        }
+        if (c.waiting.length === 0) break;
         const batch = c.waiting.splice(0);
         const limit = batch[0].limit;
-        const ok = await this.add(key, c, batch.length, limit);
+        let busy = batch.length;
+        for (const w of batch) if (w.concurrent > busy) busy = w.concurrent;
+        const ok = await this.add(key, c, batch.length, limit, busy);
         const now = Date.now();
         if (!ok) {
           for (const w of batch) w.resolve(this.opts.fallback.take(key, w.limit, now));
@@ -154,6 +180,8 @@ export class SharedRateLimiter implements RateLimitStore {
         // limit took fewer: the rest fall beyond it and are refused).
         let position = c.before + 1;
         for (const w of batch) w.resolve(this.decide(c, position++, w.limit, now));
+        // What the write took beyond the batch is reserved for the next requests.
+        c.free = Math.max(0, c.count - (c.before + batch.length));
       }
     } finally {
       c.busy = false;
@@ -164,7 +192,7 @@ export class SharedRateLimiter implements RateLimitStore {
    * Add up to `n` hits to the shared count (never beyond `limit`: refused requests need no
    * write). Sets c.before/c.count/c.revision. False when NATS failed (the caller falls back).
    */
-  private async add(key: string, c: Counter, n: number, limit: number): Promise<boolean> {
+  private async add(key: string, c: Counter, n: number, limit: number, busy: number): Promise<boolean> {
     const kv = this.kv;
     if (!kv) return false;
     const k = `${encodeKey(key)}.${c.window}`;
@@ -174,7 +202,9 @@ export class SharedRateLimiter implements RateLimitStore {
           c.before = c.count;
           return true;
         }
-        const next = Math.min(limit, c.count + n);
+        // Spare slots for later requests (see the header): none near the limit.
+        const spare = Math.min(Math.floor((limit - c.count - n) / 8), 8 * (busy - 1), 256);
+        const next = Math.min(limit, c.count + n + Math.max(0, spare));
         try {
           const revision =
             c.revision === 0

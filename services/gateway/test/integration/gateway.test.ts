@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { Server } from 'node:http';
 import { Readable } from 'node:stream';
-import { createLogger, serveRpc, verifyIdentity, type RpcServer } from '@rdm/platform';
+import { createLogger, isTelemetryEnabled, serveRpc, startTelemetry, verifyIdentity, type RpcServer } from '@rdm/platform';
 import { spawnNatsServer, testNats, waitFor } from '@rdm/platform/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createApp, type Gateway } from '../../src/app.js';
@@ -144,6 +144,58 @@ describe('gateway routing and headers', () => {
     expect(h['x-forwarded-host']).toBe('repo.example.org');
     expect(h.traceparent).toBe(tp);
     expect(h['x-rdm-identity']).toBeUndefined();
+  });
+
+  it('should frame a bodiless POST with Content-Length: 0 and send the service its own Host', async () => {
+    const res = await new Promise<http.IncomingMessage>((resolve, reject) => {
+      const req = http.request(`${gw.url}/api/records/abcde-fgh12/draft/actions/publish`, { method: 'POST' }, resolve);
+      req.on('error', reject);
+      req.end();
+    });
+    res.resume();
+    await new Promise((r) => res.on('end', r));
+    const seen = last('records')!;
+    expect(seen.method).toBe('POST');
+    expect(seen.headers['content-length']).toBe('0');
+    expect(seen.headers['transfer-encoding']).toBeUndefined();
+    expect(seen.headers.host).toBe(new URL(stubs.records.url).host);
+    // No client request id: the gateway's own, the same one upstream and back.
+    expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    expect(seen.headers['x-request-id']).toBe(res.headers['x-request-id']);
+  });
+
+  it('should forward through koa, with the span as trace context, while OpenTelemetry is on', async () => {
+    const saved = process.env.OTEL_TRACES_EXPORTER;
+    process.env.OTEL_TRACES_EXPORTER = 'none';
+    const telemetry = startTelemetry('gateway-test', true);
+    try {
+      expect(isTelemetryEnabled()).toBe(true);
+      const tp = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+      const res = await fetch(`${gw.url}/api/vocabularies/resourcetypes/dataset`, {
+        headers: { traceparent: tp, 'x-request-id': 'otel-1' },
+      });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('etag')).toBe('"3"');
+      expect(res.headers.get('x-request-id')).toBe('otel-1');
+      expect(res.headers.get('x-ratelimit-limit')).toBe('500');
+      await res.arrayBuffer();
+      const h = last('vocabularies')!.headers;
+      expect(h['x-request-id']).toBe('otel-1');
+      // One traceparent: the same trace, the gateway's span as parent once the SDK runs.
+      expect(typeof h.traceparent).toBe('string');
+      expect(String(h.traceparent).split('-')[1]).toBe('4bf92f3577b34da6a3ce929d0e0e4736');
+      const refused = await fetch(`${gw.url}/api/nothing`);
+      expect(refused.status).toBe(404);
+      expect(await refused.json()).toEqual({
+        status: 404,
+        message: 'The requested URL was not found on the server. If you entered the URL manually please check your spelling and try again.',
+      });
+    } finally {
+      await telemetry.shutdown();
+      if (saved === undefined) Reflect.deleteProperty(process.env, 'OTEL_TRACES_EXPORTER');
+      else process.env.OTEL_TRACES_EXPORTER = saved;
+    }
+    expect(isTelemetryEnabled()).toBe(false);
   });
 
   it("should pass a service's own error answers through untouched", async () => {

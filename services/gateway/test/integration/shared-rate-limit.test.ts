@@ -136,6 +136,30 @@ describe('SharedRateLimiter', () => {
     expect(anon.filter((s) => s.status === 200)).toHaveLength(15);
   });
 
+  it('should reserve slots for a client busy on this replica (no round trip for them), none for one at a time nor near the limit', async () => {
+    await awayFromWindowEnd();
+    const a = await replica('rl_reserve', { RATE_LIMIT_AUTHENTICATED: '1000' });
+    const b = await replica('rl_reserve', { RATE_LIMIT_AUTHENTICATED: '1000' });
+    const limits = a.gw.sharedLimits as NonNullable<Gateway['sharedLimits']>;
+    // Ten requests of the client in flight here: the write reserves spare slots (8 × 9 = 72).
+    const first = limits.take('t:busy', 1000, 10);
+    expect(first).toBeInstanceOf(Promise);
+    expect((await first).remaining).toBe(999);
+    const next = limits.take('t:busy', 1000, 10);
+    expect(next).not.toBeInstanceOf(Promise);
+    expect((next as Awaited<typeof first>).remaining).toBe(998);
+    // The other replica counts after the reservation.
+    const other = await (b.gw.sharedLimits as NonNullable<Gateway['sharedLimits']>).take('t:busy', 1000, 1);
+    expect(other.remaining).toBe(1000 - 1 - 72 - 1);
+    // One request at a time: every take is a write, and counts are exact.
+    expect((await limits.take('t:calm', 1000, 1)).remaining).toBe(999);
+    expect(limits.take('t:calm', 1000, 1)).toBeInstanceOf(Promise);
+    // Near the limit no spare slot is taken: exactly the limit passes.
+    const near = await Promise.all(Array.from({ length: 6 }, () => limits.take('t:near', 5, 6)));
+    expect(near.filter((d) => d.allowed)).toHaveLength(5);
+    expect((await (b.gw.sharedLimits as NonNullable<Gateway['sharedLimits']>).take('t:near', 5, 1)).allowed).toBe(false);
+  });
+
   it('should fall back to in-process limits at once while NATS is down, and share again after', async () => {
     await awayFromWindowEnd(30_000);
     const a = await replica('rl_outage', { RATE_LIMIT_ANONYMOUS: '4' });
