@@ -1,7 +1,7 @@
 /**
  * Prometheus metrics: default process metrics, an HTTP duration histogram per service and the
- * number of SQL statements its pools sent (`db_statements_total`, BEGIN/COMMIT included: what the
- * deposit bench counts per step).
+ * number of SQL statements its pools sent (`db_statements_total`, BEGIN/COMMIT included, idle
+ * polls not: what the deposit bench counts per step).
  */
 import type { Context, Middleware, Next } from 'koa';
 import client from 'prom-client';
@@ -32,9 +32,12 @@ const dbStatements = new client.Counter({
   registers: [registry],
 });
 
+/** Statements of idle background loops (the outbox relay's "anything waiting?" poll), not counted. */
+export const IDLE_STATEMENTS = new Set<string>();
+
 /** Count one statement (the knex `query` event of every pool made by createDb). */
-export function countDbStatement(): void {
-  dbStatements.inc();
+export function countDbStatement(q: { sql?: string }): void {
+  if (q.sql === undefined || !IDLE_STATEMENTS.has(q.sql)) dbStatements.inc();
 }
 
 /** Measure every request (route = matched router path, never the raw URL). */
