@@ -188,7 +188,8 @@ export interface BenchTarget {
 const ADMIN_URL = process.env.DATABASE_URL ?? 'postgres://rdm:rdm@127.0.0.1:5432/rdm';
 const DATA = join(REPO_ROOT, '.data');
 
-async function freshDatabase(name: string): Promise<string> {
+/** Drop and create database `name` on DATABASE_URL's server; returns its URL. */
+export async function freshDatabase(name: string): Promise<string> {
   if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`database name '${name}' must be a plain identifier`);
   const req = createRequire(join(REPO_ROOT, 'services', '_platform', 'package.json'));
   const pg = req('pg') as { Client: new (o: object) => PgClient };
@@ -205,7 +206,8 @@ async function freshDatabase(name: string): Promise<string> {
   return u.toString();
 }
 
-async function privateNats(port: number, name: string): Promise<{ url: string; child: ChildProcess } | null> {
+/** A private JetStream nats-server on `port` with an empty store (null without a nats-server binary). */
+export async function privateNats(port: number, name: string): Promise<{ url: string; child: ChildProcess } | null> {
   const bin = ['/usr/sbin/nats-server', '/usr/bin/nats-server', '/usr/local/bin/nats-server'].find((p) => existsSync(p));
   if (!bin) return null;
   if (await portOpen(port)) throw new Error(`nats port ${port} is in use; pick another`);
