@@ -7,7 +7,14 @@
  *     publish (the README's curl walk-through). After BENCH_WARMUP (10) unmeasured deposits
  *     (JIT, pools, caches), BENCH_SEQ_RECORDS (50) one after the other, then BENCH_RECORDS (200)
  *     with BENCH_CONCURRENCY (8) depositors. Each phase stops starting deposits after
- *     BENCH_PHASE_SECONDS (90). Prints records/s and p50/p99 of every step; aim ≥ 50 records/s.
+ *     BENCH_PHASE_SECONDS (90). Prints records/s and p50/p99 of every step; aim ≥ 60 records/s.
+ * (a') where the milliseconds of one deposit go: BENCH_TRACED (20) more deposits one at a time,
+ *     each step followed by BENCH_SETTLE_MS (300) of quiet so that what it sets off (outbox relay,
+ *     consumers and their RPCs) counts to it; per step: client ms, ms inside each process's HTTP
+ *     handlers (its /metrics histogram: gateway minus service = the hop), NATS messages (the
+ *     private nats-server's /varz, monitor on BENCH_NATS_MONITOR_PORT = BENCH_NATS_PORT + 4000)
+ *     SQL statements per process (the platform's db_statements_total) and CPU ms per process, each net of a "null step" (the same probes and quiet without a
+ *     request: the probes' own cost, relay polls, pulls).
  * (c) `GET /api/records/<id>` of a published public record (anonymous), autocannon with
  *     BENCH_CONNECTIONS (50) connections for BENCH_SECONDS (10) after a 2 s warm-up: requests/s,
  *     p50, p99; aim p99 ≤ 20 ms.
@@ -33,7 +40,7 @@
  * Exit 1 when a request fails. Ends with a `=== records bench summary ===` block.
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { createRequire } from 'node:module';
 import { connect } from 'node:net';
@@ -42,6 +49,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import autocannon from 'autocannon';
 import { DEFAULT_PORTS, GATEWAY, REPO_ROOT, SERVICES, type Stack, startStack, terminate } from '../up.js';
+import { type CpuSnapshot, type CpuTargets, cpuDelta, cpuSnapshot, pidOfPort } from './lib/cpu.js';
 
 const env = process.env;
 const num = (name: string, dflt: number, min: number, max: number) => {
@@ -57,13 +65,16 @@ const SECONDS = num('BENCH_SECONDS', 10, 1, 60);
 const CONNECTIONS = num('BENCH_CONNECTIONS', 50, 1, 500);
 const PORT_BASE = num('BENCH_PORT_BASE', 5880, 1024, 65000);
 const NATS_PORT = num('BENCH_NATS_PORT', 4225, 1024, 65535);
+const NATS_MONITOR_PORT = num('BENCH_NATS_MONITOR_PORT', NATS_PORT + 4000, 1024, 65535);
+const TRACED = num('BENCH_TRACED', 20, 0, 1000);
+const SETTLE_MS = num('BENCH_SETTLE_MS', 300, 0, 10_000);
 const DB_NAME = env.BENCH_DATABASE_NAME ?? 'rdm_bench';
 const EMAIL = env.BENCH_EMAIL ?? 'bench@example.org';
 const LOG_LEVEL = env.BENCH_LOG_LEVEL ?? 'warn';
 const ADMIN_URL = env.DATABASE_URL ?? 'postgres://rdm:rdm@127.0.0.1:5432/rdm';
 const DATA = join(REPO_ROOT, '.data');
 const PARTS = (env.BENCH_PARTS ?? 'a,c').split(',').map((s) => s.trim());
-const RATE_AIM = 50;
+const RATE_AIM = 60;
 const P99_AIM_MS = 20;
 const STEPS = ['create', 'init', 'upload', 'commit', 'publish'] as const;
 type Step = (typeof STEPS)[number];
@@ -166,102 +177,6 @@ async function deposit(base: string, token: string, i: number): Promise<{ id: st
   return { id, t };
 }
 
-// ─── CPU per process (what the machine spends per record, whatever else runs on it) ─────────
-
-/** pid of the process listening on 127.0.0.1:`port` (via /proc; null when unknown). */
-function pidOfPort(port: number): number | null {
-  const hex = `:${port.toString(16).toUpperCase().padStart(4, '0')}`;
-  const inodes = new Set<string>();
-  for (const f of ['/proc/net/tcp', '/proc/net/tcp6']) {
-    let text = '';
-    try {
-      text = readFileSync(f, 'utf8');
-    } catch {
-      continue;
-    }
-    for (const line of text.split('\n').slice(1)) {
-      const cols = line.trim().split(/\s+/);
-      if (cols.length > 9 && cols[1].endsWith(hex) && cols[3] === '0A') inodes.add(cols[9]);
-    }
-  }
-  if (inodes.size === 0) return null;
-  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
-    try {
-      for (const fd of readdirSync(`/proc/${pid}/fd`)) {
-        const m = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`));
-        if (m && inodes.has(m[1])) return Number(pid);
-      }
-    } catch {
-      /* gone or not ours */
-    }
-  }
-  return null;
-}
-
-/** utime + stime of a process in ms (null when it is gone). */
-function cpuMsOf(pid: number): number | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(f[11]) + Number(f[12])) * 1000) / 100; // USER_HZ is 100 on Linux
-  } catch {
-    return null;
-  }
-}
-
-/** PostgreSQL backends serving database `db` (their title is `postgres: <user> <db> …`). */
-function pgBackends(db: string): number[] {
-  const out: number[] = [];
-  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
-    try {
-      const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-      if (cmd.startsWith('postgres: ') && cmd.split('\0')[0].split(' ').slice(1).includes(db)) out.push(Number(pid));
-    } catch {
-      /* gone */
-    }
-  }
-  return out;
-}
-
-/** Processes whose CPU time is accounted: name → pid(s). */
-interface CpuTargets {
-  procs: Record<string, number>;
-  database: string | null;
-}
-
-type CpuSnapshot = Map<string, Map<number, number>>;
-
-function cpuSnapshot(t: CpuTargets): CpuSnapshot {
-  const snap: CpuSnapshot = new Map();
-  for (const [name, pid] of Object.entries(t.procs)) {
-    const ms = cpuMsOf(pid);
-    if (ms !== null) snap.set(name, new Map([[pid, ms]]));
-  }
-  if (t.database) {
-    const m = new Map<number, number>();
-    for (const pid of pgBackends(t.database)) {
-      const ms = cpuMsOf(pid);
-      if (ms !== null) m.set(pid, ms);
-    }
-    snap.set('postgres', m);
-  }
-  const self = process.cpuUsage();
-  snap.set('bench client', new Map([[process.pid, (self.user + self.system) / 1000]]));
-  return snap;
-}
-
-/** CPU ms spent by each process between two snapshots (backends born in between count whole). */
-function cpuDelta(a: CpuSnapshot, b: CpuSnapshot): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const [name, after] of b) {
-    const before = a.get(name) ?? new Map<number, number>();
-    let sum = 0;
-    for (const [pid, ms] of after) sum += ms - (before.get(pid) ?? 0);
-    out[name] = sum;
-  }
-  return out;
-}
-
 let cpuTargets: CpuTargets = { procs: {}, database: null };
 
 interface PhaseResult {
@@ -322,6 +237,206 @@ function printPhase(r: PhaseResult): void {
     `    CPU ms per record: ${Object.entries(r.cpuPerRecord)
       .map(([k, v]) => `${k} ${v.toFixed(1)}`)
       .join(', ')}; total ${total.toFixed(1)} (2 cores: ≤ ${(2000 / Math.max(total, 1)).toFixed(0)} records/s at best)`,
+  );
+}
+
+// ─── (a') where the milliseconds of one deposit go ────────────────────────────────────────────
+
+/** Ports whose /metrics are read (gateway and services), and the NATS monitor (null: not counted). */
+let metricPorts: Record<string, number> = {};
+let natsMonitor: string | null = null;
+
+/** Per process: seconds inside HTTP handlers (routes summed; /metrics and health excluded) and SQL statements, from its /metrics. */
+async function serviceCounters(): Promise<{ handler: Record<string, number>; statements: Record<string, number> }> {
+  const handler: Record<string, number> = {};
+  const statements: Record<string, number> = {};
+  await Promise.all(
+    Object.entries(metricPorts).map(async ([name, port]) => {
+      try {
+        const r = await fetch(`http://127.0.0.1:${port}/metrics`, { signal: AbortSignal.timeout(2000) });
+        let sum = 0;
+        for (const line of (await r.text()).split('\n')) {
+          const value = () => Number(line.slice(line.lastIndexOf(' ') + 1)) || 0;
+          if (line.startsWith('db_statements_total')) statements[name] = value();
+          if (!line.startsWith('http_request_duration_seconds_sum{') || line.includes('route="unmatched"')) continue;
+          sum += value();
+        }
+        handler[name] = sum;
+      } catch {
+        /* no metrics: not counted */
+      }
+    }),
+  );
+  return { handler, statements };
+}
+
+/** Messages the NATS server received so far (RPC requests and replies, JetStream publishes, acks, pulls). */
+async function natsInMsgs(): Promise<number | null> {
+  if (!natsMonitor) return null;
+  try {
+    const r = await fetch(`${natsMonitor}/varz`, { signal: AbortSignal.timeout(2000) });
+    return Number(((await r.json()) as { in_msgs?: number }).in_msgs ?? 0);
+  } catch {
+    return null;
+  }
+}
+
+interface Probe {
+  at: number;
+  cpu: CpuSnapshot;
+  handler: Record<string, number>;
+  statements: Record<string, number>;
+  nats: number | null;
+}
+
+async function probe(): Promise<Probe> {
+  const [counters, nats] = await Promise.all([serviceCounters(), natsInMsgs()]);
+  return { at: performance.now(), cpu: cpuSnapshot(cpuTargets), ...counters, nats };
+}
+
+/** Statements sent per process between two probes. */
+const statementsBetween = (a: Probe, b: Probe): Record<string, number> =>
+  Object.fromEntries(Object.entries(b.statements).map(([k, v]) => [k, v - (a.statements[k] ?? v)]));
+
+/** What one step cost, background (the idle rate over the same time) subtracted. */
+interface StepCost {
+  clientMs: number;
+  handlerMs: Record<string, number>;
+  /** SQL statements per process (BEGIN/COMMIT included; the platform's db_statements_total). */
+  statements: Record<string, number>;
+  natsMsgs: number;
+  cpuMs: Record<string, number>;
+}
+
+interface Breakdown {
+  deposits: number;
+  steps: Record<Step, StepCost>;
+  /** CPU ms (all processes) and wall ms of one null step. */
+  nullStepCpuMs: number;
+  nullStepMs: number;
+}
+
+/**
+ * BENCH_TRACED deposits one at a time, each step followed by BENCH_SETTLE_MS of quiet so that
+ * the work it set off (outbox relay, event consumers, their RPCs) is charged to it; the idle
+ * rate of each figure (relay polls, pull requests), measured first over 2 s, is subtracted.
+ */
+async function breakdown(base: string, token: string, n: number): Promise<Breakdown> {
+  // Null steps: the same probes and the same quiet without a request; their mean cost per
+  // process (the probes' own /metrics renderings, relay polls, pulls) is what a step's is net of.
+  const NULL_STEPS = 10;
+  const idleCpu: Record<string, number> = {};
+  const idleStatements: Record<string, number> = {};
+  let idleNats = 0;
+  let idleMs = 0;
+  for (let i = 0; i < NULL_STEPS; i++) {
+    const a = await probe();
+    await new Promise((r) => setTimeout(r, SETTLE_MS));
+    const b = await probe();
+    idleMs += b.at - a.at;
+    if (a.nats !== null && b.nats !== null) idleNats += (b.nats - a.nats) / NULL_STEPS;
+    for (const [k, v] of Object.entries(cpuDelta(a.cpu, b.cpu))) idleCpu[k] = (idleCpu[k] ?? 0) + v / NULL_STEPS;
+    for (const [k, v] of Object.entries(statementsBetween(a, b))) idleStatements[k] = (idleStatements[k] ?? 0) + v / NULL_STEPS;
+  }
+  const acc = Object.fromEntries(
+    STEPS.map((s) => [s, { clientMs: 0, handlerMs: {}, statements: {}, natsMsgs: 0, cpuMs: {} } as StepCost]),
+  ) as Record<Step, StepCost>;
+  const add = (into: Record<string, number>, k: string, v: number) => {
+    into[k] = (into[k] ?? 0) + v;
+  };
+  for (let i = 0; i < n; i++) {
+    let before = await probe();
+    const settle = async (step: Step, clientMs: number) => {
+      await new Promise((r) => setTimeout(r, SETTLE_MS));
+      const after = await probe();
+      const c = acc[step];
+      c.clientMs += clientMs;
+      for (const [k, v] of Object.entries(after.handler)) add(c.handlerMs, k, (v - (before.handler[k] ?? v)) * 1000);
+      for (const [k, v] of Object.entries(statementsBetween(before, after))) add(c.statements, k, v - (idleStatements[k] ?? 0));
+      if (after.nats !== null && before.nats !== null) c.natsMsgs += after.nats - before.nats - idleNats;
+      for (const [k, v] of Object.entries(cpuDelta(before.cpu, after.cpu))) {
+        // The bench client's own probing is not the deposit's cost.
+        if (k !== 'bench client') add(c.cpuMs, k, v - (idleCpu[k] ?? 0));
+      }
+      before = await probe();
+    };
+    const timed = async <T>(step: Step, f: () => Promise<T>): Promise<T> => {
+      const t0 = performance.now();
+      const out = await f();
+      await settle(step, performance.now() - t0);
+      return out;
+    };
+    const created = await timed('create', () => call(base, 'POST', '/api/records', { token, json: body(1_000_000 + i) }));
+    expect('create draft', created, 201);
+    const draft = `/api/records/${created.body.id}/draft`;
+    expect('init file', await timed('init', () => call(base, 'POST', `${draft}/files`, { token, json: [{ key: 'data.csv' }] })), 201);
+    expect('upload', await timed('upload', () => call(base, 'PUT', `${draft}/files/data.csv/content`, { token, raw: FILE })), 200);
+    expect('commit', await timed('commit', () => call(base, 'POST', `${draft}/files/data.csv/commit`, { token })), 200);
+    expect('publish', await timed('publish', () => call(base, 'POST', `${draft}/actions/publish`, { token })), 202);
+  }
+  const per = (o: Record<string, number>) => Object.fromEntries(Object.entries(o).map(([k, v]) => [k, Math.max(0, v / n)]));
+  const steps = Object.fromEntries(
+    STEPS.map((s) => [
+      s,
+      {
+        clientMs: acc[s].clientMs / n,
+        handlerMs: per(acc[s].handlerMs),
+        statements: per(acc[s].statements),
+        natsMsgs: Math.max(0, acc[s].natsMsgs / n),
+        cpuMs: per(acc[s].cpuMs),
+      },
+    ]),
+  ) as Record<Step, StepCost>;
+  const idleTotal = Object.entries(idleCpu)
+    .filter(([k]) => k !== 'bench client')
+    .reduce((a, [, v]) => a + v, 0);
+  return { deposits: n, steps, nullStepCpuMs: idleTotal, nullStepMs: idleMs / NULL_STEPS };
+}
+
+function printBreakdown(b: Breakdown): void {
+  const procs = [...new Set(STEPS.flatMap((s) => Object.keys(b.steps[s].cpuMs)))];
+  const handlers = [...new Set(STEPS.flatMap((s) => Object.keys(b.steps[s].handlerMs)))].filter((h) =>
+    STEPS.some((s) => (b.steps[s].handlerMs[h] ?? 0) > 0.05),
+  );
+  say(
+    `\n(a') where one deposit goes: ${b.deposits} deposits one at a time, ${SETTLE_MS} ms of quiet after each step (what a step sets off counts to it), net of a null step (probes and quiet alone: ${b.nullStepCpuMs.toFixed(1)} CPU ms in ${b.nullStepMs.toFixed(0)} ms); means per deposit`,
+  );
+  say(
+    `    ${'step'.padEnd(8)} ${'client ms'.padStart(9)} │ handler ms: ${handlers.map((h) => h.padStart(8)).join(' ')} │ ${'NATS msgs'.padStart(9)} │ CPU ms: ${procs.map((p) => p.padStart(8)).join(' ')} ${'total'.padStart(7)}`,
+  );
+  const tot = { client: 0, nats: 0, cpu: {} as Record<string, number>, handler: {} as Record<string, number> };
+  for (const s of STEPS) {
+    const c = b.steps[s];
+    const cpuTotal = Object.values(c.cpuMs).reduce((a, v) => a + v, 0);
+    tot.client += c.clientMs;
+    tot.nats += c.natsMsgs;
+    for (const p of procs) tot.cpu[p] = (tot.cpu[p] ?? 0) + (c.cpuMs[p] ?? 0);
+    for (const h of handlers) tot.handler[h] = (tot.handler[h] ?? 0) + (c.handlerMs[h] ?? 0);
+    say(
+      `    ${s.padEnd(8)} ${c.clientMs.toFixed(1).padStart(9)} │             ${handlers.map((h) => (c.handlerMs[h] ?? 0).toFixed(1).padStart(8)).join(' ')} │ ${c.natsMsgs.toFixed(1).padStart(9)} │         ${procs.map((p) => (c.cpuMs[p] ?? 0).toFixed(1).padStart(8)).join(' ')} ${cpuTotal.toFixed(1).padStart(7)}`,
+    );
+  }
+  const cpuAll = Object.values(tot.cpu).reduce((a, v) => a + v, 0);
+  say(
+    `    ${'deposit'.padEnd(8)} ${tot.client.toFixed(1).padStart(9)} │             ${handlers.map((h) => tot.handler[h].toFixed(1).padStart(8)).join(' ')} │ ${tot.nats.toFixed(1).padStart(9)} │         ${procs.map((p) => tot.cpu[p].toFixed(1).padStart(8)).join(' ')} ${cpuAll.toFixed(1).padStart(7)}`,
+  );
+  const dbProcs = [...new Set(STEPS.flatMap((s) => Object.keys(b.steps[s].statements)))].filter((p) =>
+    STEPS.some((s) => (b.steps[s].statements[p] ?? 0) >= 0.05),
+  );
+  say(
+    `    SQL statements (BEGIN/COMMIT included): ${'step'.padEnd(8)} ${dbProcs.map((p) => p.padStart(11)).join(' ')} ${'total'.padStart(7)}`,
+  );
+  const dbTot: Record<string, number> = {};
+  for (const s of [...STEPS, 'deposit'] as const) {
+    const row = s === 'deposit' ? dbTot : b.steps[s].statements;
+    if (s !== 'deposit') for (const p of dbProcs) dbTot[p] = (dbTot[p] ?? 0) + (row[p] ?? 0);
+    const total = dbProcs.reduce((a, p) => a + (row[p] ?? 0), 0);
+    say(
+      `                                            ${s.padEnd(8)} ${dbProcs.map((p) => (row[p] ?? 0).toFixed(1).padStart(11)).join(' ')} ${total.toFixed(1).padStart(7)}`,
+    );
+  }
+  say(
+    "    (handler ms: time inside each process's HTTP handlers, its /metrics histogram; gateway minus the service = the hop. CPU at 10 ms ticks: means over many deposits.)",
   );
 }
 
@@ -409,19 +524,23 @@ async function freshDatabase(name: string): Promise<string> {
 }
 
 /** A private JetStream nats-server with an empty store, or null (then the shared one is used). */
-async function privateNats(): Promise<{ url: string; child: ChildProcess } | null> {
+async function privateNats(): Promise<{ url: string; monitor: string; child: ChildProcess } | null> {
   const bin = ['/usr/sbin/nats-server', '/usr/bin/nats-server', '/usr/local/bin/nats-server'].find((p) => existsSync(p));
   if (!bin) return null;
   if (await portOpen(NATS_PORT)) throw new Error(`BENCH_NATS_PORT ${NATS_PORT} is in use; set BENCH_NATS_PORT to a free port`);
   const store = join(DATA, 'bench-nats');
   rmSync(store, { recursive: true, force: true });
-  const child = spawn(bin, ['-a', '127.0.0.1', '-p', String(NATS_PORT), '-js', '-sd', store], { stdio: 'ignore', detached: true });
+  // -m: the monitoring port, whose /varz message counts the breakdown reads.
+  const child = spawn(bin, ['-a', '127.0.0.1', '-p', String(NATS_PORT), '-m', String(NATS_MONITOR_PORT), '-js', '-sd', store], {
+    stdio: 'ignore',
+    detached: true,
+  });
   const deadline = Date.now() + 15_000;
   while (!(await portOpen(NATS_PORT))) {
     if (Date.now() > deadline || child.exitCode !== null) throw new Error('private nats-server did not start');
     await new Promise((r) => setTimeout(r, 100));
   }
-  return { url: `nats://127.0.0.1:${NATS_PORT}`, child };
+  return { url: `nats://127.0.0.1:${NATS_PORT}`, monitor: `http://127.0.0.1:${NATS_MONITOR_PORT}`, child };
 }
 
 async function userToken(databaseUrl: string): Promise<string> {
@@ -477,6 +596,8 @@ try {
     databaseUrl = await freshDatabase(DB_NAME);
     const n = await privateNats();
     nats = n?.child ?? null;
+    natsMonitor = n?.monitor ?? null;
+    metricPorts = { ...ports };
     const filesDir = join(DATA, 'bench-records-files');
     rmSync(filesDir, { recursive: true, force: true });
     const logDir = join(DATA, 'bench-logs', 'records');
@@ -517,6 +638,8 @@ try {
       if (pid) procs[n] = pid;
     }
     cpuTargets = { procs, database: new URL(databaseUrl).pathname.slice(1) || null };
+    metricPorts = { [GATEWAY]: Number(new URL(base).port || 80) };
+    for (const n of SERVICES) metricPorts[n] = Number(env[`${n.toUpperCase()}_PORT`] ?? DEFAULT_PORTS[n]);
   }
   const token = await userToken(databaseUrl);
   say(
@@ -528,6 +651,8 @@ try {
   if (doA && SEQ_RECORDS > 0) results.push(await phase('sequential', base, token, SEQ_RECORDS, 1));
   if (doA && RECORDS > 0) results.push(await phase(`${CONCURRENCY} concurrent depositors`, base, token, RECORDS, CONCURRENCY));
   for (const r of results) printPhase(r);
+  const bd = doA && TRACED > 0 ? await breakdown(base, token, TRACED) : undefined;
+  if (bd) printBreakdown(bd);
 
   let rd: ReadResult | undefined;
   if (PARTS.includes('c')) {
@@ -561,6 +686,19 @@ try {
       `  (a) ${r.name.padEnd(22)} ${r.rate.toFixed(1).padStart(6)} records/s (aim ≥ ${RATE_AIM}: ${r.rate >= RATE_AIM ? 'met' : 'NOT met'}), CPU ${sum(r.cpuPerRecord).toFixed(1)} ms/record; p50/p99 ms: ${STEPS.map((s) => `${s} ${r.steps[s].p50.toFixed(0)}/${r.steps[s].p99.toFixed(0)}`).join(', ')} (load ${r.load})`,
     );
   }
+  if (bd) {
+    const cpuOf = (c: { cpuMs: Record<string, number> }) => Object.values(c.cpuMs).reduce((a, v) => a + v, 0);
+    say(
+      `  (a') one deposit, step by step (ms / CPU ms / SQL statements / NATS msgs): ${STEPS.map((s) => `${s} ${bd.steps[s].clientMs.toFixed(1)}/${cpuOf(bd.steps[s]).toFixed(1)}/${sum(bd.steps[s].statements).toFixed(0)}/${bd.steps[s].natsMsgs.toFixed(0)}`).join(', ')}; CPU by process: ${Object.entries(
+        STEPS.reduce<Record<string, number>>((o, s) => {
+          for (const [k, v] of Object.entries(bd.steps[s].cpuMs)) o[k] = (o[k] ?? 0) + v;
+          return o;
+        }, {}),
+      )
+        .map(([k, v]) => `${k} ${v.toFixed(1)}`)
+        .join(', ')}`,
+    );
+  }
   if (rd)
     say(
       `  (c) GET record, ${CONNECTIONS} conns  ${String(rd.rps).padStart(6)} req/s, p50 ${rd.p50.toFixed(1)} ms, p99 ${rd.p99.toFixed(1)} ms (aim ≤ ${P99_AIM_MS}: ${rd.p99 <= P99_AIM_MS ? 'met' : 'NOT met'}), CPU ${sum(rd.cpuPerRequestUs).toFixed(0)} µs/request (load ${rd.load})`,
@@ -576,6 +714,7 @@ try {
         load1: +r.load,
         cpuMsPerRecord: Object.fromEntries(Object.entries(r.cpuPerRecord).map(([k, v]) => [k, +v.toFixed(2)])),
       })),
+      breakdown: bd ?? null,
       read: rd ? { connections: CONNECTIONS, seconds: SECONDS, ...rd, load1: +rd.load } : null,
       aims: { recordsPerSecond: RATE_AIM, readP99Ms: P99_AIM_MS },
     }),

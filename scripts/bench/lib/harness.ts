@@ -13,7 +13,8 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import autocannon from 'autocannon';
-import { GATEWAY, REPO_ROOT, SERVICES, type Stack, startStack, terminate } from '../../up.js';
+import { DEFAULT_PORTS, GATEWAY, REPO_ROOT, SERVICES, type Stack, startStack, terminate } from '../../up.js';
+import { type CpuTargets, pidOfPort } from './cpu.js';
 
 /** The 1-minute load average, formatted. */
 export const load = (): string => loadavg()[0].toFixed(2);
@@ -168,12 +169,18 @@ export interface BenchStackOptions {
   logLevel?: string;
   /** Extra environment of every service. */
   env?: Record<string, string>;
+  /** `tsx` (sources, default) or `dist` (the production build, `make build`). */
+  runtime?: 'tsx' | 'dist';
+  /** Never reuse a running stack at BENCH_BASE_URL (a bench that compares ways to start one). */
+  privateOnly?: boolean;
 }
 
 /** A running bench target. */
 export interface BenchTarget {
   base: string;
   databaseUrl: string;
+  /** The gateway's and services' processes and the database whose backends count (lib/cpu.ts). */
+  cpuTargets(): CpuTargets;
   /** Stop what this harness started (nothing for an external stack). */
   stop(): Promise<void>;
 }
@@ -181,7 +188,8 @@ export interface BenchTarget {
 const ADMIN_URL = process.env.DATABASE_URL ?? 'postgres://rdm:rdm@127.0.0.1:5432/rdm';
 const DATA = join(REPO_ROOT, '.data');
 
-async function freshDatabase(name: string): Promise<string> {
+/** Drop and create database `name` on DATABASE_URL's server; returns its URL. */
+export async function freshDatabase(name: string): Promise<string> {
   if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`database name '${name}' must be a plain identifier`);
   const req = createRequire(join(REPO_ROOT, 'services', '_platform', 'package.json'));
   const pg = req('pg') as { Client: new (o: object) => PgClient };
@@ -198,7 +206,8 @@ async function freshDatabase(name: string): Promise<string> {
   return u.toString();
 }
 
-async function privateNats(port: number, name: string): Promise<{ url: string; child: ChildProcess } | null> {
+/** A private JetStream nats-server on `port` with an empty store (null without a nats-server binary). */
+export async function privateNats(port: number, name: string): Promise<{ url: string; child: ChildProcess } | null> {
   const bin = ['/usr/sbin/nats-server', '/usr/bin/nats-server', '/usr/local/bin/nats-server'].find((p) => existsSync(p));
   if (!bin) return null;
   if (await portOpen(port)) throw new Error(`nats port ${port} is in use; pick another`);
@@ -219,9 +228,19 @@ async function privateNats(port: number, name: string): Promise<{ url: string; c
  */
 export async function benchTarget(o: BenchStackOptions, say: (l: string) => void): Promise<BenchTarget> {
   const wanted = assertLoopback(process.env.BENCH_BASE_URL ?? 'http://127.0.0.1:5000');
-  if (await answers(`${wanted}/readyz`)) {
+  if (!o.privateOnly && (await answers(`${wanted}/readyz`))) {
     say(`${o.name} bench: using the stack at ${wanted}`);
-    return { base: wanted, databaseUrl: ADMIN_URL, stop: async () => undefined };
+    const cpuTargets = (): CpuTargets => {
+      const procs: Record<string, number> = {};
+      const gw = pidOfPort(Number(new URL(wanted).port || 80));
+      if (gw) procs[GATEWAY] = gw;
+      for (const n of SERVICES) {
+        const pid = pidOfPort(Number(process.env[`${n.toUpperCase()}_PORT`] ?? DEFAULT_PORTS[n]));
+        if (pid) procs[n] = pid;
+      }
+      return { procs, database: new URL(ADMIN_URL).pathname.slice(1) || null };
+    };
+    return { base: wanted, databaseUrl: ADMIN_URL, cpuTargets, stop: async () => undefined };
   }
   const ports: Record<string, number> = { [GATEWAY]: o.portBase };
   SERVICES.forEach((n, i) => {
@@ -255,6 +274,7 @@ export async function benchTarget(o: BenchStackOptions, say: (l: string) => void
       },
       restart: false,
       strict: true,
+      runtime: o.runtime ?? 'tsx',
       logDir,
       readyTimeoutMs: 180_000,
       say: (l) => console.error(`[stack] ${l}`),
@@ -267,6 +287,12 @@ export async function benchTarget(o: BenchStackOptions, say: (l: string) => void
   return {
     base,
     databaseUrl,
+    cpuTargets: () => {
+      const procs: Record<string, number> = {};
+      for (const [n, pid] of Object.entries(stack?.pids() ?? {})) if (pid) procs[n] = pid;
+      if (nats?.child.pid) procs.nats = nats.child.pid;
+      return { procs, database: o.databaseName };
+    },
     stop: async () => {
       agent.destroy();
       await stack?.stop().catch(() => undefined);

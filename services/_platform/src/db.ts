@@ -21,6 +21,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import knexModule, { type Knex } from 'knex';
 import pg from 'pg';
+import { countDbStatement } from './metrics.js';
 
 /** Options of createDb. */
 export interface CreateDbOptions {
@@ -68,6 +69,7 @@ export function createDb(opts: CreateDbOptions): Knex {
     },
   });
   services.set(db, opts.service);
+  db.on('query', countDbStatement);
   return db;
 }
 

@@ -1,4 +1,8 @@
-/** Prometheus metrics: default process metrics plus an HTTP duration histogram per service. */
+/**
+ * Prometheus metrics: default process metrics, an HTTP duration histogram per service and the
+ * number of SQL statements its pools sent (`db_statements_total`, BEGIN/COMMIT included, idle
+ * polls not: what the deposit bench counts per step).
+ */
 import type { Context, Middleware, Next } from 'koa';
 import client from 'prom-client';
 
@@ -20,6 +24,20 @@ export function initMetrics(service: string): void {
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10],
     registers: [registry],
   });
+}
+
+const dbStatements = new client.Counter({
+  name: 'db_statements_total',
+  help: 'SQL statements sent to PostgreSQL (BEGIN and COMMIT included)',
+  registers: [registry],
+});
+
+/** Statements of idle background loops (the outbox relay's "anything waiting?" poll), not counted. */
+export const IDLE_STATEMENTS = new Set<string>();
+
+/** Count one statement (the knex `query` event of every pool made by createDb). */
+export function countDbStatement(q: { sql?: string }): void {
+  if (q.sql === undefined || !IDLE_STATEMENTS.has(q.sql)) dbStatements.inc();
 }
 
 /** Measure every request (route = matched router path, never the raw URL). */

@@ -50,8 +50,13 @@ import {
 import { nanos } from '@nats-io/nats-core';
 import type { Knex } from 'knex';
 import { prepared } from './db.js';
+import { IDLE_STATEMENTS } from './metrics.js';
 import { type EventEnvelope, validateEvent } from './events.js';
 import type { MsgLogger } from './nats.js';
+
+/** The relay's idle poll (one cheap statement per `pollMs`); not counted in `db_statements_total`. */
+const IDLE_PROBE_SQL = 'SELECT EXISTS (SELECT 1 FROM outbox WHERE published_at IS NULL) AS any';
+IDLE_STATEMENTS.add(IDLE_PROBE_SQL);
 
 /** Create the `outbox` table (idempotent); call from a service migration: `export const up = outboxMigration`. */
 export async function outboxMigration(knex: Knex): Promise<void> {
@@ -392,7 +397,7 @@ export class OutboxRelay {
    * transaction (BEGIN, SELECT … FOR UPDATE, COMMIT) every `pollMs` in every process.
    */
   private async anyUnpublished(): Promise<boolean> {
-    const r = await prepared(this.o.db, 'SELECT EXISTS (SELECT 1 FROM outbox WHERE published_at IS NULL) AS any');
+    const r = await prepared(this.o.db, IDLE_PROBE_SQL);
     return r.rows[0]?.any === true;
   }
 

@@ -148,22 +148,52 @@ export class FilesService {
   /**
    * `authorizeFile(t, 'update', key)` for a write: grant, entry (404 when missing) and the 403 when
    * records or our own bucket row says the bucket is locked, with the bucket's row read in the
-   * same statement as the entry; `used` adds the bytes of the bucket's other entries.
+   * same statement as the entry; `used` adds the bytes of the bucket's other entries. `queue`
+   * registers a storage key in `storage_gc` in that same statement (one round trip less for the
+   * upload and the commit, which must register the object they are about to write); when this
+   * refuses, the key is unqueued again.
    */
   private async authorizeWrite(
     t: FilesTarget,
     key: string,
     used = false,
     registrationOk = false,
+    queue?: { key: string; delayMs: number },
   ): Promise<FileResult & { usedByOthers: number }> {
     const problem = keyProblem(key);
     if (problem) throw FilesErrors.invalidKey(problem);
     const grant = await this.authorize(t, 'update', key);
     if (!grant.enabled) throw FilesErrors.filesNotEnabled();
-    const found = await repo.findFileForWrite(this.d.db, grant.bucket_id, key, { used });
-    if (!found || !visible(found.file, t)) throw FilesErrors.fileKeyNotFound(t.recordId, key);
-    if ((grant.locked || found.bucketLocked) && !(registrationOk && found.file.draft_only)) throw FilesErrors.bucketLocked();
+    const found = await repo.findFileForWrite(this.d.db, grant.bucket_id, key, { used, queue });
+    try {
+      if (!found || !visible(found.file, t)) throw FilesErrors.fileKeyNotFound(t.recordId, key);
+      if ((grant.locked || found.bucketLocked) && !(registrationOk && found.file.draft_only)) throw FilesErrors.bucketLocked();
+    } catch (err) {
+      if (queue) await this.d.gc.collect([queue.key]);
+      throw err;
+    }
     return { grant, file: found.file, usedByOthers: found.usedByOthers };
+  }
+
+  /**
+   * Row-lock the bucket and the entry of `key` in one statement (`FOR UPDATE OF b, f`, the order
+   * of `lockBucket` + `findFile`), with the errors those two gave: 403 locked bucket, 404 when the
+   * entry is missing or is not `fileId` any more. Why a completed entry is read again: a statement
+   * that waited for a lock sees the locked rows' new versions but not rows inserted meanwhile (its
+   * snapshot is older), here the object a parallel commit just created.
+   * Not for the upload's budget re-check: that needs the other entries as of after the lock.
+   */
+  private async lockForCommit(trx: Knex.Transaction, t: FilesTarget, bucketId: string, key: string, fileId: string): Promise<FileRow> {
+    const found = await repo.findFileForWrite(trx, bucketId, key, { lockBucket: true });
+    if (!found) {
+      // No entry, so nothing was locked: the bucket's own answer first, as before.
+      if ((await repo.lockBucket(trx, bucketId)).locked) throw FilesErrors.bucketLocked();
+      throw FilesErrors.fileKeyNotFound(t.recordId, key);
+    }
+    if (found.bucketLocked) throw FilesErrors.bucketLocked();
+    if (found.file.id !== fileId) throw FilesErrors.fileKeyNotFound(t.recordId, key);
+    if (found.file.status !== 'completed') return found.file;
+    return (await repo.findFile(trx, bucketId, key)) ?? found.file;
   }
 
   // ── reads ───────────────────────────────────────────────────────────────────────────────────
@@ -337,16 +367,20 @@ export class FilesService {
    * client that goes away also loses the entry (InvenioRDM deletes it on a failed transfer).
    */
   async upload(t: FilesTarget, key: string, body: Readable, contentLength?: number): Promise<FileResult> {
-    const { grant, file, usedByOthers: used } = await this.authorizeWrite(t, key, true);
-    if (file.status === 'completed') throw FilesErrors.alreadyCommitted(key);
-    if (isMultipart(file)) throw FilesErrors.multipartWholeContent();
     const { maxFileBytes, maxRecordBytes, uploadStaleMs } = this.d.limits;
-    const limit = Math.min(maxFileBytes, maxRecordBytes - used);
-    if (limit < 0 || (contentLength !== undefined && contentLength > limit)) throw FilesErrors.fileSizeLimit();
-
     const tmpKey = uploadStorageKey(randomUUID());
-    // Why: if this process dies mid-upload, the janitor removes the temporary object later.
-    await repo.queueGc(this.d.db, [tmpKey], uploadStaleMs);
+    // Why queued with the pre-check: if this process dies mid-upload, the janitor removes the temporary object later.
+    const { grant, file, usedByOthers: used } = await this.authorizeWrite(t, key, true, false, { key: tmpKey, delayMs: uploadStaleMs });
+    const limit = Math.min(maxFileBytes, maxRecordBytes - used);
+    try {
+      if (file.status === 'completed') throw FilesErrors.alreadyCommitted(key);
+      if (isMultipart(file)) throw FilesErrors.multipartWholeContent();
+      if (limit < 0 || (contentLength !== undefined && contentLength > limit)) throw FilesErrors.fileSizeLimit();
+    } catch (err) {
+      await this.d.gc.collect([tmpKey]);
+      throw err;
+    }
+
     let stored: { size: number; md5: string };
     try {
       stored = await this.d.storage.put(tmpKey, body, { size: contentLength, limit });
@@ -370,6 +404,7 @@ export class FilesService {
       const updated = await this.d.db.transaction(async (trx) => {
         const bucket = await repo.lockBucket(trx, grant.bucket_id);
         if (bucket.locked) throw FilesErrors.bucketLocked();
+        // Why a statement of its own after the lock: the budget must count what others committed meanwhile.
         const found = await repo.findFileForWrite(trx, grant.bucket_id, key, { forUpdate: true, used: true });
         const cur = found?.file;
         if (!found || !cur || cur.id !== file.id) throw FilesErrors.fileKeyNotFound(t.recordId, key);
@@ -402,34 +437,34 @@ export class FilesService {
    * entry again is a no-op.
    */
   async commit(t: FilesTarget, key: string): Promise<FileResult> {
-    const { grant, file } = await this.authorizeWrite(t, key);
-    if (file.status === 'completed') return { grant, file };
-    if (isMultipart(file)) return { grant, file: await this.multipart.commit(grant, file, FILE_COMMITTED) };
-    if (!file.upload_key || file.upload_size === null || !file.upload_checksum) throw FilesErrors.notUploaded(key);
-
     const objectId = randomUUID();
     const finalKey = objectStorageKey(objectId);
-    // Why: a crash between the link and the commit would otherwise leave an unreferenced object.
-    await repo.queueGc(this.d.db, [finalKey], this.d.limits.uploadStaleMs);
+    // Why queued with the pre-check: a crash between the link and the commit would otherwise leave an unreferenced object.
+    const { grant, file } = await this.authorizeWrite(t, key, false, false, { key: finalKey, delayMs: this.d.limits.uploadStaleMs });
+    if (file.status === 'completed' || isMultipart(file) || !file.upload_key || file.upload_size === null || !file.upload_checksum) {
+      // Nothing will be linked under finalKey (a multipart entry is assembled under its own key).
+      await this.d.gc.collect([finalKey]);
+      if (file.status === 'completed') return { grant, file };
+      if (isMultipart(file)) return { grant, file: await this.multipart.commit(grant, file, FILE_COMMITTED) };
+      throw FilesErrors.notUploaded(key);
+    }
+
     try {
       await this.d.storage.copy(file.upload_key, finalKey);
       const committed = await this.d.db.transaction(async (trx) => {
-        const bucket = await repo.lockBucket(trx, grant.bucket_id);
-        if (bucket.locked) throw FilesErrors.bucketLocked();
-        const cur = await repo.findFile(trx, grant.bucket_id, key, { forUpdate: true });
-        if (!cur || cur.id !== file.id) throw FilesErrors.fileKeyNotFound(t.recordId, key);
+        const cur = await this.lockForCommit(trx, t, grant.bucket_id, key, file.id);
         if (cur.status === 'completed') return { row: cur, fresh: false };
         // Why: the content may have been replaced by another upload since we read the entry.
         if (cur.upload_key !== file.upload_key)
           throw new AppError('conflict', 409, `File with key ${key} was re-uploaded during the commit; retry.`);
-        // insertObject + markCompleted, then unqueueGc([finalKey]) + queueGc([upload key]).
+        // insertObject + markCompleted + unqueueGc([finalKey]) + queueGc([upload key]), one statement.
         const row = await repo.completeWithObject(
           trx,
           cur.id,
           { id: objectId, storage_key: finalKey, size: file.upload_size!, checksum: file.upload_checksum! },
           randomUUID(),
+          { adopt: [finalKey], release: [file.upload_key!] },
         );
-        await repo.swapGc(trx, [finalKey], [file.upload_key!]);
         await writeOutbox(trx, {
           subject: FILE_COMMITTED,
           aggregate: { type: 'file', id: row.id, revision: row.revision },

@@ -141,24 +141,36 @@ export interface FileForWrite {
  * One file by key together with its bucket's `locked` flag and, with `used`, the bytes of the
  * bucket's other entries (as `usedBytes(db, bucket, file.id)`), in ONE statement: every write
  * route needs these three answers and each statement is a round trip. `forUpdate` row-locks the
- * file entry only.
+ * file entry only; `lockBucket` row-locks the bucket and then the entry (`FOR UPDATE OF b, f`:
+ * PostgreSQL takes the row locks in that order, the order of `lockBucket` + `findFile` that every
+ * other writer follows), as those two statements did; no entry means nothing was locked.
+ * `queue` also puts a storage key into `storage_gc` (as `queueGc(db, [key], delayMs)`) in the
+ * same statement: the write about to store an object registers it before it exists.
  */
 export async function findFileForWrite(
   db: Db,
   bucketId: string,
   key: string,
-  opts: { forUpdate?: boolean; used?: boolean } = {},
+  opts: { forUpdate?: boolean; lockBucket?: boolean; used?: boolean; queue?: { key: string; delayMs: number } } = {},
 ): Promise<FileForWrite | undefined> {
   const used = opts.used
     ? `(SELECT COALESCE(SUM(COALESCE(o2.size, f2.upload_size, f2.declared_size, 0)), 0) FROM files f2 LEFT JOIN objects o2 ON o2.id = f2.object_id
          WHERE f2.bucket_id = f.bucket_id AND f2.id <> f.id)`
     : '0';
+  const queue = opts.queue
+    ? `WITH queued AS (INSERT INTO storage_gc (storage_key, not_before) VALUES (?, now() + (? || ' milliseconds')::interval)
+         ON CONFLICT (storage_key) DO UPDATE SET not_before = LEAST(storage_gc.not_before, excluded.not_before)) `
+    : '';
+  // Why an inner join to lock the bucket: FOR UPDATE cannot lock the nullable side of an outer join.
+  const from = opts.lockBucket
+    ? 'files f JOIN buckets b ON b.id = f.bucket_id LEFT JOIN objects o ON o.id = f.object_id'
+    : 'files f LEFT JOIN objects o ON o.id = f.object_id LEFT JOIN buckets b ON b.id = f.bucket_id';
+  const lock = opts.lockBucket ? 'FOR UPDATE OF b, f' : opts.forUpdate ? 'FOR UPDATE OF f' : '';
   const res = await prepared(
     db,
-    `SELECT ${FILE_COLUMNS}, COALESCE(b.locked, false) AS bucket_locked, ${used} AS used_by_others
-       FROM files f LEFT JOIN objects o ON o.id = f.object_id LEFT JOIN buckets b ON b.id = f.bucket_id
-      WHERE f.bucket_id = ? AND f.key = ? ${opts.forUpdate ? 'FOR UPDATE OF f' : ''}`,
-    [bucketId, key],
+    `${queue}SELECT ${FILE_COLUMNS}, COALESCE(b.locked, false) AS bucket_locked, ${used} AS used_by_others
+       FROM ${from} WHERE f.bucket_id = ? AND f.key = ? ${lock}`,
+    [...(opts.queue ? [opts.queue.key, String(Math.max(0, Math.floor(opts.queue.delayMs)))] : []), bucketId, key],
   );
   const r = res.rows[0] as Record<string, unknown> | undefined;
   if (!r) return undefined;
@@ -315,12 +327,25 @@ export async function attachUpload(db: Db, fileId: string, upload: { key: string
 
 /**
  * `insertObject` + `markCompleted` in one statement: the object (refcount 1) and the entry
- * pointing at it; returns the completed entry.
+ * pointing at it; returns the completed entry. With `gc`, `unqueueGc(gc.adopt)` + `queueGc(gc.release)`
+ * (due now) run in the same statement (the object's key adopted, the upload's released; the
+ * lists must not overlap).
  */
-export async function completeWithObject(db: Db, fileId: string, o: Omit<ObjectRow, 'refcount'>, versionId: string): Promise<FileRow> {
+export async function completeWithObject(
+  db: Db,
+  fileId: string,
+  o: Omit<ObjectRow, 'refcount'>,
+  versionId: string,
+  gc?: { adopt: string[]; release: string[] },
+): Promise<FileRow> {
+  const swap = gc
+    ? `, adopted AS (DELETE FROM storage_gc WHERE storage_key = ANY(?::text[])),
+       released AS (INSERT INTO storage_gc (storage_key, not_before) SELECT k, now() FROM unnest(?::text[]) AS k
+         ON CONFLICT (storage_key) DO UPDATE SET not_before = LEAST(storage_gc.not_before, excluded.not_before))`
+    : '';
   const res = await prepared(
     db,
-    `WITH obj AS (INSERT INTO objects (id, storage_key, size, checksum, refcount) VALUES (?, ?, ?, ?, 1) RETURNING id, storage_key, size, checksum)
+    `WITH obj AS (INSERT INTO objects (id, storage_key, size, checksum, refcount) VALUES (?, ?, ?, ?, 1) RETURNING id, storage_key, size, checksum)${swap}
      UPDATE files SET status = 'completed', object_id = obj.id, version_id = ?, upload_key = NULL, upload_size = NULL,
             upload_checksum = NULL, multipart_key = NULL, multipart_upload_id = NULL, declared_size = NULL,
             transfer = jsonb_build_object('type', 'L'), updated = now(), revision = files.revision + 1
@@ -329,7 +354,7 @@ export async function completeWithObject(db: Db, fileId: string, o: Omit<ObjectR
        files.transfer, files.upload_key, files.upload_size, files.upload_checksum, files.multipart_key, files.multipart_upload_id,
        files.declared_size, files.draft_only, files.revision,
        ${ts('files.created')} AS created, ${ts('files.updated')} AS updated, obj.size, obj.checksum, obj.storage_key`,
-    [o.id, o.storage_key, o.size, o.checksum, versionId, fileId],
+    [o.id, o.storage_key, o.size, o.checksum, ...(gc ? [gc.adopt, gc.release] : []), versionId, fileId],
   );
   return toFile(res.rows[0] as Record<string, unknown>);
 }
@@ -437,17 +462,6 @@ export async function queueGc(db: Db, items: GcItem[], delayMs = 0): Promise<voi
      ON CONFLICT (storage_key) DO UPDATE SET not_before = LEAST(storage_gc.not_before, excluded.not_before),
        upload_id = COALESCE(excluded.upload_id, storage_gc.upload_id)`,
     [ms, items.map(gcKey), items.map((i) => (typeof i === 'string' ? null : i.uploadId))],
-  );
-}
-
-/** `unqueueGc(adopt)` + `queueGc(release)` (due now) in one statement; the key lists must not overlap. */
-export async function swapGc(db: Db, adopt: string[], release: string[]): Promise<void> {
-  await prepared(
-    db,
-    `WITH adopted AS (DELETE FROM storage_gc WHERE storage_key = ANY(?::text[]))
-     INSERT INTO storage_gc (storage_key, not_before) SELECT k, now() FROM unnest(?::text[]) AS k
-     ON CONFLICT (storage_key) DO UPDATE SET not_before = LEAST(storage_gc.not_before, excluded.not_before)`,
-    [adopt, release],
   );
 }
 
