@@ -472,6 +472,16 @@ export interface ReviewFailedV1 {
 }
 
 /**
+ * Data of `rdm.records.search-doc.changed` v1: A search document (or every document of a parent) changed in search_docs; the OpenSearch/Elasticsearch indexer of records reloads it. Written only when SEARCH_ENGINE is not postgres.
+ */
+export interface SearchDocChangedV1 {
+  /**
+   * `document`: the one document `aggregate.id` names; `parent`: every document of the parent it names.
+   */
+  scope: 'document' | 'parent';
+}
+
+/**
  * Data of `rdm.requests.request.accepted` v1: The receiver (or the system on auto-accept) accepted a request. For types whose effect lives in another service (invitation → membership, submission → publication) this is the command to apply it; the effect event carries `request_id`.
  */
 export interface RequestAcceptedV1 {
@@ -885,6 +895,69 @@ export interface RequestSubmittedV1 {
 }
 
 /**
+ * Data of `rdm.requests.request.updated` v1: A request changed outside a state transition: its title, description, payload, receiver or topic (PUT), its lock, its last activity (a comment), or the outcome of a saga accept (accepting → accepted, or back to submitted). The search indexer reloads the request; other consumers may ignore it.
+ */
+export interface RequestUpdatedV1 {
+  /**
+   * Request id (uuid).
+   */
+  id: string;
+  /**
+   * Request number (Crockford base32).
+   */
+  number: string;
+  /**
+   * Request type, e.g. community-invitation.
+   */
+  type: string;
+  /**
+   * Entity reference: exactly one key, e.g. {"user":"3"}, {"community":"<uuid>"}, {"record":"<id>"}; the system is {"user":"system"}.
+   */
+  created_by: {
+    user?: string;
+    community?: string;
+    record?: string;
+    email?: string;
+    group?: string;
+  };
+  /**
+   * Entity reference: exactly one key, e.g. {"user":"3"}, {"community":"<uuid>"}, {"record":"<id>"}; the system is {"user":"system"}.
+   */
+  receiver: {
+    user?: string;
+    community?: string;
+    record?: string;
+    email?: string;
+    group?: string;
+  };
+  topic: {
+    user?: string;
+    community?: string;
+    record?: string;
+    email?: string;
+    group?: string;
+  } | null;
+  /**
+   * Who ran the action ({"user":"system"} for auto-accept and expiry).
+   */
+  actor: {
+    user?: string;
+    community?: string;
+    record?: string;
+    email?: string;
+    group?: string;
+  };
+  /**
+   * Type-specific payload of the request (e.g. {"role":"curator"} for an invitation).
+   */
+  payload?: Record<string, unknown>;
+  /**
+   * What changed: fields of a PUT (empty: a PUT that changed nothing but `updated`), `locked`, `activity` (a comment raised last_activity_at), `status` (a saga accept's outcome).
+   */
+  changes: ('title' | 'description' | 'payload' | 'receiver' | 'topic' | 'locked' | 'activity' | 'status')[];
+}
+
+/**
  * Data of `rdm.stats.file.downloaded` v1: A person (not a robot) read a file's content of a published record. Published by files without the outbox, fire-and-forget.
  */
 export interface FileDownloadedV1 {
@@ -963,6 +1036,16 @@ export interface UserDeactivatedV1 {
 }
 
 /**
+ * Data of `rdm.users.user.updated` v1: An existing user's account, profile, preferences or roles changed (the CLI's create-user on an existing e-mail). The search indexer reloads the user; the data stays thin (the e-mail may be private).
+ */
+export interface UserUpdatedV1 {
+  /**
+   * User id.
+   */
+  id: string;
+}
+
+/**
  * Data of `rdm.vocabularies.entries.changed` v1: Entries of a vocabulary type were created, updated or deleted (an API write: one id; a fixture load: up to 500 ids per event). Only for the large vocabularies kept in the search engine index (affiliations, awards, funders, names, subjects); the indexer reads their current state from the database.
  */
 export interface EntriesChangedV1 {
@@ -1017,6 +1100,7 @@ export interface EventData {
   'rdm.records.record.published': RecordPublishedV1;
   'rdm.records.record.restored': RecordRestoredV1;
   'rdm.records.review.failed': ReviewFailedV1;
+  'rdm.records.search-doc.changed': SearchDocChangedV1;
   'rdm.requests.request.accepted': RequestAcceptedV1;
   'rdm.requests.request.cancelled': RequestCancelledV1;
   'rdm.requests.request.created': RequestCreatedV1;
@@ -1024,11 +1108,13 @@ export interface EventData {
   'rdm.requests.request.deleted': RequestDeletedV1;
   'rdm.requests.request.expired': RequestExpiredV1;
   'rdm.requests.request.submitted': RequestSubmittedV1;
+  'rdm.requests.request.updated': RequestUpdatedV1;
   'rdm.stats.file.downloaded': FileDownloadedV1;
   'rdm.stats.record.viewed': RecordViewedV1;
   'rdm.users.token.revoked': TokenRevokedV1;
   'rdm.users.user.created': UserCreatedV1;
   'rdm.users.user.deactivated': UserDeactivatedV1;
+  'rdm.users.user.updated': UserUpdatedV1;
   'rdm.vocabularies.entries.changed': EntriesChangedV1;
   'rdm.vocabularies.vocabulary.loaded': VocabularyLoadedV1;
 }
