@@ -21,7 +21,8 @@ export PATH := $(ROOT)/.tools/bin:$(ROOT)/node_modules/.bin:$(PATH)
 help: ## list targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-z0-9-]+):.*## (.*)/  make \1\t\2/' | expand -t 28
 
-up: deps infra ## start Postgres + NATS, migrate, run the compiled services (rebuilt when stale) and the gateway; DEV=1: tsx + reload
+up: deps infra ## start Postgres + NATS, migrate, run the compiled services (rebuilt when stale) and the gateway; DEV=1: tsx + reload; SEARCH_ENGINE=opensearch: also OpenSearch
+	@if [ "$${SEARCH_ENGINE:-postgres}" != postgres ] && [ -z "$${SEARCH_URL:-}" ]; then bash $(INFRA)/opensearch.sh start; fi
 	@cd $(ROOT) && exec $(TSX) scripts/up.ts
 
 deps: node-deps ## install pnpm, node_modules, PostgreSQL, nats-server and xmllint when missing

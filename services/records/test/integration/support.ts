@@ -4,7 +4,7 @@
  * services that may be running on the shared server), stub files and vocabularies RPC
  * responders served with the platform's real `serveRpc`, and the koa app under supertest.
  */
-import { AppError, callRpc, type NatsHandle, serveRpc, signIdentity } from '@rdm/platform';
+import { AppError, callRpc, type NatsHandle, type SearchEngine, serveRpc, signIdentity } from '@rdm/platform';
 import { spawnNatsServer, testDb, testLogger, testNats } from '@rdm/platform/testing';
 import supertest from 'supertest';
 import { type AppDeps, createApp } from '../../src/app.js';
@@ -14,6 +14,7 @@ import { RpcFilesClient } from '../../src/rpc/files.client.js';
 import { RpcCommunitiesClient } from '../../src/rpc/communities.client.js';
 import { RpcRequestsClient } from '../../src/rpc/requests.client.js';
 import { RpcVocabulariesClient } from '../../src/rpc/vocabularies.client.js';
+import { EngineIndexer } from '../../src/search/engine-index.js';
 import { FakeCommunities, FakeRequests } from './review-support.js';
 
 /** Identity secret of the tests. */
@@ -142,7 +143,7 @@ export interface Env {
 let portSeq = 0;
 
 /** Start the environment (one per test file). */
-export async function startEnv(): Promise<Env> {
+export async function startEnv(o: { search?: { engine: SearchEngine; prefix: string } } = {}): Promise<Env> {
   const port = 14300 + (process.pid % 500) + portSeq++ * 7;
   const server = spawnNatsServer({ port });
   await server.start();
@@ -229,6 +230,7 @@ export async function startEnv(): Promise<Env> {
     // Roles never cached in tests: every change is seen at once.
     communities: new RpcCommunitiesClient(nats.nc, 2000, 0),
     nc: nats.nc,
+    ...(o.search ? { engineIndex: new EngineIndexer({ db: tdb.db, engine: o.search.engine, logger, prefix: o.search.prefix }) } : {}),
   };
   const parts = createApp(deps);
   const { app, service } = parts;
