@@ -61,6 +61,81 @@ export interface CommunityUpdatedV1 {
 }
 
 /**
+ * Data of `rdm.communities.member-request.closed` v1: An invitation or a membership request was closed (accepted, declined, cancelled or expired) and archived; accepted ones are also rdm.communities.member.added. The aggregate is the pending member row (type "member").
+ */
+export interface MemberRequestClosedV1 {
+  /**
+   * Community id.
+   */
+  community_id: string;
+  member_type: 'user' | 'group';
+  /**
+   * User id or group name.
+   */
+  member_id: string;
+  role: 'owner' | 'manager' | 'curator' | 'reader';
+  /**
+   * The request (requests service) of the invitation or membership request.
+   */
+  request_id: string | null;
+  request_type: 'community-invitation' | 'community-membership-request';
+  /**
+   * The request status after the change (closed: accepted, declined, cancelled or expired).
+   */
+  status: string | null;
+}
+
+/**
+ * Data of `rdm.communities.member-request.created` v1: An invitation or a membership request was opened: a pending member row and its request (request_type says which). The aggregate is the pending member row (type "member").
+ */
+export interface MemberRequestCreatedV1 {
+  /**
+   * Community id.
+   */
+  community_id: string;
+  member_type: 'user' | 'group';
+  /**
+   * User id or group name.
+   */
+  member_id: string;
+  role: 'owner' | 'manager' | 'curator' | 'reader';
+  /**
+   * The request (requests service) of the invitation or membership request.
+   */
+  request_id: string | null;
+  request_type: 'community-invitation' | 'community-membership-request';
+  /**
+   * The request status after the change (closed: accepted, declined, cancelled or expired).
+   */
+  status: string | null;
+}
+
+/**
+ * Data of `rdm.communities.member-request.updated` v1: A pending invitation changed (its role). The aggregate is the pending member row (type "member").
+ */
+export interface MemberRequestUpdatedV1 {
+  /**
+   * Community id.
+   */
+  community_id: string;
+  member_type: 'user' | 'group';
+  /**
+   * User id or group name.
+   */
+  member_id: string;
+  role: 'owner' | 'manager' | 'curator' | 'reader';
+  /**
+   * The request (requests service) of the invitation or membership request.
+   */
+  request_id: string | null;
+  request_type: 'community-invitation' | 'community-membership-request';
+  /**
+   * The request status after the change (closed: accepted, declined, cancelled or expired).
+   */
+  status: string | null;
+}
+
+/**
  * Data of `rdm.communities.member.added` v1: A member became active (creation of the community, accepted invitation or membership request).
  */
 export interface MemberAddedV1 {
@@ -1082,6 +1157,9 @@ export interface EventData {
   'rdm.communities.community.deleted': CommunityDeletedV1;
   'rdm.communities.community.restored': CommunityRestoredV1;
   'rdm.communities.community.updated': CommunityUpdatedV1;
+  'rdm.communities.member-request.closed': MemberRequestClosedV1;
+  'rdm.communities.member-request.created': MemberRequestCreatedV1;
+  'rdm.communities.member-request.updated': MemberRequestUpdatedV1;
   'rdm.communities.member.added': MemberAddedV1;
   'rdm.communities.member.removed': MemberRemovedV1;
   'rdm.communities.member.updated': MemberUpdatedV1;

@@ -16,6 +16,7 @@ import { extensionsRouter } from './http/extensions.routes.js';
 import { membersRouter } from './http/members.routes.js';
 import { openapiRouter } from './http/openapi.js';
 import type { CommunitySearchIndex } from './search/community-index.js';
+import type { MemberSearchIndex } from './search/member-index.js';
 
 /** Dependencies of createApp. */
 export interface AppDeps {
@@ -35,6 +36,8 @@ export interface AppDeps {
   nc?: NatsHandle['nc'];
   /** Search engine index (SEARCH_ENGINE opensearch/elasticsearch); absent: the postgres engine. */
   search?: CommunitySearchIndex;
+  /** Member-lists index (same engine as `search`); absent: the postgres engine. */
+  memberSearch?: MemberSearchIndex;
 }
 
 /** The composed app and the domain services main.ts wires to RPC and consumers. */
@@ -60,6 +63,7 @@ export function createApp(deps: AppDeps): CommunitiesApp {
     creators: config.COMMUNITY_CREATORS === 'users' ? 'users' : 'admins',
     logger,
     search: deps.search,
+    memberSearch: deps.memberSearch,
   });
   const members = new MembersService({
     db,
@@ -67,6 +71,7 @@ export function createApp(deps: AppDeps): CommunitiesApp {
     users: deps.users,
     requests: deps.requests,
     allowMembershipRequests: config.COMMUNITIES_ALLOW_MEMBERSHIP_REQUESTS,
+    search: deps.memberSearch,
   });
   const logos = new LogoService({ db, storage, communities, maxBytes: config.COMMUNITIES_LOGO_MAX_BYTES, logger });
   const extensions = new ExtensionsService(db, communities);
@@ -74,8 +79,8 @@ export function createApp(deps: AppDeps): CommunitiesApp {
   health.add('storage', () => storage.check());
   // Why degraded: /readyz reports the search engine, but its outage must not take writes out of
   // rotation (searches answer 503 meanwhile; the indexer catches up when it is back).
-  if (deps.search) {
-    const engine = deps.search.engine;
+  const engine = deps.search?.engine ?? deps.memberSearch?.engine;
+  if (engine) {
     health.add(
       'search',
       async () => {

@@ -1,13 +1,22 @@
 /**
  * The pieces of the communities service that main.ts assembles: logo storage from the
- * configuration, the optional search index, the RPC clients and the `reindex` command.
+ * configuration, the optional search indices (communities, member lists), the RPC clients and the `reindex` command.
  *
  * When to use: only from main.ts (tests build their own storage and index).
  */
-import { createObjectStorage, createSearchEngine, type Knex, type Logger, type NatsHandle, type ObjectStorage } from '@rdm/platform';
+import {
+  createObjectStorage,
+  createSearchEngine,
+  type IndexerHandle,
+  type Knex,
+  type Logger,
+  type NatsHandle,
+  type ObjectStorage,
+} from '@rdm/platform';
 import type { CommunitiesConfig } from './config.js';
 import { RpcRecordsUsageClient, RpcRequestsClient, RpcUsersClient, RpcVocabulariesClient } from './rpc/clients.js';
 import { CommunitySearchIndex } from './search/community-index.js';
+import { MemberSearchIndex } from './search/member-index.js';
 
 /** The logo storage (`COMMUNITIES_STORAGE`: local folder or S3), initialised. */
 export async function communitiesStorage(config: CommunitiesConfig): Promise<ObjectStorage> {
@@ -28,32 +37,55 @@ export async function communitiesStorage(config: CommunitiesConfig): Promise<Obj
 }
 
 /**
- * SEARCH_ENGINE=opensearch|elasticsearch: the index (created when missing; an engine that is down
- * is retried on the next write) and a closer; postgres (default): undefined, the SQL path serves
- * searches.
+ * SEARCH_ENGINE=opensearch|elasticsearch: the communities and member-lists indices (created when
+ * missing; an engine that is down is retried on the next write), their durable indexers and a closer;
+ * postgres (default): undefined, the SQL path serves searches.
  */
 export async function communitiesSearch(
   config: CommunitiesConfig,
   db: Knex,
   logger: Logger,
-): Promise<{ search: CommunitySearchIndex; close: () => Promise<void> } | undefined> {
+): Promise<
+  | {
+      search: CommunitySearchIndex;
+      memberSearch: MemberSearchIndex;
+      indexers: (nats: NatsHandle) => IndexerHandle[];
+      close: () => Promise<void>;
+    }
+  | undefined
+> {
   const engine = await createSearchEngine(config);
   if (!engine) return undefined;
   const search = new CommunitySearchIndex(engine, db, logger, config.SEARCH_INDEX_PREFIX);
-  await search.ensureIndex().catch((err) => logger.warn({ err }, 'search index not ensured yet (engine down?); retried on the next write'));
-  return { search, close: () => engine.close() };
+  const memberSearch = new MemberSearchIndex(engine, db, logger, config.SEARCH_INDEX_PREFIX);
+  for (const index of [search, memberSearch]) {
+    await index
+      .ensureIndex()
+      .catch((err) => logger.warn({ err }, 'search index not ensured yet (engine down?); retried on the next write'));
+  }
+  return {
+    search,
+    memberSearch,
+    indexers: (nats) => [search.startIndexer(nats, logger), memberSearch.startIndexer(nats, logger)],
+    close: () => engine.close(),
+  };
 }
 
-/** `tsx src/main.ts reindex`: rebuild the communities index from PostgreSQL and swap the alias. */
+/** `tsx src/main.ts reindex`: rebuild the communities and member-lists indices from PostgreSQL and swap their aliases. */
 export async function reindexCommunities({ config, db, logger }: { config: CommunitiesConfig; db: Knex; logger: Logger }): Promise<void> {
   const engine = await createSearchEngine(config);
   if (!engine) {
     logger.info('SEARCH_ENGINE=postgres: search documents live in PostgreSQL, nothing to reindex');
     return;
   }
-  const res = await new CommunitySearchIndex(engine, db, logger, config.SEARCH_INDEX_PREFIX).reindex();
-  logger.info(res, 'communities index rebuilt and swapped');
-  await engine.close();
+  try {
+    const communities = await new CommunitySearchIndex(engine, db, logger, config.SEARCH_INDEX_PREFIX).reindex();
+    logger.info(communities, 'communities index rebuilt and swapped');
+    const members = await new MemberSearchIndex(engine, db, logger, config.SEARCH_INDEX_PREFIX).reindex();
+    logger.info(members, 'member-lists index rebuilt and swapped');
+  } finally {
+    await engine.close();
+  }
 }
 
 /** The NATS clients of the other services communities calls (users, vocabularies, requests, records' usage totals). */

@@ -1,6 +1,6 @@
 /**
  * Entry point of the communities service: HTTP + RPC, the outbox relay and the consumers
- * (`tsx src/main.ts`); `tsx src/main.ts migrate` migrates and `… reindex` rebuilds the search index.
+ * (`tsx src/main.ts`); `tsx src/main.ts migrate` migrates and `… reindex` rebuilds the search indices.
  */
 import { serviceMain } from '@rdm/platform';
 import { createApp } from './app.js';
@@ -16,10 +16,19 @@ await serviceMain({
   async start({ config, logger, db, nats }) {
     const storage = await communitiesStorage(config);
     const indexed = await communitiesSearch(config, db, logger);
-    const search = indexed?.search;
     const clients = communitiesClients(nats.nc, config.RPC_TIMEOUT_MS);
-    const { app, health, communities, members, extensions } = createApp({ config, logger, db, nc: nats.nc, storage, search, ...clients });
-    const indexer = search ? [search.startIndexer(nats, logger)] : [];
+    const { search, memberSearch } = indexed ?? {};
+    const { app, health, communities, members, extensions } = createApp({
+      config,
+      logger,
+      db,
+      nc: nats.nc,
+      storage,
+      search,
+      memberSearch,
+      ...clients,
+    });
+    const indexer = indexed?.indexers(nats) ?? [];
     return {
       app,
       health,

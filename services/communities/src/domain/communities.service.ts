@@ -39,6 +39,7 @@ import { CommunityErrors } from './errors.js';
 import type { RecordsUsagePort, RequestsPort, UsersPort, VocabulariesPort } from './ports.js';
 import type { Policy } from '@rdm/platform';
 import type { CommunitySearchIndex } from '../search/community-index.js';
+import type { MemberSearchIndex } from '../search/member-index.js';
 import type { Role } from './roles.js';
 
 /** Sorts of the community searches. */
@@ -62,6 +63,8 @@ export interface CommunitiesServiceDeps {
   logger: Pick<Logger, 'warn'>;
   /** The search engine index (SEARCH_ENGINE opensearch/elasticsearch); absent: the postgres engine. */
   search?: CommunitySearchIndex;
+  /** The member-lists index (same engine): the creator's membership is indexed after a create. */
+  memberSearch?: MemberSearchIndex;
 }
 
 const isUniqueViolation = (e: unknown) => (e as { code?: string })?.code === '23505';
@@ -79,7 +82,7 @@ export function compileQ(q: string, fields: Parameters<typeof compileToSql>[1]):
 }
 
 /** Parse `q` for a search engine; 400 on bad syntax. */
-function parseQ(q: string): QueryAst | undefined {
+export function parseQ(q: string): QueryAst | undefined {
   if (!q) return undefined;
   try {
     return parseQuery(q, { defaultOperator: 'OR' });
@@ -164,8 +167,9 @@ export class CommunitiesService {
     if (parsed.errors.length) throw Errors.validation(parsed.errors);
     const creator = identity.sub && identity.sub !== 'system' ? await this.userInfo(identity.sub) : undefined;
     const metadata = expandMetadata(parsed.metadata, entries);
+    const ownerRow: string[] = [];
     try {
-      return await this.write(async (trx) => {
+      const created = await this.write(async (trx) => {
         const row = await repo.insertCommunity(trx, { id: randomUUID(), slug: parsed.slug as string, metadata, access: parsed.access });
         await this.event(trx, 'created', row);
         if (creator) {
@@ -188,12 +192,15 @@ export class CommunitiesService {
           });
           await writeOutbox(trx, {
             subject: 'rdm.communities.member.added',
-            aggregate: { type: 'community', id: row.id, revision: row.revision_id },
+            aggregate: { type: 'member', id: m.id, revision: m.revision_id },
             data: { community_id: row.id, member_type: 'user', member_id: m.member_id, role: 'owner', visible: false },
           });
+          ownerRow.push(m.id);
         }
         return row;
       });
+      await this.deps.memberSearch?.afterCommit(ownerRow);
+      return created;
     } catch (e) {
       if (isUniqueViolation(e)) throw Errors.validation([{ field: 'slug', messages: [SLUG_MESSAGES.taken] }]);
       throw e;

@@ -5,13 +5,29 @@
  * request key is the row id, derived from community, user and round, so a retry gets the same
  * request). Their outcome arrives as `rdm.requests.request.*` events, applied by
  * `applyRequestEvent` inside the consumer's inbox transaction.
+ *
+ * Every change of a member row writes an event whose aggregate is that row (`member.*` for active
+ * members, `member-request.*` for pending and closed requests): the member-list search indexer
+ * (SEARCH_ENGINE opensearch/elasticsearch) follows them, and the writer indexes the rows it touched
+ * right after its commit (read-your-writes).
  */
 import { createHash } from 'node:crypto';
-import { Errors, type Identity, isAdmin, type Knex, type ListArgs, withTransaction, writeOutbox } from '@rdm/platform';
+import {
+  afterCommit,
+  Errors,
+  type Identity,
+  isAdmin,
+  type Knex,
+  type ListArgs,
+  type SqlFragment,
+  withTransaction,
+  writeOutbox,
+} from '@rdm/platform';
 import * as repo from '../repo/members.repo.js';
 import type { MemberRow } from '../repo/members.repo.js';
+import type { MemberSearchIndex } from '../search/member-index.js';
 import type { CommunitiesService, LoadedCommunity } from './communities.service.js';
-import { compileQ } from './communities.service.js';
+import { compileQ, parseQ } from './communities.service.js';
 import { isUuid } from './community-input.js';
 import { CommunityErrors } from './errors.js';
 import { parseMembersBody } from './member-input.js';
@@ -34,6 +50,12 @@ export function uuidFrom(s: string): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${((Number.parseInt(h[16], 16) & 3) | 8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
+/** `q` compiled for the postgres engine (`repo.MemberSearch`'s `q` and `rank`); 400 on bad syntax. */
+function sqlQ(q: string): { q?: SqlFragment; rank?: SqlFragment } {
+  const { where, rank } = compileQ(q, repo.MEMBER_FIELDS);
+  return { q: where, rank };
+}
+
 /** Dependencies of the service. */
 export interface MembersServiceDeps {
   db: Knex;
@@ -41,6 +63,8 @@ export interface MembersServiceDeps {
   users: UsersPort;
   requests: RequestsPort;
   allowMembershipRequests: boolean;
+  /** The member-lists index (SEARCH_ENGINE opensearch/elasticsearch); absent: the postgres engine. */
+  search?: MemberSearchIndex;
 }
 
 /** The members service. */
@@ -68,18 +92,19 @@ export class MembersService {
   /** `GET …/members` (members only) or `GET …/members/public` (visible members). */
   async search(identity: Identity, id: string, args: ListArgs, filters: Record<string, string[]>, publicOnly: boolean) {
     const c = await this.community(identity, id, publicOnly ? 'read_public_members' : 'search_members');
-    const { where, rank } = compileQ(args.q, repo.MEMBER_FIELDS);
-    const res = await repo.searchMembers(this.db, {
+    const common = {
       communityId: c.row.id,
-      q: where,
-      rank,
       sort: args.sort,
       from: args.from,
       size: args.size,
       filters: publicOnly ? {} : filters,
       publicOnly,
       facets: !publicOnly,
-    });
+    };
+    const { search } = this.deps;
+    const res = search
+      ? await search.searchMembers({ ...common, ast: parseQ(args.q) })
+      : await repo.searchMembers(this.db, { ...common, ...sqlQ(args.q) });
     return { ...res, actor: this.actor(identity, c.role), community: c.row };
   }
 
@@ -88,7 +113,7 @@ export class MembersService {
     const c = await this.community(identity, id, 'search_members');
     const input = parseMembersBody(body, { need: ['visible_or_role'] });
     const actor = this.actor(identity, c.role);
-    await withTransaction(this.db, async (trx) => {
+    await this.write(async (trx, touch) => {
       const rows = await this.activeRows(trx, c.row.id, input.members);
       for (const m of rows) {
         const refusal = checkMemberUpdate(actor, m, { role: input.role, visible: input.visible });
@@ -101,6 +126,7 @@ export class MembersService {
         if (input.visible !== undefined) patch.visible = input.visible;
         const row = await repo.updateMember(trx, m.id, patch);
         await this.memberEvent(trx, 'updated', row);
+        touch(row.id);
       }
       if ((await repo.countOwners(trx, c.row.id)) === 0) throw CommunityErrors.lastOwner();
     });
@@ -111,12 +137,13 @@ export class MembersService {
     const c = await this.community(identity, id, 'search_members');
     const input = parseMembersBody(body);
     const actor = this.actor(identity, c.role);
-    await withTransaction(this.db, async (trx) => {
+    await this.write(async (trx, touch) => {
       const rows = await this.activeRows(trx, c.row.id, input.members);
       for (const m of rows) if (checkMemberRemoval(actor, m)) throw Errors.permissionDenied();
       for (const m of rows) {
         await repo.deleteMember(trx, m.id);
         await this.memberEvent(trx, 'removed', m);
+        touch(m.id);
       }
       if ((await repo.countOwners(trx, c.row.id)) === 0) throw CommunityErrors.lastOwner();
     });
@@ -142,7 +169,7 @@ export class MembersService {
     if (ids.some((uid) => !byId.get(uid)?.active)) throw CommunityErrors.members('Invalid member specified.');
     if ((await repo.findMembersFor(this.db, c.row.id, input.members)).length > 0) throw CommunityErrors.members(ALREADY);
     await this.withUniqueGuard(() =>
-      withTransaction(this.db, async (trx) => {
+      this.write(async (trx, touch) => {
         for (const uid of ids) {
           const u = byId.get(uid)!;
           const round = await repo.countArchived(trx, c.row.id, uid, INVITATION);
@@ -175,7 +202,7 @@ export class MembersService {
             ...(input.message ? { comment: { content: input.message, format: 'html' } } : {}),
             key: row.id,
           });
-          await this.recordRequest(trx, row.id, request);
+          touch(await this.recordRequest(trx, row.id, request));
         }
       }),
     );
@@ -191,7 +218,7 @@ export class MembersService {
     const input = parseMembersBody(body, { need: ['role'] });
     const actor = this.actor(identity, c.role);
     const role = input.role as Role;
-    await withTransaction(this.db, async (trx) => {
+    await this.write(async (trx, touch) => {
       const rows = (await repo.findMembersFor(trx, c.row.id, input.members, { lock: true })).filter(
         (r) => !r.active && r.request_type === INVITATION,
       );
@@ -200,7 +227,9 @@ export class MembersService {
       for (const r of rows) if (!canManageRole(actor, r.role) || !canManageRole(actor, role)) throw Errors.permissionDenied();
       for (const r of rows) {
         if (r.role === role) continue;
-        await repo.updateMember(trx, r.id, { role });
+        const updated = await repo.updateMember(trx, r.id, { role });
+        await this.requestEvent(trx, 'updated', updated);
+        touch(updated.id);
         if (r.request_id) {
           const content = `You will join as "${ROLE_TITLES[role]}" (changed from: "${r.role}").`;
           await this.deps.requests.comment(r.request_id, { content, format: 'html' });
@@ -213,17 +242,11 @@ export class MembersService {
   async searchRequests(identity: Identity, id: string, args: ListArgs, filters: Record<string, string[]>, type: string) {
     const c = await this.community(identity, id, 'manage_members');
     if (type === MEMBERSHIP_REQUEST && !this.deps.allowMembershipRequests) throw Errors.permissionDenied();
-    const { where, rank } = compileQ(args.q, repo.MEMBER_FIELDS);
-    const res = await repo.searchRequests(this.db, {
-      communityId: c.row.id,
-      q: where,
-      rank,
-      sort: args.sort,
-      from: args.from,
-      size: args.size,
-      filters,
-      requestType: type,
-    });
+    const common = { communityId: c.row.id, sort: args.sort, from: args.from, size: args.size, filters, requestType: type };
+    const { search } = this.deps;
+    const res = search
+      ? await search.searchRequests({ ...common, ast: parseQ(args.q) })
+      : await repo.searchRequests(this.db, { ...common, ...sqlQ(args.q) });
     return { ...res, actor: this.actor(identity, c.role), community: c.row };
   }
 
@@ -239,7 +262,7 @@ export class MembersService {
     if ((await repo.findMembersFor(this.db, c.row.id, [{ type: 'user', id: uid }])).length > 0) throw CommunityErrors.members(ALREADY);
     const u = await this.deps.communities.userInfo(uid);
     return this.withUniqueGuard(() =>
-      withTransaction(this.db, async (trx) => {
+      this.write(async (trx, touch) => {
         const round = await repo.countArchived(trx, c.row.id, uid, MEMBERSHIP_REQUEST);
         const row = await repo.insertMember(trx, {
           id: uuidFrom(`${c.row.id}:user:${uid}:${MEMBERSHIP_REQUEST}:${round}`),
@@ -268,18 +291,32 @@ export class MembersService {
           ...(typeof b.message === 'string' && b.message ? { comment: { content: b.message, format: 'html' } } : {}),
           key: row.id,
         });
-        await this.recordRequest(trx, row.id, request);
+        touch(await this.recordRequest(trx, row.id, request));
         return request;
       }),
     );
   }
 
-  private async recordRequest(trx: Knex.Transaction, rowId: string, request: RequestInfo): Promise<void> {
-    await repo.updateMember(trx, rowId, {
+  /** Link the pending row to its request (`member-request.created`); returns the row id. */
+  private async recordRequest(trx: Knex.Transaction, rowId: string, request: RequestInfo): Promise<string> {
+    const row = await repo.updateMember(trx, rowId, {
       request_id: request.id,
       request_status: request.status,
       request_expires_at: request.expires_at ? new Date(request.expires_at) : null,
     });
+    await this.requestEvent(trx, 'created', row);
+    return row.id;
+  }
+
+  /**
+   * One write transaction; afterwards the member rows it touched are indexed inline (search engine
+   * only), with refresh `wait_for` so the writer's next list shows the write.
+   */
+  private async write<T>(fn: (trx: Knex.Transaction, touch: (id: string) => void) => Promise<T>): Promise<T> {
+    const touched: string[] = [];
+    const result = await withTransaction(this.db, (trx) => fn(trx, (id) => touched.push(id)));
+    await this.deps.search?.afterCommit(touched);
+    return result;
   }
 
   /** A concurrent duplicate insert (same community and user) is the "already pending" 400. */
@@ -308,11 +345,15 @@ export class MembersService {
     }
     const status = verb === 'accepted' ? 'accepted' : verb;
     await repo.archiveRequest(trx, { ...row, request_status: status }, status, uuidFrom(`archive:${data.id}`));
+    await this.requestEvent(trx, 'closed', { ...row, request_status: status });
+    // No writer waits on a consumer: the rows are indexed once this inbox transaction commits.
+    const { search } = this.deps;
+    if (search) afterCommit(trx, () => search.afterCommit([row.id]));
     if (verb === 'accepted') {
       const m = await repo.updateMember(trx, row.id, { active: true, visible: false, request_status: 'accepted' });
       await writeOutbox(trx, {
         subject: 'rdm.communities.member.added',
-        aggregate: { type: 'community', id: m.community_id, revision: m.revision_id },
+        aggregate: { type: 'member', id: m.id, revision: m.revision_id },
         data: {
           community_id: m.community_id,
           member_type: 'user',
@@ -341,8 +382,24 @@ export class MembersService {
   private async memberEvent(trx: Knex.Transaction, verb: 'updated' | 'removed', m: MemberRow): Promise<void> {
     await writeOutbox(trx, {
       subject: `rdm.communities.member.${verb}`,
-      aggregate: { type: 'community', id: m.community_id, revision: m.revision_id },
+      aggregate: { type: 'member', id: m.id, revision: m.revision_id },
       data: { community_id: m.community_id, member_type: 'user', member_id: m.member_id, role: m.role, visible: m.visible },
+    });
+  }
+
+  private async requestEvent(trx: Knex.Transaction, verb: 'created' | 'updated' | 'closed', m: MemberRow): Promise<void> {
+    await writeOutbox(trx, {
+      subject: `rdm.communities.member-request.${verb}`,
+      aggregate: { type: 'member', id: m.id, revision: m.revision_id },
+      data: {
+        community_id: m.community_id,
+        member_type: 'user',
+        member_id: m.member_id,
+        role: m.role,
+        request_id: m.request_id,
+        request_type: m.request_type,
+        status: m.request_status,
+      },
     });
   }
 }

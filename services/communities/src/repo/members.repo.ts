@@ -188,6 +188,7 @@ export async function archiveRequest(trx: Knex.Transaction, m: MemberRow, status
       request_expires_at: m.request_expires_at,
       search_vector: memberVector(trx, m),
       created: m.created,
+      member_row_id: m.id,
     })
     .onConflict('request_id')
     .ignore();
@@ -315,4 +316,112 @@ export async function searchRequests(
     })(),
   ]);
   return { rows, total: Number((total as { n: string } | undefined)?.n ?? 0), facets: { role, status, is_open: open } };
+}
+
+/** A member-list row as the search index needs it (either table), with the SQL name sort key and microsecond timestamps. */
+export interface MemberIndexRow {
+  id: string;
+  /** `members` (active or pending) or `archived` (archived_requests). */
+  source: 'members' | 'archived';
+  community_id: string;
+  member_type: string;
+  member_id: string;
+  role: string;
+  visible: boolean;
+  active: boolean;
+  name: string;
+  username: string | null;
+  email: string | null;
+  affiliations: string;
+  request_id: string | null;
+  request_type: string | null;
+  request_status: string | null;
+  revision_id: number;
+  /** `created` in UTC with the database's microseconds (`…T12:00:00.123456Z`). */
+  created_ts: string;
+  /** The name sort key of `order()`, computed by PostgreSQL itself. */
+  sort_name: string;
+}
+
+function indexQuery(db: Knex | Knex.Transaction, table: 'members' | 'archived_requests') {
+  return db(table)
+    .select([
+      'id',
+      'community_id',
+      'member_type',
+      'member_id',
+      'role',
+      'visible',
+      table === 'members' ? 'active' : db.raw('false AS active'),
+      'name',
+      'username',
+      'email',
+      'affiliations',
+      'request_id',
+      'request_type',
+      'request_status',
+      'revision_id',
+      db.raw(`to_char(created AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS created_ts`),
+      db.raw("lower(coalesce(nullif(name, ''), username, '')) AS sort_name"),
+      db.raw(`'${table === 'members' ? 'members' : 'archived'}' AS source`),
+    ])
+    .orderBy('id');
+}
+
+/** Rows of `members` for the index: these ids, or a batch after `afterId` (changed since `since`). */
+export async function memberRowsForIndex(
+  db: Knex | Knex.Transaction,
+  o: { ids?: string[]; since?: Date; afterId?: string; limit?: number },
+): Promise<MemberIndexRow[]> {
+  const q = indexQuery(db, 'members');
+  if (o.ids) q.whereIn('id', o.ids);
+  if (o.since) q.where('updated', '>=', o.since);
+  if (o.afterId) q.where('id', '>', o.afterId);
+  if (o.limit) q.limit(o.limit);
+  return q;
+}
+
+/** Rows of `archived_requests` for the index: these ids or those archived from these member rows, or a batch after `afterId`. */
+export async function archivedRowsForIndex(
+  db: Knex | Knex.Transaction,
+  o: { ids?: string[]; since?: Date; afterId?: string; limit?: number },
+): Promise<MemberIndexRow[]> {
+  const q = indexQuery(db, 'archived_requests');
+  if (o.ids) {
+    const ids = o.ids;
+    q.where((w) => w.whereIn('id', ids).orWhereIn('member_row_id', ids));
+  }
+  if (o.since) q.where('updated', '>=', o.since);
+  if (o.afterId) q.where('id', '>', o.afterId);
+  if (o.limit) q.limit(o.limit);
+  return q;
+}
+
+/** Member rows (active or pending) by id, in no particular order. */
+export async function findMemberRows(db: Knex | Knex.Transaction, ids: string[]): Promise<MemberRow[]> {
+  if (ids.length === 0) return [];
+  return db('members').select(COLUMNS).whereIn('id', ids);
+}
+
+/** Request-list rows by id: pending member rows and archived rows, shaped as `searchRequests` returns them. */
+export async function findRequestRows(db: Knex | Knex.Transaction, ids: string[]): Promise<MemberRow[]> {
+  if (ids.length === 0) return [];
+  const cols = COLUMNS.filter((c) => c !== 'active');
+  const [pending, archived] = await Promise.all([
+    db('members')
+      .select([...cols, db.raw('false as active')])
+      .whereIn('id', ids),
+    db('archived_requests')
+      .select([...cols, db.raw('false as active')])
+      .whereIn('id', ids),
+  ]);
+  return [...pending, ...archived];
+}
+
+/** Member rows named by member events written since `since` (removals and closed requests: rows that may be gone). */
+export async function memberRowsTouchedSince(db: Knex | Knex.Transaction, since: Date, subjects: string[]): Promise<string[]> {
+  const rows = (await db('outbox').distinct('aggregate_id').whereIn('subject', subjects).where('created_at', '>=', since)) as {
+    aggregate_id: string;
+  }[];
+  return rows.map((r) => r.aggregate_id);
 }

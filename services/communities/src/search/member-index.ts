@@ -1,0 +1,397 @@
+/**
+ * Member lists on the OpenSearch/Elasticsearch engines (`SEARCH_ENGINE` other than `postgres`): the
+ * index this service owns (`communities-members-v1` behind the alias `communities-members`), its
+ * documents, the searches that mirror `repo.searchMembers` (`…/members`, `…/members/public`) and
+ * `repo.searchRequests` (`…/invitations`, `…/membership-requests`) — same q fields, filters, facets,
+ * sorts and paging — inline indexing after commit, the outbox-driven indexer and `reindex`.
+ *
+ * Documents: one per `members` row (active member, or pending invitation / membership request) and
+ * one per `archived_requests` row (a closed one), with the row's id; `scope.list` says which list a
+ * document belongs to. Version: the row's `revision_id` (every member update raises it; archived rows
+ * never change). Row ids are never reused (a new invitation round gets a new id), so the delete of a
+ * removed member (version MAX) can never hide a later row.
+ *
+ * Permissions: who may read which list of which community is checked in PostgreSQL before the search
+ * (the community policy); the search is then scoped to that community. Hits are loaded from
+ * PostgreSQL by id in the engine's order: responses are never staler than the database.
+ */
+import {
+  type AggregateRef,
+  type BulkOp,
+  baseIndexSettings,
+  type DslFieldMap,
+  Errors,
+  fullTextField,
+  type IndexDefinition,
+  type IndexDoc,
+  type Knex,
+  keywordField,
+  type Logger,
+  longField,
+  type NatsHandle,
+  type QueryAst,
+  QuerySyntaxError,
+  runSearchIndexer,
+  type SearchEngine,
+  type SortKey,
+  searchTextOf,
+} from '@rdm/platform';
+import * as repo from '../repo/members.repo.js';
+import type { MemberFacet, MemberRow } from '../repo/members.repo.js';
+
+/** A timestamp with the database's microseconds (ordered exactly as in SQL). */
+const nanosField = () => ({ type: 'date_nanos', format: 'strict_date_optional_time_nanos||epoch_millis' });
+
+/**
+ * Name and affiliations are lower-cased, NOT accent-folded: the postgres field queries (`name:`,
+ * `affiliations:`) search `lower(name)`, so folding here would answer differently. Unfielded terms
+ * search `search_text`, folded on both engines.
+ */
+const lowercaseText = () => ({
+  type: 'text',
+  analyzer: 'lowercase_words',
+  fields: { raw: { type: 'keyword', normalizer: 'lowercase', ignore_above: 256 } },
+});
+
+/** The member-lists index: alias, version, mappings (and the lower-case-only analyser). */
+export const MEMBERS_INDEX: IndexDefinition = {
+  alias: 'communities-members',
+  version: 1,
+  settings: {
+    analysis: {
+      ...baseIndexSettings.analysis,
+      analyzer: {
+        ...baseIndexSettings.analysis.analyzer,
+        lowercase_words: { type: 'custom', tokenizer: 'standard', filter: ['lowercase'] },
+      },
+      normalizer: { ...baseIndexSettings.analysis.normalizer, lowercase: { type: 'custom', filter: ['lowercase'] } },
+    },
+  },
+  mappings: {
+    dynamic: 'strict',
+    properties: {
+      id: keywordField(),
+      community_id: keywordField(),
+      list: keywordField(),
+      member_type: keywordField(),
+      member_id: keywordField(),
+      role: keywordField(),
+      visible: keywordField(),
+      request_type: keywordField(),
+      request_status: keywordField(),
+      is_open: keywordField(),
+      name: lowercaseText(),
+      username: keywordField(),
+      email: keywordField(),
+      affiliations: lowercaseText(),
+      // The exact SQL sort key (`lower(coalesce(nullif(name, ''), username, ''))`); C.UTF-8 collation = code point order, as here.
+      sort_name: { type: 'keyword', ignore_above: 8191 },
+      created: nanosField(),
+      revision_id: longField(),
+      search_text: fullTextField(),
+    },
+  },
+};
+
+/**
+ * The `q` fields of `repo.MEMBER_FIELDS`, on the index; the `scope.*` names are the exact
+ * (case-sensitive) filters of the lists and their facet selections.
+ */
+export const MEMBER_DSL_FIELDS: DslFieldMap = {
+  name: { kind: 'text', path: 'name' },
+  full_name: 'name',
+  username: { kind: 'keyword', path: 'username' },
+  email: { kind: 'keyword', path: 'email' },
+  affiliations: { kind: 'text', path: 'affiliations' },
+  role: { kind: 'keyword', path: 'role' },
+  'scope.community': { kind: 'keyword', path: 'community_id', caseSensitive: true },
+  'scope.list': { kind: 'keyword', path: 'list', caseSensitive: true },
+  'scope.role': { kind: 'keyword', path: 'role', caseSensitive: true },
+  'scope.visible': { kind: 'keyword', path: 'visible', caseSensitive: true },
+  'scope.request_type': { kind: 'keyword', path: 'request_type', caseSensitive: true },
+  'scope.status': { kind: 'keyword', path: 'request_status', caseSensitive: true },
+  'scope.is_open': { kind: 'keyword', path: 'is_open', caseSensitive: true },
+};
+
+/** Statuses of an open request (`repo.searchRequests`' `isOpen`). */
+const OPEN_STATUSES = new Set(['submitted', 'created', 'accepting']);
+
+/**
+ * Which list a row belongs to: `member` (active), `open` (pending with its request: invitations /
+ * membership requests), `unlinked` (pending without a request yet: in no list), `archived` (closed).
+ */
+function listOf(r: repo.MemberIndexRow): string {
+  if (r.source === 'archived') return 'archived';
+  if (r.active) return 'member';
+  return r.request_id ? 'open' : 'unlinked';
+}
+
+/** The index document of a member-list row (version = revision id). */
+export function memberDoc(r: repo.MemberIndexRow): IndexDoc {
+  return {
+    id: r.id,
+    version: r.revision_id,
+    source: {
+      id: r.id,
+      community_id: r.community_id,
+      list: listOf(r),
+      member_type: r.member_type,
+      member_id: r.member_id,
+      role: r.role,
+      visible: String(r.visible),
+      request_type: r.request_type,
+      request_status: r.request_status,
+      is_open: r.request_status === null ? null : String(OPEN_STATUSES.has(r.request_status)),
+      name: r.name,
+      username: r.username,
+      email: r.email,
+      affiliations: r.affiliations,
+      sort_name: r.sort_name,
+      created: r.created_ts,
+      revision_id: r.revision_id,
+      // The texts of the postgres search vector (`repo.memberVector`).
+      search_text: searchTextOf([r.name, r.username, r.email, r.email?.split('@')[0], r.affiliations]),
+    },
+  };
+}
+
+/** The order of `repo.searchMembers` / `repo.searchRequests` (`order()`): relevance for bestmatch with q, then the date or the name, then the id. */
+function sortOf(sort: string, hasQuery: boolean): SortKey[] {
+  const keys: SortKey[] = sort === 'bestmatch' && hasQuery ? [{ path: '_score', order: 'desc' }] : [];
+  if (sort === 'newest') keys.push({ path: 'created', order: 'desc' });
+  else if (sort === 'oldest') keys.push({ path: 'created', order: 'asc' });
+  else keys.push({ path: 'sort_name', order: 'asc' });
+  keys.push({ path: 'id', order: 'asc' });
+  return keys;
+}
+
+const term = (field: string, value: string): QueryAst => ({ type: 'term', field, value, wildcard: false });
+const anyOf = (field: string, values: string[]): QueryAst => ({ type: 'or', children: values.map((v) => term(field, v)) });
+
+/** Options of the engine searches (`repo.MemberSearch` with the parsed `q` instead of SQL). */
+export type EngineMemberSearch = Omit<repo.MemberSearch, 'q' | 'rank'> & { ast?: QueryAst };
+
+/** Facet buckets in the SQL order (`facetCounts`: by key; `is_open`: true first). */
+function facet(buckets: { key: string; count: number }[] | undefined, desc = false): MemberFacet[] {
+  const out = (buckets ?? []).map((b) => ({ key: b.key, count: b.count }));
+  out.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0) * (desc ? -1 : 1));
+  return out;
+}
+
+/** `repo.searchMembers` on a search engine: same hits, totals and role/visibility facets. */
+export async function searchMembersOnEngine(
+  engine: SearchEngine,
+  alias: string,
+  db: Knex,
+  o: EngineMemberSearch & { publicOnly?: boolean; facets?: boolean },
+): Promise<{ rows: MemberRow[]; total: number; facets: Record<string, MemberFacet[]> }> {
+  const filters = [term('scope.community', o.communityId), term('scope.list', 'member')];
+  if (o.publicOnly) filters.push(term('scope.visible', 'true'));
+  // InvenioRDM's post_filter: the facet selections narrow the hits, never the counts.
+  const postFilters: QueryAst[] = [];
+  if (o.filters.role?.length) postFilters.push(anyOf('scope.role', o.filters.role));
+  if (o.filters.visibility?.length)
+    postFilters.push(
+      anyOf(
+        'scope.visible',
+        o.filters.visibility.map((v) => String(v === 'true' || v === 'public')),
+      ),
+    );
+  const res = await engine.search(alias, {
+    query: o.ast ?? { type: 'all' },
+    fields: MEMBER_DSL_FIELDS,
+    filters,
+    postFilters,
+    sort: sortOf(o.sort, !!o.ast),
+    from: o.from,
+    size: o.size,
+    sourceIncludes: ['id'],
+    aggs: o.facets ? { role: { type: 'terms', path: 'role' }, visibility: { type: 'terms', path: 'visible' } } : undefined,
+  });
+  const ids = res.hits.map((h) => h.id);
+  const byId = new Map((await repo.findMemberRows(db, ids)).map((r) => [r.id, r]));
+  return {
+    rows: ids.map((id) => byId.get(id)).filter((r): r is MemberRow => !!r),
+    total: res.total,
+    facets: { role: facet(res.aggregations.role), visibility: facet(res.aggregations.visibility) },
+  };
+}
+
+/** `repo.searchRequests` on a search engine: open and archived requests of one type, role/status/is_open facets. */
+export async function searchRequestsOnEngine(
+  engine: SearchEngine,
+  alias: string,
+  db: Knex,
+  o: EngineMemberSearch & { requestType: string },
+): Promise<{ rows: MemberRow[]; total: number; facets: Record<string, MemberFacet[]> }> {
+  const filters = [
+    term('scope.community', o.communityId),
+    anyOf('scope.list', ['open', 'archived']),
+    term('scope.request_type', o.requestType),
+  ];
+  const postFilters: QueryAst[] = [];
+  if (o.filters.role?.length) postFilters.push(anyOf('scope.role', o.filters.role));
+  if (o.filters.status?.length) postFilters.push(anyOf('scope.status', o.filters.status));
+  if (o.filters.is_open?.length) {
+    const wanted = new Set(o.filters.is_open.map((v) => v === 'true'));
+    if (wanted.size === 1) postFilters.push(term('scope.is_open', String(wanted.has(true))));
+  }
+  const res = await engine.search(alias, {
+    query: o.ast ?? { type: 'all' },
+    fields: MEMBER_DSL_FIELDS,
+    filters,
+    postFilters,
+    sort: sortOf(o.sort, !!o.ast),
+    from: o.from,
+    size: o.size,
+    sourceIncludes: ['id'],
+    aggs: {
+      role: { type: 'terms', path: 'role' },
+      status: { type: 'terms', path: 'request_status' },
+      is_open: { type: 'terms', path: 'is_open' },
+    },
+  });
+  const ids = res.hits.map((h) => h.id);
+  const byId = new Map((await repo.findRequestRows(db, ids)).map((r) => [r.id, r]));
+  return {
+    rows: ids.map((id) => byId.get(id)).filter((r): r is MemberRow => !!r),
+    total: res.total,
+    facets: {
+      role: facet(res.aggregations.role),
+      status: facet(res.aggregations.status),
+      is_open: facet(res.aggregations.is_open, true),
+    },
+  };
+}
+
+/** The index definition under a name prefix (`SEARCH_INDEX_PREFIX`). */
+export function membersIndex(prefix = ''): IndexDefinition {
+  return { ...MEMBERS_INDEX, alias: `${prefix}${MEMBERS_INDEX.alias}` };
+}
+
+/** Events whose aggregate is a member row (the indexer's input); other subjects of the stream are skipped. */
+const MEMBER_SUBJECT = /^rdm\.communities\.(member|member-request)\./;
+/** Events after which a member row may be gone (replayed after a reindex: its catch-up sees no deletes). */
+const GONE_SUBJECTS = ['rdm.communities.member.removed', 'rdm.communities.member-request.closed'];
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Index writes of the member lists: inline after commit (read-your-writes), the outbox indexer, reindex. */
+export class MemberSearchIndex {
+  private ensured?: Promise<void>;
+  /** The index this service writes and reads (alias with the deployment's prefix). */
+  readonly def: IndexDefinition;
+
+  constructor(
+    readonly engine: SearchEngine,
+    private readonly db: Knex,
+    private readonly logger: Pick<Logger, 'warn'>,
+    prefix = '',
+  ) {
+    this.def = membersIndex(prefix);
+  }
+
+  /** `repo.searchMembers` on the engine. */
+  searchMembers(o: EngineMemberSearch & { publicOnly?: boolean; facets?: boolean }) {
+    return this.guard(() => searchMembersOnEngine(this.engine, this.def.alias, this.db, o));
+  }
+
+  /** `repo.searchRequests` on the engine. */
+  searchRequests(o: EngineMemberSearch & { requestType: string }) {
+    return this.guard(() => searchRequestsOnEngine(this.engine, this.def.alias, this.db, o));
+  }
+
+  /** A value a field rejects is a 400 as on postgres; an engine outage is the platform's 503. */
+  private async guard<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (e) {
+      if (e instanceof QuerySyntaxError) throw Errors.invalidQuerySyntax(e);
+      throw e;
+    }
+  }
+
+  /** Creates the index behind its alias when missing (once; retried after a failure). */
+  ensureIndex(): Promise<void> {
+    this.ensured ??= this.engine.ensureIndex(this.def).catch((err) => {
+      this.ensured = undefined;
+      throw err;
+    });
+    return this.ensured;
+  }
+
+  /**
+   * Index committed member rows now with `refresh: wait_for`, so the writer's next list shows its
+   * write. A failure (engine down) is logged, never thrown: the write is committed and its outbox
+   * event brings the index up to date once the engine is back.
+   */
+  async afterCommit(ids: string[]): Promise<void> {
+    if (!ids.length) return;
+    try {
+      const ops = await this.load(ids.map((id) => ({ id, revision: 0, subject: '' })));
+      await this.engine.bulk(this.def.alias, ops, { refresh: 'wait_for' });
+    } catch (err) {
+      this.logger.warn({ err, ids }, 'inline member indexing failed; the outbox indexer will catch up');
+    }
+  }
+
+  /**
+   * Current state of the touched member rows as bulk operations: the row (active or pending), the
+   * archived rows that replaced it, and a delete when the row is gone.
+   */
+  async load(refs: AggregateRef[]): Promise<BulkOp[]> {
+    // Before any write: a bulk into a missing alias would auto-create a plain index under its name.
+    await this.ensureIndex();
+    const ids = [...new Set(refs.filter((r) => !r.subject || MEMBER_SUBJECT.test(r.subject)).map((r) => r.id))].filter((id) =>
+      UUID.test(id),
+    );
+    if (!ids.length) return [];
+    const [members, archived] = await Promise.all([repo.memberRowsForIndex(this.db, { ids }), repo.archivedRowsForIndex(this.db, { ids })]);
+    const found = new Set([...members, ...archived].map((r) => r.id));
+    const ops: BulkOp[] = [...members, ...archived].map((r) => ({ op: 'index', ...memberDoc(r) }));
+    // Removed members and closed requests that were declined, cancelled or expired: their row is gone.
+    for (const id of ids) if (!found.has(id)) ops.push({ op: 'delete', id, version: Number.MAX_SAFE_INTEGER });
+    return ops;
+  }
+
+  /** The durable indexer of `rdm.communities.member.*` and `rdm.communities.member-request.*` events. */
+  startIndexer(nats: Pick<NatsHandle, 'js' | 'jsm'>, logger: Logger) {
+    return runSearchIndexer({
+      js: nats.js,
+      jsm: nats.jsm,
+      engine: this.engine,
+      alias: this.def.alias,
+      stream: 'COMMUNITIES',
+      durable: 'communities-members-indexer',
+      // One filter subject per consumer: the whole stream; `load` keeps the member subjects.
+      filterSubject: 'rdm.communities.>',
+      load: (refs) => this.load(refs),
+      logger,
+    });
+  }
+
+  /**
+   * Rebuild the index from PostgreSQL into a new versioned index and swap the alias; then replay the
+   * removals written meanwhile (the build's catch-up passes only see rows that exist).
+   */
+  async reindex(batch = 1000) {
+    const db = this.db;
+    const started = new Date(Date.now() - 5000);
+    const res = await this.engine.reindex(this.def, async function* (since?: Date) {
+      for (const rowsOf of [repo.memberRowsForIndex, repo.archivedRowsForIndex]) {
+        let afterId: string | undefined;
+        for (;;) {
+          const rows = await rowsOf(db, { since, afterId, limit: batch });
+          if (!rows.length) break;
+          yield rows.map(memberDoc);
+          afterId = rows[rows.length - 1].id;
+        }
+      }
+    });
+    const gone = await repo.memberRowsTouchedSince(db, started, GONE_SUBJECTS);
+    for (let i = 0; i < gone.length; i += batch) {
+      const ops = await this.load(gone.slice(i, i + batch).map((id) => ({ id, revision: 0, subject: '' })));
+      await this.engine.bulk(this.def.alias, ops);
+    }
+    return res;
+  }
+}
