@@ -104,13 +104,13 @@ export const MEMBER_DSL_FIELDS: DslFieldMap = {
   email: { kind: 'keyword', path: 'email' },
   affiliations: { kind: 'text', path: 'affiliations' },
   role: { kind: 'keyword', path: 'role' },
-  'scope.community': { kind: 'keyword', path: 'community_id', caseSensitive: true },
-  'scope.list': { kind: 'keyword', path: 'list', caseSensitive: true },
-  'scope.role': { kind: 'keyword', path: 'role', caseSensitive: true },
-  'scope.visible': { kind: 'keyword', path: 'visible', caseSensitive: true },
-  'scope.request_type': { kind: 'keyword', path: 'request_type', caseSensitive: true },
-  'scope.status': { kind: 'keyword', path: 'request_status', caseSensitive: true },
-  'scope.is_open': { kind: 'keyword', path: 'is_open', caseSensitive: true },
+  'scope.community': { kind: 'keyword', path: 'community_id', caseSensitive: true, filterOnly: true },
+  'scope.list': { kind: 'keyword', path: 'list', caseSensitive: true, filterOnly: true },
+  'scope.role': { kind: 'keyword', path: 'role', caseSensitive: true, filterOnly: true },
+  'scope.visible': { kind: 'keyword', path: 'visible', caseSensitive: true, filterOnly: true },
+  'scope.request_type': { kind: 'keyword', path: 'request_type', caseSensitive: true, filterOnly: true },
+  'scope.status': { kind: 'keyword', path: 'request_status', caseSensitive: true, filterOnly: true },
+  'scope.is_open': { kind: 'keyword', path: 'is_open', caseSensitive: true, filterOnly: true },
 };
 
 /** Statuses of an open request (`repo.searchRequests`' `isOpen`). */

@@ -93,11 +93,11 @@ export const REQUEST_DSL_FIELDS: DslFieldMap = {
   'receiver.community': { kind: 'keyword', path: 'receiver_community' },
   'topic.record': { kind: 'keyword', path: 'topic_record' },
   'topic.community': { kind: 'keyword', path: 'topic_community' },
-  'scope.created_by': { kind: 'keyword', path: 'created_by_ref', caseSensitive: true },
-  'scope.receiver': { kind: 'keyword', path: 'receiver_ref', caseSensitive: true },
-  'scope.topic': { kind: 'keyword', path: 'topic_ref', caseSensitive: true },
-  'scope.type': { kind: 'keyword', path: 'type', caseSensitive: true },
-  'scope.status': { kind: 'keyword', path: 'status', caseSensitive: true },
+  'scope.created_by': { kind: 'keyword', path: 'created_by_ref', caseSensitive: true, filterOnly: true },
+  'scope.receiver': { kind: 'keyword', path: 'receiver_ref', caseSensitive: true, filterOnly: true },
+  'scope.topic': { kind: 'keyword', path: 'topic_ref', caseSensitive: true, filterOnly: true },
+  'scope.type': { kind: 'keyword', path: 'type', caseSensitive: true, filterOnly: true },
+  'scope.status': { kind: 'keyword', path: 'status', caseSensitive: true, filterOnly: true },
 };
 
 const refOf = (type: string | null, id: string | null) => (type && id !== null ? `${type}:${id}` : null);
