@@ -126,7 +126,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
       rmSync(LOG_DIR, { recursive: true, force: true });
       mkdirSync(LOG_DIR, { recursive: true });
     }
-    say(`starting the stack on ${baseUrl} (db ${redact(databaseUrl)}, nats ${nats.url}${inherit ? '' : `, logs ${LOG_DIR}`})`);
+    say(
+      `starting the stack on ${baseUrl} (db ${redact(databaseUrl)}, nats ${nats.url}, search ${process.env.SEARCH_ENGINE ?? 'postgres'}${inherit ? '' : `, logs ${LOG_DIR}`})`,
+    );
     const started = Date.now();
     stack = await startStack({
       ports,
@@ -150,6 +152,11 @@ export default async function setup(project: TestProject): Promise<() => Promise
         // Records' per-address abuse-report limit (5 per 10 min): the authz matrix and the fuzzer
         // report abuse from 127.0.0.1 too; its 429 is tested in records' integration tests.
         ABUSE_REPORTS_PER_WINDOW: process.env.E2E_ABUSE_REPORTS_PER_WINDOW ?? '100000',
+        // SEARCH_ENGINE=opensearch|elasticsearch (the e2e-opensearch phase of `make test`): indices
+        // of their own, so runs never read each other's documents.
+        ...(process.env.SEARCH_ENGINE && process.env.SEARCH_ENGINE !== 'postgres'
+          ? { SEARCH_INDEX_PREFIX: process.env.SEARCH_INDEX_PREFIX ?? `e2e${Date.now().toString(36)}-` }
+          : {}),
       },
       restart: false,
       strict: true,

@@ -382,6 +382,7 @@ export function recordSearchSuite(label: string, engine?: () => Promise<{ engine
           JSON.stringify([{ subject: { type: 'user', id: CAROL }, permission: 'view', origin: 'api' }]),
           parents.secret,
         ]);
+        await env.syncSearch([parents.secret]);
         expect(idsOf(await search('?q=secret', CAROL))).toEqual([ids.secret]);
         expect(idsOf(await search('?q=secret', ALICE))).toEqual([]);
         // The unpublished draft is never a search hit, not even for its owner.
@@ -519,6 +520,7 @@ export function recordSearchSuite(label: string, engine?: () => Promise<{ engine
           JSON.stringify([{ subject: { type: 'user', id: ALICE }, permission: 'preview', origin: 'api' }]),
           parents.temples,
         ]);
+        await env.syncSearch([parents.temples]);
         const shared = await mine('?shared_with_me=true');
         expect(idsOf(shared)).toEqual([ids.temples]);
         expect(shared.body.links.self).toBe(`${API}/user/records?page=1&shared_with_me=true&size=25&sort=updated-desc`);
@@ -593,6 +595,7 @@ export function recordSearchSuite(label: string, engine?: () => Promise<{ engine
             parents.temples,
           ],
         );
+        await env.syncSearch([parents.temples]);
         const hit = await env.request.get('/api/communities/c0ffee00-0000-4000-8000-000000000001/records?q=greek');
         expect(idsOf(hit)).toEqual([ids.temples]);
         expect(hit.body.aggregations.access_status.buckets).toEqual([{ key: 'open', doc_count: 1, label: 'Open', is_selected: false }]);

@@ -137,6 +137,11 @@ export interface Env {
   fakeCommunities: FakeCommunities;
   /** Call an RPC on the private NATS. */
   rpc<T>(subject: string, payload: unknown): Promise<T>;
+  /**
+   * After a test wrote `search_docs` with raw SQL (outside the index port): bring the parents'
+   * documents into the search engine, as the outbox indexer would; nothing on postgres.
+   */
+  syncSearch(parentIds: string[]): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -246,6 +251,11 @@ export async function startEnv(o: { search?: { engine: SearchEngine; prefix: str
     fakeRequests,
     fakeCommunities,
     rpc: <T>(subject: string, payload: unknown) => callRpc<T>(nats.nc, subject, payload, { timeoutMs: 2000 }),
+    async syncSearch(parentIds) {
+      const ix = deps.engineIndex;
+      if (!ix) return;
+      await ix.engine.bulk(ix.alias, await ix.load(parentIds.map((p) => `p:${p}`)), { refresh: true });
+    },
     async close() {
       await authz.stop();
       for (const s of servers) await s.stop();
