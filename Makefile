@@ -76,7 +76,7 @@ VITEST := cd $(ROOT) && $(ROOT)/node_modules/.bin/vitest run
 
 # MinIO (needed by the files integration tests; a cold build takes minutes) starts in the
 # background while the unit tests run, and is waited for before the integration tests.
-test: deps infra ## typecheck, lint, unit, charts, integration, fault trials (short form, 3 per kill point) and e2e tests, then a summary; fails if any project fails
+test: deps infra ## typecheck, lint, unit, charts, integration, fault trials (short form, 3 per kill point), e2e tests on PostgreSQL search and again on OpenSearch, then a summary; fails if any project fails
 	@cd $(ROOT); rc=0; summary=""; \
 	bash $(INFRA)/minio.sh start >.data/minio-start.log 2>&1 & minio_pid=$$!; \
 	bash $(INFRA)/opensearch.sh start >.data/opensearch-start.log 2>&1 & opensearch_pid=$$!; \
@@ -86,8 +86,10 @@ test: deps infra ## typecheck, lint, unit, charts, integration, fault trials (sh
 	printf '\n\033[1m=== lint ===\033[0m\n'; start=$$(date +%s); \
 	if $(MAKE) -s lint; then r=PASS; else r=FAIL; rc=1; fi; \
 	summary="$$summary$$(printf '  %-12s %s (%ss)' lint "$$r" "$$(( $$(date +%s) - start ))")\n"; \
-	for p in unit charts integration faults e2e; do \
-		printf '\n\033[1m=== vitest --project %s ===\033[0m\n' "$$p"; \
+	for p in unit charts integration faults e2e e2e-opensearch; do \
+		proj=$$p; engine=$${SEARCH_ENGINE:-postgres}; \
+		if [ "$$p" = e2e-opensearch ]; then proj=e2e; engine=opensearch; fi; \
+		printf '\n\033[1m=== vitest --project %s (search engine: %s) ===\033[0m\n' "$$proj" "$$engine"; \
 		start=$$(date +%s); \
 		if [ "$$p" = integration ] && kill -0 $$minio_pid 2>/dev/null; then \
 			echo "waiting for MinIO to build/start (log: .data/minio-start.log)" >&2; fi; \
@@ -98,7 +100,7 @@ test: deps infra ## typecheck, lint, unit, charts, integration, fault trials (sh
 			cat .data/opensearch-start.log >&2; echo "error: OpenSearch did not start (see above)" >&2; \
 		fi; \
 		mkdir -p .data/test-results; rm -f .data/test-results/$$p.json; \
-		if $(ROOT)/node_modules/.bin/vitest run --project "$$p" --reporter=default --reporter=json --outputFile.json=.data/test-results/$$p.json; then r=PASS; else r=FAIL; rc=1; fi; \
+		if SEARCH_ENGINE=$$engine $(ROOT)/node_modules/.bin/vitest run --project "$$proj" --reporter=default --reporter=json --outputFile.json=.data/test-results/$$p.json; then r=PASS; else r=FAIL; rc=1; fi; \
 		summary="$$summary$$(printf '  %-12s %s (%ss)' "$$p" "$$r" "$$(( $$(date +%s) - start ))")\n"; \
 	done; \
 	printf '\n\033[1m=== test summary ===\033[0m\n%b' "$$summary"; \
