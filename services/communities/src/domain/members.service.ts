@@ -12,17 +12,7 @@
  * right after its commit (read-your-writes).
  */
 import { createHash } from 'node:crypto';
-import {
-  afterCommit,
-  Errors,
-  type Identity,
-  isAdmin,
-  type Knex,
-  type ListArgs,
-  type SqlFragment,
-  withTransaction,
-  writeOutbox,
-} from '@rdm/platform';
+import { Errors, type Identity, isAdmin, type Knex, type ListArgs, type SqlFragment, withTransaction, writeOutbox } from '@rdm/platform';
 import * as repo from '../repo/members.repo.js';
 import type { MemberRow } from '../repo/members.repo.js';
 import type { MemberSearchIndex } from '../search/member-index.js';
@@ -346,9 +336,6 @@ export class MembersService {
     const status = verb === 'accepted' ? 'accepted' : verb;
     await repo.archiveRequest(trx, { ...row, request_status: status }, status, uuidFrom(`archive:${data.id}`));
     await this.requestEvent(trx, 'closed', { ...row, request_status: status });
-    // No writer waits on a consumer: the rows are indexed once this inbox transaction commits.
-    const { search } = this.deps;
-    if (search) afterCommit(trx, () => search.afterCommit([row.id]));
     if (verb === 'accepted') {
       const m = await repo.updateMember(trx, row.id, { active: true, visible: false, request_status: 'accepted' });
       await writeOutbox(trx, {
@@ -366,6 +353,9 @@ export class MembersService {
     } else {
       await repo.deleteMember(trx, row.id);
     }
+    // Indexed before the commit: the `member.added` above releases the accept call, whose caller
+    // lists the members next (see MemberSearchIndex.indexWithin).
+    await this.deps.search?.indexWithin(trx, [row.id]);
     return 'applied';
   }
 

@@ -335,17 +335,37 @@ export class MemberSearchIndex {
   }
 
   /**
+   * Index member rows as `trx` sees them, BEFORE it commits (`refresh: wait_for`): for a consumer's
+   * transaction whose commit releases a waiting writer through an outbox event (an accepted
+   * invitation confirms the requests service's accept call), so the list that writer reads next
+   * already shows the change. Should the commit fail, the message is redelivered and applied again
+   * with the same rows and versions. A failure is logged, never thrown: the outbox indexer catches up.
+   */
+  async indexWithin(trx: Knex.Transaction, ids: string[]): Promise<void> {
+    if (!ids.length) return;
+    try {
+      const ops = await this.load(
+        ids.map((id) => ({ id, revision: 0, subject: '' })),
+        trx,
+      );
+      await this.engine.bulk(this.def.alias, ops, { refresh: 'wait_for' });
+    } catch (err) {
+      this.logger.warn({ err, ids }, 'member indexing in the consumer failed; the outbox indexer will catch up');
+    }
+  }
+
+  /**
    * Current state of the touched member rows as bulk operations: the row (active or pending), the
    * archived rows that replaced it, and a delete when the row is gone.
    */
-  async load(refs: AggregateRef[]): Promise<BulkOp[]> {
+  async load(refs: AggregateRef[], db: Knex = this.db): Promise<BulkOp[]> {
     // Before any write: a bulk into a missing alias would auto-create a plain index under its name.
     await this.ensureIndex();
     const ids = [...new Set(refs.filter((r) => !r.subject || MEMBER_SUBJECT.test(r.subject)).map((r) => r.id))].filter((id) =>
       UUID.test(id),
     );
     if (!ids.length) return [];
-    const [members, archived] = await Promise.all([repo.memberRowsForIndex(this.db, { ids }), repo.archivedRowsForIndex(this.db, { ids })]);
+    const [members, archived] = await Promise.all([repo.memberRowsForIndex(db, { ids }), repo.archivedRowsForIndex(db, { ids })]);
     const found = new Set([...members, ...archived].map((r) => r.id));
     const ops: BulkOp[] = [...members, ...archived].map((r) => ({ op: 'index', ...memberDoc(r) }));
     // Removed members and closed requests that were declined, cancelled or expired: their row is gone.
