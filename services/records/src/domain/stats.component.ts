@@ -68,6 +68,9 @@ export class StatsComponent {
     });
     // Sort keys (InvenioRDM sorts by all versions' unique views / downloads).
     if (unique && this.d.index?.setUsage) {
+      // Why: the views and downloads consumers run side by side; without one writer per parent at a
+      // time, each would sum before the other's commit and the last to write would undo the other's count.
+      await trx.raw('SELECT pg_advisory_xact_lock(hashtext(?))', [`stats-usage:${record.parent_id}`]);
       const [sum] = await trx('stats_counts').where({ parent_id: record.parent_id }).sum({ v: 'unique_views', d: 'unique_downloads' });
       await this.d.index.setUsage(trx, record.parent_id, Number(sum?.v ?? 0), Number(sum?.d ?? 0));
     }
