@@ -28,6 +28,7 @@ import {
   keywordField,
   longField,
   runSearchIndexer,
+  ServiceIndex,
   searchTextOf,
   storedObject,
   textField,
@@ -177,18 +178,9 @@ export async function searchCommunitiesOnEngine(engine: SearchEngine, alias: str
 }
 
 /** Index writes of the service: inline after commit (read-your-writes), the outbox indexer, reindex. */
-export class CommunitySearchIndex {
-  private ensured?: Promise<void>;
-  /** The index this service writes and reads (alias with the deployment's prefix). */
-  readonly def: IndexDefinition;
-
-  constructor(
-    readonly engine: SearchEngine,
-    private readonly db: Knex,
-    private readonly logger: Pick<Logger, 'warn'>,
-    prefix = '',
-  ) {
-    this.def = communitiesIndex(prefix);
+export class CommunitySearchIndex extends ServiceIndex {
+  constructor(engine: SearchEngine, db: Knex, logger: Pick<Logger, 'warn'>, prefix = '') {
+    super(engine, db, logger, COMMUNITIES_INDEX, prefix);
   }
 
   /** `repo.searchCommunities` on the engine; a value a field rejects (`created:abc`) is a 400 as on postgres. */
@@ -201,32 +193,8 @@ export class CommunitySearchIndex {
     }
   }
 
-  /** Creates the index behind its alias when missing (once; retried after a failure). */
-  ensureIndex(): Promise<void> {
-    this.ensured ??= this.engine.ensureIndex(this.def).catch((err) => {
-      this.ensured = undefined;
-      throw err;
-    });
-    return this.ensured;
-  }
-
-  /**
-   * Index committed rows now with `refresh: wait_for`, so the writer's next search sees its write.
-   * A failure (engine down) is logged, never thrown: the write is committed and its outbox event
-   * brings the index up to date once the engine is back.
-   */
-  async afterCommit(ids: string[]): Promise<void> {
-    if (!ids.length) return;
-    try {
-      const ops = await this.load(ids.map((id) => ({ id, revision: 0, subject: '' })));
-      await this.engine.bulk(this.def.alias, ops, { refresh: 'wait_for' });
-    } catch (err) {
-      this.logger.warn({ err, ids }, 'inline search indexing failed; the outbox indexer will catch up');
-    }
-  }
-
   /** Current state of the touched communities as bulk operations. */
-  async load(refs: AggregateRef[]): Promise<BulkOp[]> {
+  override async load(refs: AggregateRef[]): Promise<BulkOp[]> {
     // Before any write: a bulk into a missing alias would auto-create a plain index under its name.
     await this.ensureIndex();
     const ids = [...new Set(refs.map((r) => r.id))];

@@ -32,6 +32,7 @@ import {
   type QueryAst,
   QuerySyntaxError,
   runSearchIndexer,
+  ServiceIndex,
   type SearchEngine,
   type SortKey,
   searchTextOf,
@@ -276,18 +277,9 @@ const GONE_SUBJECTS = ['rdm.communities.member.removed', 'rdm.communities.member
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Index writes of the member lists: inline after commit (read-your-writes), the outbox indexer, reindex. */
-export class MemberSearchIndex {
-  private ensured?: Promise<void>;
-  /** The index this service writes and reads (alias with the deployment's prefix). */
-  readonly def: IndexDefinition;
-
-  constructor(
-    readonly engine: SearchEngine,
-    private readonly db: Knex,
-    private readonly logger: Pick<Logger, 'warn'>,
-    prefix = '',
-  ) {
-    this.def = membersIndex(prefix);
+export class MemberSearchIndex extends ServiceIndex {
+  constructor(engine: SearchEngine, db: Knex, logger: Pick<Logger, 'warn'>, prefix = '') {
+    super(engine, db, logger, MEMBERS_INDEX, prefix);
   }
 
   /** `repo.searchMembers` on the engine. */
@@ -307,30 +299,6 @@ export class MemberSearchIndex {
     } catch (e) {
       if (e instanceof QuerySyntaxError) throw Errors.invalidQuerySyntax(e);
       throw e;
-    }
-  }
-
-  /** Creates the index behind its alias when missing (once; retried after a failure). */
-  ensureIndex(): Promise<void> {
-    this.ensured ??= this.engine.ensureIndex(this.def).catch((err) => {
-      this.ensured = undefined;
-      throw err;
-    });
-    return this.ensured;
-  }
-
-  /**
-   * Index committed member rows now with `refresh: wait_for`, so the writer's next list shows its
-   * write. A failure (engine down) is logged, never thrown: the write is committed and its outbox
-   * event brings the index up to date once the engine is back.
-   */
-  async afterCommit(ids: string[]): Promise<void> {
-    if (!ids.length) return;
-    try {
-      const ops = await this.load(ids.map((id) => ({ id, revision: 0, subject: '' })));
-      await this.engine.bulk(this.def.alias, ops, { refresh: 'wait_for' });
-    } catch (err) {
-      this.logger.warn({ err, ids }, 'inline member indexing failed; the outbox indexer will catch up');
     }
   }
 
@@ -358,7 +326,7 @@ export class MemberSearchIndex {
    * Current state of the touched member rows as bulk operations: the row (active or pending), the
    * archived rows that replaced it, and a delete when the row is gone.
    */
-  async load(refs: AggregateRef[], db: Knex = this.db): Promise<BulkOp[]> {
+  override async load(refs: AggregateRef[], db: Knex = this.db): Promise<BulkOp[]> {
     // Before any write: a bulk into a missing alias would auto-create a plain index under its name.
     await this.ensureIndex();
     const ids = [...new Set(refs.filter((r) => !r.subject || MEMBER_SUBJECT.test(r.subject)).map((r) => r.id))].filter((id) =>

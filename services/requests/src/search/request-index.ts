@@ -29,6 +29,7 @@ import {
   type QueryAst,
   QuerySyntaxError,
   runSearchIndexer,
+  ServiceIndex,
   type SearchEngine,
   type SortKey,
   searchTextOf,
@@ -238,18 +239,9 @@ export function requestsIndex(prefix = ''): IndexDefinition {
 }
 
 /** Index writes of the service: inline after commit (read-your-writes), the outbox indexer, reindex. */
-export class RequestSearchIndex {
-  private ensured?: Promise<void>;
-  /** The index this service writes and reads (alias with the deployment's prefix). */
-  readonly def: IndexDefinition;
-
-  constructor(
-    readonly engine: SearchEngine,
-    private readonly db: Knex,
-    private readonly logger: Pick<Logger, 'warn'>,
-    prefix = '',
-  ) {
-    this.def = requestsIndex(prefix);
+export class RequestSearchIndex extends ServiceIndex {
+  constructor(engine: SearchEngine, db: Knex, logger: Pick<Logger, 'warn'>, prefix = '') {
+    super(engine, db, logger, REQUESTS_INDEX, prefix);
   }
 
   /** `repo.searchRequests` on the engine; a value a field rejects (`created:abc`) is a 400 as on postgres. */
@@ -262,32 +254,8 @@ export class RequestSearchIndex {
     }
   }
 
-  /** Creates the index behind its alias when missing (once; retried after a failure). */
-  ensureIndex(): Promise<void> {
-    this.ensured ??= this.engine.ensureIndex(this.def).catch((err) => {
-      this.ensured = undefined;
-      throw err;
-    });
-    return this.ensured;
-  }
-
-  /**
-   * Index committed requests now with `refresh: wait_for`, so the writer's next search sees its
-   * write. A failure (engine down) is logged, never thrown: the write is committed and its outbox
-   * event brings the index up to date once the engine is back.
-   */
-  async afterCommit(ids: string[]): Promise<void> {
-    if (!ids.length) return;
-    try {
-      const ops = await this.load(ids.map((id) => ({ id, revision: 0, subject: '' })));
-      await this.engine.bulk(this.def.alias, ops, { refresh: 'wait_for' });
-    } catch (err) {
-      this.logger.warn({ err, ids }, 'inline search indexing failed; the outbox indexer will catch up');
-    }
-  }
-
   /** Current state of the touched requests as bulk operations (deleted requests stay: searches filter them). */
-  async load(refs: AggregateRef[]): Promise<BulkOp[]> {
+  override async load(refs: AggregateRef[]): Promise<BulkOp[]> {
     // Before any write: a bulk into a missing alias would auto-create a plain index under its name.
     await this.ensureIndex();
     const ids = [...new Set(refs.map((r) => r.id))].filter((id) => /^[0-9a-f-]{36}$/i.test(id));

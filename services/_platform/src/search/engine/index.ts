@@ -6,3 +6,4 @@ export { isEngineDown, searchUnavailable } from './engine.js';
 export type { EngineOptions } from './options.js';
 export { type SearchConfig, createEngine, createSearchEngine, engineOptions } from './factory.js';
 export { type AggregateRef, type IndexerHandle, type IndexerOptions, runSearchIndexer } from './indexer.js';
+export { ServiceIndex } from './service-index.js';
