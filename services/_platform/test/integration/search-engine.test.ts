@@ -90,6 +90,16 @@ describe.skipIf(!osUrl)('search engine port on OpenSearch', () => {
         }
       });
 
+      it('returns the same page without counting every hit (trackTotalHits false), total = the hits returned', async () => {
+        const e = engine();
+        const page = { ...all, size: 2 };
+        const counted = await e.search(def.alias, page);
+        const uncounted = await e.search(def.alias, { ...page, trackTotalHits: false });
+        expect(counted.total).toBeGreaterThan(2);
+        expect(uncounted.hits.map((h) => h.id)).toEqual(counted.hits.map((h) => h.id));
+        expect(uncounted.total).toBe(2);
+      });
+
       it('reindexes into a new index and swaps the alias while searches keep answering', async () => {
         const e = engine();
         const source = async function* (since?: Date) {

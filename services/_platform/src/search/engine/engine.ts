@@ -169,7 +169,8 @@ export class DslEngine implements SearchEngine {
         throw e;
       }
     });
-    const total = typeof res.hits.total === 'number' ? res.hits.total : res.hits.total.value;
+    const t = res.hits.total;
+    const total = typeof t === 'number' ? t : (t?.value ?? res.hits.hits.length); // absent when not tracked
     return {
       total,
       hits: res.hits.hits.map((h: any) => ({ id: h._id, score: h._score ?? null, source: h._source ?? {} })),
