@@ -56,6 +56,8 @@ const KEEP = process.env.BENCH_KEEP === '1';
 const RESEED = process.env.BENCH_RESEED === '1';
 const INDEX_BATCH = process.env.BENCH_INDEX_BATCH ? Number(process.env.BENCH_INDEX_BATCH) : undefined;
 const MAX_MINUTES = Number(process.env.BENCH_MAX_MINUTES ?? 120);
+/** Unique per run: the bench's indices never meet anyone else's on the shared cluster. */
+const PREFIX = `bench${Date.now().toString(36)}-`;
 const AIM = { postgres: { at: 100_000, p99: 100 }, opensearch: { at: 1_000_000, p99: 50 }, indexRate: 2000 };
 type EngineName = 'postgres' | 'opensearch';
 
@@ -68,6 +70,15 @@ let engine: SearchEngine | undefined;
 let indexer: EngineIndexer | undefined;
 const apps: { close: () => void }[] = [];
 
+/** Every index under this run's prefix, by name (a reindex stopped midway leaves one outside the alias). */
+async function dropPrefixed(): Promise<void> {
+  const res = await fetch(`${OS_URL}/_cat/indices/${PREFIX}*?format=json&h=index`, { signal: AbortSignal.timeout(10_000) });
+  for (const { index } of (await res.json()) as { index: string }[]) {
+    if (index.startsWith(PREFIX))
+      await fetch(`${OS_URL}/${encodeURIComponent(index)}`, { method: 'DELETE', signal: AbortSignal.timeout(30_000) });
+  }
+}
+
 /** Stop the apps, drop the bench index (always) and schema (unless BENCH_KEEP); once. */
 let cleaned: Promise<void> | undefined;
 function cleanup(): Promise<void> {
@@ -75,6 +86,7 @@ function cleanup(): Promise<void> {
     for (const a of apps) a.close();
     if (engine && indexer)
       await engine.dropIndex(indexer.alias).catch((e) => console.error(`bench: could not drop ${indexer?.alias}: ${e.message}`));
+    await dropPrefixed().catch((e) => console.error(`bench: could not drop the ${PREFIX}* indices: ${e.message}`));
     await engine?.close().catch(() => undefined);
     await db?.destroy().catch(() => undefined);
     if (!KEEP) await dropServiceSchema(DATABASE_URL, SCHEMA).catch((e) => console.error(`bench: could not drop ${SCHEMA}: ${e.message}`));
@@ -99,7 +111,7 @@ try {
   db = createDb({ url: DATABASE_URL, service: SCHEMA, pool: { max: 10 } });
   await migrate(db, { service: SCHEMA, dir: RECORDS_MIGRATIONS });
   engine = (await createEngine('opensearch', { url: OS_URL, timeoutMs: 30_000 })) as SearchEngine;
-  indexer = new EngineIndexer({ db, engine, logger: testLogger('search-engines-bench'), prefix: `bench${Date.now().toString(36)}-` });
+  indexer = new EngineIndexer({ db, engine, logger: testLogger('search-engines-bench'), prefix: PREFIX });
   const pg = await startRecordsApp(db);
   apps.push(pg);
   const os = await startRecordsApp(db, indexer);
