@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   CHART,
+  prepareTools,
   CUSTOM_KINDS,
   type Manifest,
   SERVED_1_29_TO_1_31,
@@ -23,6 +24,9 @@ import {
   validateForKubernetes,
   valueArgs,
 } from './render.js';
+
+// Tools first, asynchronously (see prepareTools), before any describe renders.
+beforeAll(prepareTools, 600_000);
 
 // The service registry (proto/services.json) is the one list of deployables: the chart must match it.
 const REGISTRY = JSON.parse(readFileSync(join(CHART, '../../proto/services.json'), 'utf8')) as {

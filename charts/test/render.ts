@@ -3,7 +3,8 @@
  * kubernetes-models come from `scripts/infra/helm.sh` (installed into .tools once, then cached).
  * When to use: only from charts/test/*.test.ts.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
+import { promisify } from 'node:util';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
@@ -21,6 +22,24 @@ export type Manifest = Record<string, any>;
 
 let helmBin: string | undefined;
 let modulesDir: string | undefined;
+let validatorBin: string | undefined;
+
+/** The last line `scripts/infra/helm.sh <what>` prints (a path), without blocking the test worker. */
+async function tool(what: string): Promise<string> {
+  const { stdout } = await promisify(execFile)('bash', [TOOL, what], { encoding: 'utf8', maxBuffer: 16 << 20 });
+  return stdout.trim().split('\n').pop() as string;
+}
+
+/**
+ * Install (first run: downloads and builds) and locate helm, kubernetes-models and the schema
+ * validator. Call it from a `beforeAll`: why asynchronously, a first install takes minutes on a
+ * loaded machine, and a test worker blocked that long misses its RPC deadline with the runner.
+ */
+export async function prepareTools(): Promise<void> {
+  helmBin ??= await tool('path');
+  modulesDir ??= await tool('models');
+  validatorBin ??= await tool('schemas');
+}
 
 /** Path of the pinned helm binary (installed on first use). */
 export function helm(): string {
@@ -98,8 +117,6 @@ export function validate(obj: Manifest): string | null {
     return (err as Error).message;
   }
 }
-
-let validatorBin: string | undefined;
 
 /** What kubernetes-validate said of a multi-document manifest for one Kubernetes version. */
 export interface VersionedValidation {
