@@ -88,6 +88,12 @@ export interface RunConsumerOptions<T = Record<string, unknown>> {
   dlqSubject?: string;
   /** Consuming service, for the default DLQ subject (default: the service of `db`, else the durable). */
   service?: string;
+  /**
+   * Events this consumer has nothing to do with, decided from the envelope alone (e.g. a
+   * `record.published` without a `request_id` for the requests saga): acked without a transaction
+   * or an inbox row, since there is no effect to make once. Keep it a pure function of the envelope.
+   */
+  skip?: (envelope: EventEnvelope<T>) => boolean;
   /** Messages pulled per request (default 10). */
   batchSize?: number;
   /** While the database is unreachable: nak delay and probe interval (default 2000 ms). */
@@ -248,6 +254,11 @@ export function runConsumer<T = Record<string, unknown>>(opts: RunConsumerOption
       envelope = parsed as EventEnvelope<T>;
     } catch (err) {
       await deadLetter(m, 'invalid_envelope', err);
+      return;
+    }
+    if (opts.skip?.(envelope)) {
+      m.ack();
+      outages.delete(seq);
       return;
     }
     const heartbeat = setInterval(() => m.working(), Math.max(500, Math.floor(ackWaitMs / 3)));

@@ -169,3 +169,42 @@ describe('inbox pruning', () => {
     ]);
   });
 });
+
+describe('events a consumer skips', () => {
+  it('should ack them without running the handler or writing an inbox row, and handle the others once', { timeout: 30_000 }, async () => {
+    const { t, ns } = await setup();
+    const handle = runConsumer<{ n: number }>({
+      db: t.db,
+      js: nats.js,
+      jsm: nats.jsm,
+      stream: ns.stream,
+      durable: 'skipper',
+      filterSubject: ns.subject,
+      logger,
+      dlqSubject: ns.dlqSubject,
+      skip: (env) => env.data.n % 2 === 1,
+      handler: async (trx, env) => {
+        await trx('effects').insert({ event_id: env.id, consumer: 'skipper', n: env.data.n });
+      },
+    });
+    cleanups.push(() => handle.stop());
+    await handle.ready;
+    const relay = new OutboxRelay({ db: t.db, js: nats.js, logger, pollMs: 50 });
+    relay.start();
+    cleanups.push(() => relay.stop());
+    const ids = await writeEvents(t.db, ns.subject, 6);
+    // Every message acked: nothing left pending for the durable.
+    await waitFor(
+      async () => (await nats.jsm.consumers.info(ns.stream, 'skipper')).num_ack_pending === 0 && (await effectCounts(t.db)).size === 3,
+      {
+        timeoutMs: 15_000,
+      },
+    );
+    const info = await nats.jsm.consumers.info(ns.stream, 'skipper');
+    expect(info.num_pending).toBe(0);
+    expect(info.delivered.stream_seq).toBeGreaterThanOrEqual(6);
+    expect([...(await effectCounts(t.db, 'skipper')).entries()].sort()).toEqual([ids[0], ids[2], ids[4]].map((id) => [id, 1]).sort());
+    const inbox = await t.db('inbox').where({ consumer: 'skipper' }).orderBy('message_id').pluck('message_id');
+    expect(inbox).toEqual([ids[0], ids[2], ids[4]].sort());
+  });
+});

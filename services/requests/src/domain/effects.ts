@@ -50,14 +50,20 @@ export type EffectResult = 'accepted' | 'failed' | 'ignored';
  * the subject's durable consumer is written first, and a duplicate means "already applied";
  * the durable consumer passes false (runConsumer wrote that row already).
  */
+/** Whether an effect event names a request (`data.request_id`, a UUID): only those can confirm or fail one. */
+export function hasRequestId(data: { request_id?: unknown } | undefined | null): boolean {
+  const id = data?.request_id;
+  return typeof id === 'string' && /^[0-9a-f-]{36}$/i.test(id);
+}
+
 export async function applyEffect(
   trx: Knex.Transaction,
   subject: string,
   envelope: EventEnvelope<EffectData>,
   opts: { recordInbox: boolean },
 ): Promise<EffectResult> {
-  const requestId = envelope.data?.request_id;
-  if (typeof requestId !== 'string' || !/^[0-9a-f-]{36}$/i.test(requestId)) return 'ignored';
+  if (!hasRequestId(envelope.data)) return 'ignored';
+  const requestId = envelope.data.request_id as string;
   const relevant = (r: Awaited<ReturnType<typeof findRequest>>) => {
     const t = r ? requestType(r.type) : undefined;
     return !!r && !!t && t.effect.mode === 'saga' && r.status === 'accepting' && [...t.effect.confirm, ...t.effect.fail].includes(subject);

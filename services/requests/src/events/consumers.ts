@@ -6,7 +6,7 @@
  * Direct types need no consumer: their request is `accepted` before the effect happens.
  */
 import { type ConsumerHandle, type Knex, type MsgLogger, type NatsHandle, runConsumer } from '@rdm/platform';
-import { applyEffect, effectDurable, effectStream } from '../domain/effects.js';
+import { applyEffect, effectDurable, effectStream, hasRequestId } from '../domain/effects.js';
 import { requestTypes } from '../domain/types/registry.js';
 
 /** Subjects the durable consumers follow (confirm and fail subjects of saga types). */
@@ -34,6 +34,9 @@ export function startEffectConsumers(o: {
       logger: o.logger,
       service: 'requests',
       ackWaitMs: o.ackWaitMs,
+      // Why: most effect events concern no request (a direct publish has no `request_id`); applyEffect
+      // would ignore them anyway, after a transaction and an inbox row per published record.
+      skip: (envelope) => !hasRequestId(envelope.data),
       handler: async (trx, envelope) => {
         await applyEffect(trx, subject, envelope, { recordInbox: false });
       },

@@ -138,6 +138,16 @@ describe('community-submission saga', () => {
     expect(logs.map((l) => l.payload.event)).toEqual(['accepted']);
     const inbox = await env.tdb.db('inbox').where({ message_id: ev.id });
     expect(inbox).toHaveLength(1);
+    // A direct publish (no request_id) concerns no request: acked without a transaction or an inbox row.
+    const { request_id: _r, ...directData } = data;
+    const direct = await env.publishEffect('rdm.records.record.published', { ...directData, id: 'direct-record' });
+    const consumer = () => env.nats.jsm.consumers.info('RECORDS', 'requests-record-published');
+    for (let i = 0; i < 100 && ((await consumer()).num_pending > 0 || (await consumer()).num_ack_pending > 0); i++) {
+      await new Promise((res) => setTimeout(res, 100));
+    }
+    expect((await consumer()).num_pending).toBe(0);
+    expect((await consumer()).num_ack_pending).toBe(0);
+    expect(await env.tdb.db('inbox').where({ message_id: direct.id })).toHaveLength(0);
   });
 
   it('should auto-accept on submit for a curator of an open-review community, with the system comment', async () => {
