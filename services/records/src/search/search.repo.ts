@@ -290,34 +290,13 @@ export async function searchMatches(
 // the OpenSearch/Elasticsearch engines (engine-index.ts): rows to index, tombstones, hits by key
 
 /** A `search_docs` row as the engines index it (`index_version`: external version). */
-export interface EngineSourceRow {
-  id: string;
-  kind: 'draft' | 'record';
-  parent_id: string;
-  owner_id: string | null;
-  is_published: boolean;
-  is_latest: boolean;
-  is_latest_draft: boolean;
-  has_draft: boolean;
-  deletion_status: string;
-  access_record: string;
-  access_files: string;
-  access_status: string;
-  resource_type_id: string | null;
-  resource_type_type: string | null;
-  resource_type_subtype: string | null;
-  file_types: string[];
-  community_ids: string[];
-  publication_date_start: string | null;
-  publication_date_end: string | null;
+export type EngineSourceRow = Omit<SearchDocRow, 'created' | 'updated' | 'revision_id' | 'texts'> & {
   created: Date;
   updated: Date;
-  version_index: number;
   views: number;
   downloads: number;
   index_version: string;
-  doc: ItemDoc;
-}
+};
 
 const ENGINE_COLUMNS = `id, kind, parent_id, owner_id, is_published, is_latest, is_latest_draft, has_draft, deletion_status,
   access_record, access_files, access_status, resource_type_id, resource_type_type, resource_type_subtype, file_types,
