@@ -1,95 +1,151 @@
 /**
- * Benchmark: file uploads.
+ * Benchmark: one 1 GiB upload at disk speed (issue 14, item 4).
  *
  *   pnpm exec tsx scripts/bench/files-upload.bench.ts        (or `make bench`)
  *
- * 1. One 1 GiB upload (bytes generated on the fly, chunked transfer, never read from disk)
- *    through the gateway at BENCH_BASE_URL (default http://127.0.0.1:5000): init, PUT content,
- *    commit; MB/s of the PUT, and of the commit. Meanwhile the RSS of the gateway and of the files
- *    service (found by their listening ports, `/proc/<pid>/status` VmRSS every 100 ms) is sampled:
- *    each must stay under 200 MB (the bench fails otherwise). The md5 the service reports must be
- *    the md5 of the bytes sent.
- * 2. Side by side, a plain copy of the same bytes on the same disk (the files storage folder's
- *    filesystem, `.data/`): write a 1 GiB file, then `cp` it, and stream-copy it with fsync (the
- *    durability the service gives each upload). MB/s of each, and the ratio upload / copy.
- * (Benchmark (a) of the issue, records/s of create + upload one small file + commit + publish,
- * is `records.bench.ts`, sequential and concurrent, with per-step latencies.)
+ * In one run, on the same disk (the stack's files folder under `.data/`):
+ * 1. plain copies of BENCH_UPLOAD_BYTES (1 GiB): write the source (fsync), `cp` it (into the page
+ *    cache, no fsync: the issue's reference), `cp` + `sync` of the copy, stream-copy it with fsync
+ *    (the durability the service gives each upload: one fsync at the end);
+ * 2. the upload straight to the files service (its port, the gateway's signed identity header made
+ *    here with IDENTITY_SECRET): init, PUT content (chunked), commit;
+ * 3. the same upload through the gateway (Bearer token).
+ * For each upload: MB/s of the PUT, ms of the commit, the md5 and size the service reports must be
+ * those of the bytes sent (exit 1 otherwise), CPU ms per process during the PUT (utime+stime from
+ * /proc: gateway, files, the PostgreSQL backends, the bench client) and the peak RSS of each
+ * process (VmRSS every 50 ms): every process must stay under 200 MB (exit 1 otherwise). Ratios:
+ * upload / cp, upload / copy+fsync, gateway / direct (what the gateway hop costs for bodies).
+ * The bytes are 16 distinct pseudo-random 1 MiB blocks sent over and over (no allocation per
+ * chunk) and their md5 is computed before the clock starts, so the client spends little CPU
+ * while the servers work. Aim: upload
+ * through the gateway ≥ 0.6 × cp, RSS ≤ 200 MB.
  *
- * The user token comes from the users CLI, as `make user` does:
- * `pnpm --silent --filter @rdm/users exec tsx src/cli.ts create-user --email bench@example.org`
- * (its last stdout line is JSON), against DATABASE_URL (the stack's database).
- *
- * Without a stack at BENCH_BASE_URL, the upload is measured through the files service's own app
- * in this process instead (local storage in `.data/bench-files`, a throw-away schema, every
- * request granted). Env: BENCH_BASE_URL, BENCH_FILES_PORT (5104), BENCH_UPLOAD_BYTES (1 GiB),
- * BENCH_EMAIL. Ends with a `=== files-upload bench summary ===` block.
+ * Stack: BENCH_BASE_URL when set and answering (DATABASE_URL its database for the users CLI, the
+ * files service on BENCH_FILES_PORT (5104), its IDENTITY_SECRET in the env); otherwise a private
+ * one (`benchTarget` of lib/harness.ts, `startStack()` of scripts/up.ts): gateway on
+ * BENCH_PORT_BASE (6040), services on +1…+6, database rdm_bench_upload, a private nats-server on
+ * BENCH_NATS_PORT (4261), local file storage in .data/bench-upload-files; stopped at the end.
+ * BENCH_STORAGE=s3 (private stack only) runs files on the dev MinIO (`make minio`, bucket
+ * rdm-bench-upload) instead of local storage; the copies still measure the local disk.
+ * BENCH_GATEWAY_PROF=1 (private stack only) CPU-profiles every process of the stack
+ * (lib/cpu-profile.cjs) into .data/bench-upload-prof/<pid>.cpuprofile, written when the
+ * stack stops; the pids of gateway and files are printed.
+ * Asserts nothing about speed. Ends with a `=== files-upload bench summary ===` block.
  */
-import { execFile, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { createReadStream, createWriteStream, mkdirSync, readFileSync, readdirSync, readlinkSync, rmSync, statSync } from 'node:fs';
+import { createReadStream, createWriteStream, mkdirSync, rmSync, statSync } from 'node:fs';
 import { request } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { loadavg } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
+import { signIdentity } from '../../services/_platform/src/identity.js';
+import { DEFAULT_PORTS, REPO_ROOT, SERVICES } from '../up.js';
+import { type CpuTargets, cpuDelta, cpuSnapshot, formatPerProcess, pgBackends, rssMiBOf } from './lib/cpu.js';
+import { type BenchTarget, benchTarget, call, cliUser, expectStatus, load } from './lib/harness.js';
 
-const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
-const BASE = (process.env.BENCH_BASE_URL ?? 'http://127.0.0.1:5000').replace(/\/+$/, '');
-const FILES_PORT = Number(process.env.BENCH_FILES_PORT ?? 5104);
-const TOTAL = Number(process.env.BENCH_UPLOAD_BYTES ?? 1024 ** 3);
-const EMAIL = process.env.BENCH_EMAIL ?? 'bench@example.org';
-const RSS_LIMIT = 200 * 1024 * 1024;
-const BENCH_DIR = join(ROOT, '.data', 'bench-files');
+const env = process.env;
+const num = (name: string, dflt: number, min: number, max: number) => {
+  const v = Number(env[name] ?? dflt);
+  return Math.min(Math.max(Number.isFinite(v) ? v : dflt, min), max);
+};
+const TOTAL = num('BENCH_UPLOAD_BYTES', 1024 ** 3, 1024 * 1024, 16 * 1024 ** 3);
+const PORT_BASE = num('BENCH_PORT_BASE', 6040, 1024, 65000);
+const NATS_PORT = num('BENCH_NATS_PORT', 4261, 1024, 65535);
+const EMAIL = env.BENCH_EMAIL ?? 'upload-bench@example.org';
+const PROF = env.BENCH_GATEWAY_PROF === '1';
+const S3 = env.BENCH_STORAGE === 's3';
+/** The files service on the dev MinIO (`make minio`), a bucket of its own. */
+const S3_ENV = {
+  FILES_STORAGE: 's3',
+  S3_ENDPOINT: env.S3_ENDPOINT ?? 'http://127.0.0.1:9000',
+  S3_ACCESS_KEY: env.S3_ACCESS_KEY ?? 'rdmminio',
+  S3_SECRET_KEY: env.S3_SECRET_KEY ?? 'rdmminiosecret',
+  S3_BUCKET: 'rdm-bench-upload',
+};
+const RSS_LIMIT_MIB = 200_000_000 / 2 ** 20;
+const AIM = 0.6;
 const MB = 1_000_000;
-
-const fmt = (bytes: number, ms: number) => `${(bytes / MB / (ms / 1000)).toFixed(1)} MB/s`;
-const mib = (b: number) => `${(b / 2 ** 20).toFixed(0)} MiB`;
+const say = (l: string) => console.log(l);
+const mbps = (bytes: number, ms: number) => bytes / MB / (ms / 1000);
 
 // ─── data ──────────────────────────────────────────────────────────────────────────────────────
 
-/** A pseudo-random 1 MiB block; chunk i is the block with i stamped in its first 4 bytes. */
-const BLOCK = (() => {
-  const b = Buffer.allocUnsafe(1024 * 1024);
+const BLOCK_BYTES = 1024 * 1024;
+const DISTINCT = 16;
+/**
+ * DISTINCT pseudo-random 1 MiB blocks, each stamped with its index; chunk i is block i % DISTINCT.
+ * Made once: the client sends the same immutable buffers again (no allocation nor copy per chunk),
+ * so its CPU is the socket's, not the generator's.
+ */
+const BLOCKS = (() => {
+  const out: Buffer[] = [];
   let s = 7;
-  for (let i = 0; i < b.length; i++) {
-    s = (s * 1103515245 + 12345) & 0x7fffffff;
-    b[i] = s >>> 16;
+  for (let k = 0; k < DISTINCT; k++) {
+    const b = Buffer.allocUnsafe(BLOCK_BYTES);
+    for (let i = 0; i < b.length; i++) {
+      s = (s * 1103515245 + 12345) & 0x7fffffff;
+      b[i] = s >>> 16;
+    }
+    b.writeUInt32LE(k, 0);
+    out.push(b);
   }
-  return b;
+  return out;
 })();
 
 function* chunks(total: number): Generator<Buffer> {
   let sent = 0;
   for (let i = 0; sent < total; i++) {
-    const c = Buffer.from(BLOCK.subarray(0, Math.min(BLOCK.length, total - sent)));
-    if (c.length >= 4) c.writeUInt32LE(i, 0);
-    sent += c.length;
-    yield c;
+    const n = Math.min(BLOCK_BYTES, total - sent);
+    const block = BLOCKS[i % DISTINCT];
+    sent += n;
+    yield n === BLOCK_BYTES ? block : block.subarray(0, n);
   }
+}
+
+function md5Of(total: number): string {
+  const h = createHash('md5');
+  for (const c of chunks(total)) h.update(c);
+  return h.digest('hex');
+}
+
+// ─── processes ─────────────────────────────────────────────────────────────────────────────────
+
+/** Peak RSS (MiB) of every target process and of this client, sampled every 50 ms until stopped. */
+function rssSampler(t: CpuTargets) {
+  const max: Record<string, number> = {};
+  const tick = () => {
+    for (const [name, pid] of Object.entries(t.procs)) {
+      const r = rssMiBOf(pid);
+      if (r !== null) max[name] = Math.max(max[name] ?? 0, r);
+    }
+    if (t.database) for (const pid of pgBackends(t.database)) max.postgres = Math.max(max.postgres ?? 0, rssMiBOf(pid) ?? 0);
+    max['bench client'] = Math.max(max['bench client'] ?? 0, process.memoryUsage().rss / 2 ** 20);
+  };
+  tick();
+  const timer = setInterval(tick, 50);
+  return {
+    stop(): Record<string, number> {
+      clearInterval(timer);
+      tick();
+      return max;
+    },
+  };
 }
 
 // ─── HTTP ──────────────────────────────────────────────────────────────────────────────────────
 
-interface Res {
-  status: number;
-  body: any;
-}
-
-function call(base: string, method: string, path: string, o: { token?: string; json?: unknown } = {}): Promise<Res> {
+/** PUT the generated bytes with chunked transfer; resolves with the status and the parsed body. */
+function putStream(base: string, path: string, total: number, headers: Record<string, string>): Promise<{ status: number; body: any }> {
   const url = new URL(`${base}${path}`);
+  const gen = chunks(total);
   return new Promise((resolveP, reject) => {
     const req = request(
       {
         hostname: url.hostname,
         port: url.port,
-        path: url.pathname + url.search,
-        method,
-        headers: {
-          ...(o.token ? { authorization: `Bearer ${o.token}` } : {}),
-          ...(o.json !== undefined ? { 'content-type': 'application/json' } : {}),
-        },
+        path: url.pathname,
+        method: 'PUT',
+        headers: { 'content-type': 'application/octet-stream', ...headers },
       },
       (res) => {
         const parts: Buffer[] = [];
@@ -107,34 +163,6 @@ function call(base: string, method: string, path: string, o: { token?: string; j
       },
     );
     req.on('error', reject);
-    req.end(o.json === undefined ? undefined : JSON.stringify(o.json));
-  });
-}
-
-/** PUT generated bytes with chunked transfer; resolves with the response and the md5 sent. */
-function putStream(base: string, path: string, total: number, token?: string): Promise<Res & { md5: string }> {
-  const url = new URL(`${base}${path}`);
-  const hash = createHash('md5');
-  const gen = chunks(total);
-  return new Promise((resolveP, reject) => {
-    const req = request(
-      {
-        hostname: url.hostname,
-        port: url.port,
-        path: url.pathname,
-        method: 'PUT',
-        headers: { 'content-type': 'application/octet-stream', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-      },
-      (res) => {
-        const parts: Buffer[] = [];
-        res.on('data', (c: Buffer) => parts.push(c));
-        res.on('end', () => {
-          const text = Buffer.concat(parts).toString();
-          resolveP({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : undefined, md5: hash.digest('hex') });
-        });
-      },
-    );
-    req.on('error', reject);
     const pump = () => {
       for (;;) {
         const n = gen.next();
@@ -142,7 +170,6 @@ function putStream(base: string, path: string, total: number, token?: string): P
           req.end();
           return;
         }
-        hash.update(n.value);
         if (!req.write(n.value)) {
           req.once('drain', pump);
           return;
@@ -153,269 +180,232 @@ function putStream(base: string, path: string, total: number, token?: string): P
   });
 }
 
-async function ready(base: string): Promise<boolean> {
-  try {
-    const res = await fetch(`${base}/readyz`, { signal: AbortSignal.timeout(2000) });
-    return res.status === 200;
-  } catch {
-    return false;
+/** One measured upload: figures of the PUT (time, CPU per process, peak RSS) and the commit. */
+interface Upload {
+  putMs: number;
+  commitMs: number;
+  cpu: Record<string, number>;
+  rss: Record<string, number>;
+  load: string;
+}
+
+/** Init, PUT, commit of `key` on `base` with `headers`; checks the md5 and size the service reports. */
+async function uploadOne(
+  base: string,
+  recordId: string,
+  key: string,
+  headers: Record<string, string>,
+  md5: string,
+  targets: CpuTargets,
+): Promise<Upload> {
+  const files = `/api/records/${recordId}/draft/files`;
+  const init = await rawCall(base, 'POST', files, headers, JSON.stringify([{ key }]));
+  expectStatus('init', init, 201);
+  const rss = rssSampler(targets);
+  const c0 = cpuSnapshot(targets);
+  let t = performance.now();
+  const put = await putStream(base, `${files}/${key}/content`, TOTAL, headers);
+  const putMs = performance.now() - t;
+  const cpu = cpuDelta(c0, cpuSnapshot(targets));
+  const peak = rss.stop();
+  expectStatus('upload', put, 200);
+  t = performance.now();
+  const commit = await rawCall(base, 'POST', `${files}/${key}/commit`, headers);
+  const commitMs = performance.now() - t;
+  expectStatus('commit', commit, 200);
+  if (commit.body.checksum !== `md5:${md5}` || commit.body.size !== TOTAL) {
+    throw new Error(`checksum/size mismatch: sent md5:${md5} ${TOTAL} B, service says ${commit.body.checksum} ${commit.body.size} B`);
   }
+  return { putMs, commitMs, cpu, rss: peak, load: load() };
 }
 
-// ─── RSS of other processes ────────────────────────────────────────────────────────────────────
-
-/** pid of the process listening on 127.0.0.1/0.0.0.0:`port` (via /proc; null when unknown). */
-function pidOfPort(port: number): number | null {
-  const hex = port.toString(16).toUpperCase().padStart(4, '0');
-  const inodes = new Set<string>();
-  for (const f of ['/proc/net/tcp', '/proc/net/tcp6']) {
-    let text = '';
-    try {
-      text = readFileSync(f, 'utf8');
-    } catch {
-      continue;
-    }
-    for (const line of text.split('\n').slice(1)) {
-      const cols = line.trim().split(/\s+/);
-      if (cols.length > 9 && cols[1].endsWith(`:${hex}`) && cols[3] === '0A') inodes.add(cols[9]);
-    }
-  }
-  if (inodes.size === 0) return null;
-  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
-    try {
-      for (const fd of readdirSync(`/proc/${pid}/fd`)) {
-        const m = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`));
-        if (m && inodes.has(m[1])) return Number(pid);
-      }
-    } catch {
-      /* gone or not ours */
-    }
-  }
-  return null;
-}
-
-function rssOf(pid: number): number {
-  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m ? Number(m[1]) * 1024 : 0;
-}
-
-/** Sample the RSS of named pids every 100 ms until stopped; returns the maxima. */
-function sampler(pids: Record<string, number | null>) {
-  const max: Record<string, number> = {};
-  const tick = () => {
-    for (const [name, pid] of Object.entries(pids)) {
-      if (!pid) continue;
-      try {
-        max[name] = Math.max(max[name] ?? 0, rssOf(pid));
-      } catch {
-        /* exited */
-      }
-    }
-    max.bench = Math.max(max.bench ?? 0, process.memoryUsage().rss);
-  };
-  tick();
-  const t = setInterval(tick, 100);
-  return {
-    stop() {
-      clearInterval(t);
-      tick();
-      return max;
-    },
-  };
-}
-
-// ─── the plain copy ────────────────────────────────────────────────────────────────────────────
-
-async function plainCopy(total: number): Promise<{ writeMs: number; cpMs: number; syncCopyMs: number }> {
-  mkdirSync(BENCH_DIR, { recursive: true });
-  const src = join(BENCH_DIR, 'source.bin');
-  const dst = join(BENCH_DIR, 'copy.bin');
-  const dst2 = join(BENCH_DIR, 'copy-fsync.bin');
-  try {
-    let t = Date.now();
-    await pipeline(
-      chunks(total),
-      createWriteStream(src, { highWaterMark: 1024 * 1024, flush: true } as Parameters<typeof createWriteStream>[1]),
+/** A small request with arbitrary headers (identity header for the direct path). */
+function rawCall(
+  base: string,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  json?: string,
+): Promise<{ status: number; body: any }> {
+  const url = new URL(`${base}${path}`);
+  return new Promise((resolveP, reject) => {
+    const req = request(
+      {
+        hostname: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        method,
+        headers: {
+          ...headers,
+          ...(json !== undefined ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(json)) } : {}),
+        },
+      },
+      (res) => {
+        const parts: Buffer[] = [];
+        res.on('data', (c: Buffer) => parts.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(parts).toString();
+          let body: any = text;
+          try {
+            body = text ? JSON.parse(text) : undefined;
+          } catch {
+            /* not JSON */
+          }
+          resolveP({ status: res.statusCode ?? 0, body });
+        });
+      },
     );
-    const writeMs = Date.now() - t;
-    t = Date.now();
+    req.setTimeout(120_000, () => req.destroy(new Error(`${method} ${path}: no answer in 120 s`)));
+    req.on('error', reject);
+    req.end(json);
+  });
+}
+
+// ─── the plain copies ──────────────────────────────────────────────────────────────────────────
+
+async function plainCopies(dir: string): Promise<{ writeMs: number; cpMs: number; cpSyncMs: number; syncCopyMs: number }> {
+  mkdirSync(dir, { recursive: true });
+  const src = join(dir, 'source.bin');
+  const dst = join(dir, 'copy.bin');
+  const dst2 = join(dir, 'copy-fsync.bin');
+  const flushed = { highWaterMark: 1024 * 1024, flush: true } as Parameters<typeof createWriteStream>[1];
+  try {
+    let t = performance.now();
+    await pipeline(chunks(TOTAL), createWriteStream(src, flushed));
+    const writeMs = performance.now() - t;
+    t = performance.now();
     const cp = spawnSync('cp', [src, dst]);
     if (cp.status !== 0) throw new Error(`cp failed: ${cp.stderr}`);
-    const cpMs = Date.now() - t;
+    const cpMs = performance.now() - t;
     rmSync(dst, { force: true });
-    t = Date.now();
-    await pipeline(
-      createReadStream(src, { highWaterMark: 1024 * 1024 }),
-      createWriteStream(dst2, { highWaterMark: 1024 * 1024, flush: true } as Parameters<typeof createWriteStream>[1]),
-    );
-    const syncCopyMs = Date.now() - t;
-    if (statSync(dst2).size !== total) throw new Error('stream copy size mismatch');
-    return { writeMs, cpMs, syncCopyMs };
+    t = performance.now();
+    const cps = spawnSync('sh', ['-c', 'cp "$1" "$2" && sync "$2"', 'sh', src, dst]);
+    if (cps.status !== 0) throw new Error(`cp + sync failed: ${cps.stderr}`);
+    const cpSyncMs = performance.now() - t;
+    rmSync(dst, { force: true });
+    t = performance.now();
+    await pipeline(createReadStream(src, { highWaterMark: 1024 * 1024 }), createWriteStream(dst2, flushed));
+    const syncCopyMs = performance.now() - t;
+    if (statSync(dst2).size !== TOTAL) throw new Error('stream copy size mismatch');
+    return { writeMs, cpMs, cpSyncMs, syncCopyMs };
   } finally {
-    rmSync(BENCH_DIR, { recursive: true, force: true });
+    rmSync(dir, { recursive: true, force: true });
   }
-}
-
-// ─── through the gateway ───────────────────────────────────────────────────────────────────────
-
-async function userToken(): Promise<string> {
-  const { stdout } = await promisify(execFile)(
-    'pnpm',
-    ['--silent', '--filter', '@rdm/users', 'exec', 'tsx', 'src/cli.ts', 'create-user', '--email', EMAIL],
-    {
-      cwd: ROOT,
-      env: { ...process.env, LOG_LEVEL: 'warn' },
-      maxBuffer: 10 * 1024 * 1024,
-    },
-  );
-  const last = stdout.trim().split('\n').pop() ?? '';
-  const parsed = JSON.parse(last) as { token?: string };
-  if (!parsed.token) throw new Error(`users CLI printed no token: ${last}`);
-  return parsed.token;
-}
-
-const METADATA = {
-  resource_types: [{ id: 'dataset' }],
-  title: 'Benchmark record',
-  publication_date: '2024-01-01',
-  creators: [{ person_or_org: { type: 'personal', given_name: 'Bench', family_name: 'Mark' } }],
-};
-
-async function createDraft(token: string): Promise<string> {
-  const res = await call(BASE, 'POST', '/api/records', {
-    token,
-    json: { access: { record: 'public', files: 'public' }, files: { enabled: true }, metadata: METADATA },
-  });
-  if (res.status !== 201) throw new Error(`create draft: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body.id;
-}
-
-async function uploadOne(base: string, recordId: string, key: string, total: number, token?: string) {
-  const init = await call(base, 'POST', `/api/records/${recordId}/draft/files`, { token, json: [{ key }] });
-  if (init.status !== 201) throw new Error(`init: ${init.status} ${JSON.stringify(init.body)}`);
-  let t = Date.now();
-  const put = await putStream(base, `/api/records/${recordId}/draft/files/${key}/content`, total, token);
-  const putMs = Date.now() - t;
-  if (put.status !== 200) throw new Error(`upload: ${put.status} ${JSON.stringify(put.body)}`);
-  t = Date.now();
-  const commit = await call(base, 'POST', `/api/records/${recordId}/draft/files/${key}/commit`, { token });
-  const commitMs = Date.now() - t;
-  if (commit.status !== 200) throw new Error(`commit: ${commit.status} ${JSON.stringify(commit.body)}`);
-  if (commit.body.checksum !== `md5:${put.md5}` || commit.body.size !== total) {
-    throw new Error(`checksum/size mismatch: sent md5:${put.md5} ${total} B, service says ${commit.body.checksum} ${commit.body.size} B`);
-  }
-  return { putMs, commitMs };
-}
-
-/** The files app of this checkout in this process (no stack): a grant-all authorizer, local storage. */
-async function inProcessFiles(): Promise<{ base: string; close: () => Promise<void> }> {
-  const platform = await import('../../services/_platform/src/index.js');
-  const testing = await import('../../services/_platform/src/testing/index.js');
-  const { createApp } = await import('../../services/files/src/app.js');
-  const { LocalStorage } = await import('../../services/files/src/storage/index.js');
-  const tdb = await testing.testDb('files');
-  const storage = new LocalStorage(BENCH_DIR);
-  await storage.init();
-  const { app } = createApp({
-    config: {
-      IDENTITY_SECRET: 'bench-identity-secret-0123456789',
-      PUBLIC_BASE_URL: 'http://127.0.0.1',
-      FILES_MAX_COUNT: 100,
-      FILES_MAX_RECORD_BYTES: 50_000_000_000,
-      FILES_MAX_FILE_BYTES: 50_000_000_000,
-      FILES_UPLOAD_STALE_MS: 86_400_000,
-      FILES_JANITOR_INTERVAL_MS: 60_000,
-    },
-    logger: platform.createLogger('files-bench', 'warn'),
-    db: tdb.db,
-    storage,
-    authorizer: {
-      authorize: async (req) => ({
-        bucket_id: `bench-${req.record_id}`,
-        record_id: req.record_id,
-        enabled: true,
-        locked: false,
-        default_preview: null,
-        order: [],
-      }),
-    },
-  });
-  const server = app.listen(0, '127.0.0.1');
-  server.requestTimeout = 0;
-  await new Promise((r) => server.once('listening', r));
-  return {
-    base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: async () => {
-      server.close();
-      await tdb.destroy();
-      rmSync(BENCH_DIR, { recursive: true, force: true });
-    },
-  };
 }
 
 // ─── main ──────────────────────────────────────────────────────────────────────────────────────
 
-const stack = await ready(BASE);
-console.log(
-  `files-upload bench: ${(TOTAL / 2 ** 30).toFixed(2)} GiB, ${stack ? `through the gateway at ${BASE}` : `no stack at ${BASE}: through the files app in this process`}`,
-);
+const profDir = join(REPO_ROOT, '.data', 'bench-upload-prof');
+let target: BenchTarget | null = null;
+for (const sig of ['SIGINT', 'SIGTERM'] as const)
+  process.once(sig, () => void (target?.stop() ?? Promise.resolve()).finally(() => process.exit(130)));
 
-let failed = false;
-let uploadMs = 0;
-if (stack) {
-  const token = await userToken();
-  const id = await createDraft(token);
-  const gatewayPid = pidOfPort(Number(new URL(BASE).port || 80));
-  const filesPid = pidOfPort(FILES_PORT);
-  const s = sampler({ gateway: gatewayPid, files: filesPid });
-  const r = await uploadOne(BASE, id, 'big.bin', TOTAL, token);
-  const max = s.stop();
-  uploadMs = r.putMs;
-  console.log(`  upload (PUT content)    ${fmt(TOTAL, r.putMs)}  (${(r.putMs / 1000).toFixed(1)} s)`);
-  console.log(`  commit                  ${r.commitMs} ms`);
-  for (const [name, pid] of [
-    ['gateway', gatewayPid],
-    ['files', filesPid],
-  ] as const) {
-    if (!pid) {
-      console.log(`  max RSS ${name.padEnd(8)}        (pid not found; not sampled)`);
-      continue;
+let exitCode = 0;
+try {
+  const external = Boolean(env.BENCH_BASE_URL);
+  target = await benchTarget(
+    {
+      name: 'upload',
+      portBase: PORT_BASE,
+      natsPort: NATS_PORT,
+      databaseName: 'rdm_bench_upload',
+      privateOnly: !external,
+      ...(PROF && !external
+        ? { env: { NODE_OPTIONS: `--require ${join(REPO_ROOT, 'scripts', 'bench', 'lib', 'cpu-profile.cjs')}`, RDM_CPU_PROF_DIR: profDir } }
+        : {}),
+    },
+    say,
+  );
+  const base = target.base;
+  const filesPort = external ? num('BENCH_FILES_PORT', DEFAULT_PORTS.files, 1, 65535) : PORT_BASE + 1 + SERVICES.indexOf('files');
+  const filesBase = `http://127.0.0.1:${filesPort}`;
+  const secret = env.IDENTITY_SECRET ?? 'dev-identity-secret-change-me';
+  const storageDir = external
+    ? join(REPO_ROOT, '.data', 'bench-upload-copy')
+    : join(REPO_ROOT, '.data', 'bench-upload-files', 'bench-copy');
+  const user = await cliUser(target.databaseUrl, EMAIL);
+  const bearer = { authorization: `Bearer ${user.token}` };
+  const identity = { 'x-rdm-identity': signIdentity({ sub: user.id, roles: [] }, secret) };
+  const d = await call(base, 'POST', '/api/records', {
+    token: user.token,
+    json: {
+      access: { record: 'public', files: 'public' },
+      files: { enabled: true },
+      metadata: {
+        title: 'Upload benchmark',
+        publication_date: '2024-01-01',
+        resource_type: { id: 'dataset' },
+        creators: [{ person_or_org: { type: 'personal', given_name: 'Bench', family_name: 'Upload' } }],
+      },
+    },
+  });
+  expectStatus('create draft', d, 201);
+  const id = d.body.id as string;
+
+  say(
+    `files-upload bench: ${(TOTAL / 2 ** 30).toFixed(2)} GiB, ${S3 ? 'S3 storage (MinIO)' : 'local storage'}; gateway ${base}, files ${filesBase}; load ${load()}`,
+  );
+  const t = performance.now();
+  const md5 = md5Of(TOTAL);
+  say(`  md5 of the bytes (before the clock): ${md5} in ${(performance.now() - t).toFixed(0)} ms`);
+
+  const copy = await plainCopies(storageDir);
+  const cpMBps = mbps(TOTAL, copy.cpMs);
+  const syncMBps = mbps(TOTAL, copy.syncCopyMs);
+  say(`  plain write + fsync        ${mbps(TOTAL, copy.writeMs).toFixed(1)} MB/s`);
+  say(`  cp                         ${cpMBps.toFixed(1)} MB/s   (into the page cache: no fsync)`);
+  say(`  cp + sync of the copy      ${mbps(TOTAL, copy.cpSyncMs).toFixed(1)} MB/s`);
+  say(`  stream copy + fsync        ${syncMBps.toFixed(1)} MB/s   (load ${load()})`);
+
+  const targets = target.cpuTargets();
+  if (PROF) say(`  profiling into ${profDir}: gateway pid ${targets.procs.gateway}, files pid ${targets.procs.files}`);
+  const show = (name: string, u: Upload) => {
+    const keep = (o: Record<string, number>) =>
+      Object.fromEntries(Object.entries(o).filter(([k]) => ['gateway', 'files', 'postgres', 'bench client', 'nats'].includes(k)));
+    say(
+      `  ${name.padEnd(26)} ${mbps(TOTAL, u.putMs).toFixed(1)} MB/s (${(u.putMs / 1000).toFixed(2)} s), commit ${u.commitMs.toFixed(0)} ms (load ${u.load})`,
+    );
+    say(
+      `    CPU ms during the PUT:   ${formatPerProcess(keep(u.cpu), 0)}  (per GiB: files ${((u.cpu.files ?? 0) / (TOTAL / 2 ** 30)).toFixed(0)}, gateway ${((u.cpu.gateway ?? 0) / (TOTAL / 2 ** 30)).toFixed(0)})`,
+    );
+    say(`    peak RSS MiB:            ${formatPerProcess(keep(u.rss), 0).replace(/; total.*/, '')}`);
+    for (const p of ['gateway', 'files'] as const) {
+      if ((u.rss[p] ?? 0) >= RSS_LIMIT_MIB) {
+        say(`    ${p} went OVER 200 MB RSS`);
+        exitCode = 1;
+      }
     }
-    const over = (max[name] ?? 0) >= RSS_LIMIT;
-    failed ||= over;
-    console.log(`  max RSS ${name.padEnd(8)}        ${mib(max[name] ?? 0)} (pid ${pid})${over ? '  OVER 200 MB' : ''}`);
-  }
-  console.log(`  max RSS bench client    ${mib(max.bench ?? 0)}`);
-  await call(BASE, 'DELETE', `/api/records/${id}/draft`, { token });
-} else {
-  const app = await inProcessFiles();
-  try {
-    const s = sampler({});
-    const r = await uploadOne(app.base, 'bench-00001', 'big.bin', TOTAL);
-    const max = s.stop();
-    uploadMs = r.putMs;
-    console.log(`  upload (PUT content)    ${fmt(TOTAL, r.putMs)}  (${(r.putMs / 1000).toFixed(1)} s)`);
-    console.log(`  commit                  ${r.commitMs} ms`);
-    console.log(`  max RSS (app + client in one process) ${mib(max.bench ?? 0)}`);
-  } finally {
-    await app.close();
-  }
+  };
+  const direct = await uploadOne(filesBase, id, 'direct.bin', identity, md5, targets);
+  show('upload direct to files', direct);
+  const gw = await uploadOne(base, id, 'gateway.bin', bearer, md5, targets);
+  show('upload through gateway', gw);
+  await call(base, 'DELETE', `/api/records/${id}/draft`, { token: user.token });
+
+  const directMBps = mbps(TOTAL, direct.putMs);
+  const gwMBps = mbps(TOTAL, gw.putMs);
+  say(`  ratio direct / cp          ${(directMBps / cpMBps).toFixed(2)}`);
+  say(`  ratio gateway / cp         ${(gwMBps / cpMBps).toFixed(2)}   (aim ≥ ${AIM})`);
+  say(`  ratio gateway / copy+fsync ${(gwMBps / syncMBps).toFixed(2)}`);
+  say(`  ratio gateway / cp+sync    ${(gwMBps / mbps(TOTAL, copy.cpSyncMs)).toFixed(2)}`);
+  say(
+    `  ratio gateway / direct     ${(gwMBps / directMBps).toFixed(2)}   (gateway CPU ${(gw.cpu.gateway ?? 0).toFixed(0)} ms for the body)`,
+  );
+
+  say('\n=== files-upload bench summary ===');
+  say(
+    `  1 GiB upload (${S3 ? 'S3 storage on MinIO' : 'local storage'}): through the gateway ${gwMBps.toFixed(1)} MB/s, direct to files ${directMBps.toFixed(1)} MB/s; cp ${cpMBps.toFixed(1)} MB/s, cp+sync ${mbps(TOTAL, copy.cpSyncMs).toFixed(1)} MB/s, stream copy+fsync ${syncMBps.toFixed(1)} MB/s`,
+  );
+  say(
+    `  ratio gateway/cp ${(gwMBps / cpMBps).toFixed(2)} (aim ≥ ${AIM}${gwMBps / cpMBps >= AIM ? ': met' : ': NOT met'}), direct/cp ${(directMBps / cpMBps).toFixed(2)}, gateway/direct ${(gwMBps / directMBps).toFixed(2)}`,
+  );
+  say(
+    `  peak RSS MiB: gateway ${(gw.rss.gateway ?? 0).toFixed(0)}, files ${Math.max(gw.rss.files ?? 0, direct.rss.files ?? 0).toFixed(0)} (aim ≤ 190.7 MiB = 200 MB); CPU ms per GiB through the gateway: gateway ${(gw.cpu.gateway ?? 0).toFixed(0)}, files ${(gw.cpu.files ?? 0).toFixed(0)} (load ${load()})`,
+  );
+} catch (err) {
+  console.error('files-upload bench failed:', err);
+  exitCode = 1;
+} finally {
+  await target?.stop();
 }
-
-const copy = await plainCopy(TOTAL);
-console.log(`  plain write (fsync)     ${fmt(TOTAL, copy.writeMs)}`);
-console.log(`  cp                      ${fmt(TOTAL, copy.cpMs)}`);
-console.log(`  stream copy + fsync     ${fmt(TOTAL, copy.syncCopyMs)}`);
-console.log(`  ratio upload / cp       ${(copy.cpMs / uploadMs).toFixed(2)}`);
-console.log(`  ratio upload / copy+fsync ${(copy.syncCopyMs / uploadMs).toFixed(2)}`);
-
-console.log('\n=== files-upload bench summary ===');
-console.log(
-  `  upload ${fmt(TOTAL, uploadMs)} (${stack ? 'through the gateway' : 'files app in process'}), ${(TOTAL / 2 ** 30).toFixed(2)} GiB; plain cp ${fmt(TOTAL, copy.cpMs)}, copy+fsync ${fmt(TOTAL, copy.syncCopyMs)}; ratio upload/copy+fsync ${(copy.syncCopyMs / uploadMs).toFixed(2)}${failed ? '; RSS OVER 200 MB' : ''} (load ${loadavg()[0].toFixed(2)})`,
-);
-
-if (failed) {
-  console.error('files-upload bench: a process went over 200 MB RSS');
-  process.exit(1);
-}
-process.exit(0);
+process.exit(exitCode);
