@@ -40,7 +40,7 @@ import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { signIdentity } from '../../services/_platform/src/identity.js';
 import { DEFAULT_PORTS, REPO_ROOT, SERVICES } from '../up.js';
-import { type CpuTargets, cpuDelta, cpuSnapshot, formatPerProcess, pgBackends, rssMiBOf } from './lib/cpu.js';
+import { type CpuTargets, cpuDelta, cpuSnapshot, formatPerProcess, pgBackends, pidOfPort, rssMiBOf } from './lib/cpu.js';
 import { type BenchTarget, benchTarget, call, cliUser, expectStatus, load } from './lib/harness.js';
 
 const env = process.env;
@@ -358,10 +358,12 @@ try {
   say(`  stream copy + fsync        ${syncMBps.toFixed(1)} MB/s   (load ${load()})`);
 
   const targets = target.cpuTargets();
+  const minioPid = S3 ? pidOfPort(Number(new URL(S3_ENV.S3_ENDPOINT).port || 80)) : null;
+  if (minioPid) targets.procs.minio = minioPid;
   if (PROF) say(`  profiling into ${profDir}: gateway pid ${targets.procs.gateway}, files pid ${targets.procs.files}`);
   const show = (name: string, u: Upload) => {
     const keep = (o: Record<string, number>) =>
-      Object.fromEntries(Object.entries(o).filter(([k]) => ['gateway', 'files', 'postgres', 'bench client', 'nats'].includes(k)));
+      Object.fromEntries(Object.entries(o).filter(([k]) => ['gateway', 'files', 'minio', 'postgres', 'bench client', 'nats'].includes(k)));
     say(
       `  ${name.padEnd(26)} ${mbps(TOTAL, u.putMs).toFixed(1)} MB/s (${(u.putMs / 1000).toFixed(2)} s), commit ${u.commitMs.toFixed(0)} ms (load ${u.load})`,
     );
