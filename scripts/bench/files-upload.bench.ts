@@ -24,7 +24,9 @@
  * files service on BENCH_FILES_PORT (5104), its IDENTITY_SECRET in the env); otherwise a private
  * one (`benchTarget` of lib/harness.ts, `startStack()` of scripts/up.ts): gateway on
  * BENCH_PORT_BASE (6040), services on +1…+6, database rdm_bench_upload, a private nats-server on
- * BENCH_NATS_PORT (4261), local file storage in .data/bench-upload-files; stopped at the end.
+ * BENCH_NATS_PORT (4261), local file storage in .data/bench-upload-files; stopped at the end. It
+ * runs the production build (`dist/`, rebuilt here when a source is newer, as `make up` runs it);
+ * BENCH_RUNTIME=tsx runs the sources under tsx instead.
  * BENCH_STORAGE=s3 (private stack only) runs files on the dev MinIO (`make minio`, bucket
  * rdm-bench-upload) instead of local storage; the copies still measure the local disk.
  * BENCH_GATEWAY_PROF=1 (private stack only) CPU-profiles every process of the stack
@@ -39,6 +41,7 @@ import { request } from 'node:http';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { signIdentity } from '../../services/_platform/src/identity.js';
+import { BUILD_SERVICES, buildService, isStale } from '../build.js';
 import { DEFAULT_PORTS, REPO_ROOT, SERVICES } from '../up.js';
 import { type CpuTargets, cpuDelta, cpuSnapshot, formatPerProcess, pgBackends, pidOfPort, rssMiBOf } from './lib/cpu.js';
 import { type BenchTarget, benchTarget, call, cliUser, expectStatus, load } from './lib/harness.js';
@@ -54,6 +57,8 @@ const NATS_PORT = num('BENCH_NATS_PORT', 4261, 1024, 65535);
 const EMAIL = env.BENCH_EMAIL ?? 'upload-bench@example.org';
 const PROF = env.BENCH_GATEWAY_PROF === '1';
 const S3 = env.BENCH_STORAGE === 's3';
+/** What the private stack runs: the production build (as `make up`, default) or the sources under tsx. */
+const RUNTIME: 'dist' | 'tsx' = env.BENCH_RUNTIME === 'tsx' ? 'tsx' : 'dist';
 /** The files service on the dev MinIO (`make minio`), a bucket of its own. */
 const S3_ENV = {
   FILES_STORAGE: 's3',
@@ -303,6 +308,14 @@ for (const sig of ['SIGINT', 'SIGTERM'] as const)
 let exitCode = 0;
 try {
   const external = Boolean(env.BENCH_BASE_URL);
+  if (!external && RUNTIME === 'dist') {
+    for (const svc of BUILD_SERVICES) {
+      if (!isStale(svc)) continue;
+      const t = Date.now();
+      await buildService(svc, join(REPO_ROOT, 'dist'));
+      say(`files-upload bench: built dist/${svc} (${Date.now() - t} ms)`);
+    }
+  }
   target = await benchTarget(
     {
       name: 'upload',
@@ -310,6 +323,7 @@ try {
       natsPort: NATS_PORT,
       databaseName: 'rdm_bench_upload',
       privateOnly: !external,
+      runtime: RUNTIME,
       ...(PROF && !external
         ? { env: { NODE_OPTIONS: `--require ${join(REPO_ROOT, 'scripts', 'bench', 'lib', 'cpu-profile.cjs')}`, RDM_CPU_PROF_DIR: profDir } }
         : {}),
@@ -378,6 +392,8 @@ try {
       }
     }
   };
+  const idle = Object.fromEntries(['gateway', 'files'].map((n) => [n, targets.procs[n] ? (rssMiBOf(targets.procs[n]) ?? 0) : 0]));
+  say(`  RSS MiB before the uploads: gateway ${idle.gateway.toFixed(0)}, files ${idle.files.toFixed(0)}`);
   const direct = await uploadOne(filesBase, id, 'direct.bin', identity, md5, targets);
   show('upload direct to files', direct);
   const gw = await uploadOne(base, id, 'gateway.bin', bearer, md5, targets);
