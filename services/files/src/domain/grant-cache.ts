@@ -15,7 +15,9 @@
  *   entry (records refuses "remove all files first"), which a reused grant's write needs;
  * - publication locks the bucket in files' own table before records commits it, and the write
  *   paths check that lock (`bucketLocked`): a remembered `locked: false` cannot write into a
- *   published bucket; `record.published` and `draft.deleted` also forget the draft's grants;
+ *   published bucket; `record.published` and `draft.deleted` also forget the draft's grants (in
+ *   the replica whose consumer handles the event; other replicas rely on that lock, on the
+ *   deleted bucket's missing entries, and on `ttlMs`);
  * - denials (403/404/410) are never remembered.
  * What is traded: a permission withdrawn from the identity (a grant or community role removed,
  * ownership transferred) stops uploads and commits to files already registered after at most
