@@ -1,12 +1,14 @@
 /**
  * Consumers of records' events (durable, inbox-deduplicated through the platform's runConsumer):
- * - `rdm.records.draft.deleted` → forget the draft's remembered grants (domain/grant-cache.ts), drop the draft's bucket and its media bucket (their objects go
- *   when unreferenced); a locked bucket (published files, e.g. shared by an edit draft) is never
- *   dropped, but the keys that edit draft registered in it are.
- * - `rdm.records.record.published` → forget the draft's remembered grants, lock the record's bucket and media bucket (idempotent), drop
- *   the keys an edit draft registered in the bucket, and drop the media bucket an edit superseded;
- *   record the version's access in the local copy (record-access.consumers.ts, which also starts
- *   the deleted / restored / embargo-lifted consumers of that copy).
+ * - `rdm.records.draft.deleted` → forget the draft's remembered grants (domain/grant-cache.ts),
+ *   drop the draft's bucket and its media bucket (their objects go when unreferenced); a locked
+ *   bucket (published files, e.g. shared by an edit draft) is never dropped, but the keys that
+ *   edit draft registered in it are.
+ * - `rdm.records.record.published` → forget the draft's remembered grants, lock the record's bucket
+ *   and media bucket (idempotent) and drop the keys an edit draft registered in the bucket (one
+ *   statement), drop the media bucket an edit superseded; record the version's access in the
+ *   local copy (record-access.consumers.ts, which also starts the deleted / restored /
+ *   embargo-lifted consumers of that copy).
  */
 import { afterCommit, type ConsumerHandle, type EventEnvelope, type Knex, type Logger, type NatsHandle, runConsumer } from '@rdm/platform';
 import type { EventData } from '@rdm/platform/contracts';
