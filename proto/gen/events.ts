@@ -386,6 +386,14 @@ export interface InclusionAddedV1 {
    */
   community_id: string;
   request_id?: string | null;
+  /**
+   * Number of files of the latest version (record_id), for statistics of a parent that joins its first community.
+   */
+  files_count?: number;
+  /**
+   * Total bytes of the files of the latest version (record_id).
+   */
+  files_bytes?: number;
 }
 
 /**

@@ -36,6 +36,9 @@
  * services, the private nats-server, the PostgreSQL backends of the database, this client),
  * which other people's load disturbs far less than throughput: "2 cores: ≤ N/s at best" is 2 s
  * of CPU divided by it. With an external stack, services are found on their default ports.
+ * The stack runs the production build (`dist/`, rebuilt when older than its sources; BENCH_RUNTIME=tsx
+ * for the sources); BENCH_CPU_PROF=<dir> runs every service with `node --cpu-prof` into <dir>/<svc>
+ * (written when the stack stops; summarise with services/gateway/bench/cpu-profile-summary.ts).
  * BENCH_PARTS (a,c) picks the parts. Prints numbers only; nothing is asserted about speed.
  * Exit 1 when a request fails. Ends with a `=== records bench summary ===` block.
  */
@@ -48,6 +51,7 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import autocannon from 'autocannon';
+import { BUILD_SERVICES, buildService, isStale } from '../build.js';
 import { DEFAULT_PORTS, GATEWAY, REPO_ROOT, SERVICES, type Stack, startStack, terminate } from '../up.js';
 import { type CpuSnapshot, type CpuTargets, cpuDelta, cpuSnapshot, pidOfPort } from './lib/cpu.js';
 
@@ -74,6 +78,8 @@ const LOG_LEVEL = env.BENCH_LOG_LEVEL ?? 'warn';
 const ADMIN_URL = env.DATABASE_URL ?? 'postgres://rdm:rdm@127.0.0.1:5432/rdm';
 const DATA = join(REPO_ROOT, '.data');
 const PARTS = (env.BENCH_PARTS ?? 'a,c').split(',').map((s) => s.trim());
+const RUNTIME = env.BENCH_RUNTIME === 'tsx' ? 'tsx' : 'dist';
+const CPU_PROF = env.BENCH_CPU_PROF;
 const RATE_AIM = 60;
 const P99_AIM_MS = 20;
 const STEPS = ['create', 'init', 'upload', 'commit', 'publish'] as const;
@@ -606,8 +612,14 @@ try {
     say(
       `records bench: nothing answers ${env.BENCH_BASE_URL ?? 'http://127.0.0.1:5000'}; starting a stack on ${base} (database ${DB_NAME}, nats ${n?.url ?? 'shared'}, logs ${logDir})…`,
     );
+    if (RUNTIME === 'dist') {
+      // The production build is what runs (as `make up` does): rebuild what is older than its sources.
+      for (const svc of BUILD_SERVICES) if (isStale(svc)) await buildService(svc, join(REPO_ROOT, 'dist'));
+    }
     stack = await startStack({
       ports,
+      runtime: RUNTIME,
+      ...(CPU_PROF ? { nodeArgs: (svc: string) => ['--cpu-prof', `--cpu-prof-dir=${join(CPU_PROF, svc)}`] } : {}),
       env: {
         DATABASE_URL: databaseUrl,
         ...(n ? { NATS_URL: n.url } : {}),

@@ -42,6 +42,14 @@ export const configProperties = {
     description:
       "Public downloads of published files from the local, event-fed copy of records' access: `fallback` only while records does not answer, `first` before asking records (no call per public download; a deletion or restriction applies when its event arrives), `off` never.",
   },
+  FILES_GRANT_CACHE_MS: {
+    type: 'integer',
+    default: 5000,
+    minimum: 0,
+    maximum: 60_000,
+    description:
+      "How long records' grant to edit a draft's files is reused for uploads and commits to entries that grant registered (no records call per write; a withdrawn permission stops such writes after at most this long); 0 asks records every time.",
+  },
   STATS_ENABLED: {
     type: 'boolean',
     default: true,

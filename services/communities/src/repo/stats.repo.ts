@@ -2,17 +2,25 @@
  * SQL of the community statistics kept from records' events: the latest files summary per record
  * parent, and which parents each community holds (a parent counts once per community).
  */
-import type { Knex } from '@rdm/platform';
+import { type Knex, prepared } from '@rdm/platform';
 
-/** Record the latest version's files of a parent (only moves forward to the latest). */
+/**
+ * Record the latest version's files of a parent, unless an event later in the RECORDS stream
+ * (`seq`) already wrote the row: `record.published` and `inclusion.added` come through separate
+ * consumers, in any order.
+ */
 export async function upsertParent(
   trx: Knex.Transaction,
-  p: { parent_id: string; record_id: string; files: number; file_size: number },
+  p: { parent_id: string; record_id: string; files: number; file_size: number; seq: number },
 ): Promise<void> {
-  await trx('record_parents')
-    .insert(p)
-    .onConflict('parent_id')
-    .merge({ record_id: p.record_id, files: p.files, file_size: p.file_size, updated: trx.fn.now() });
+  await prepared(
+    trx,
+    `INSERT INTO record_parents (parent_id, record_id, files, file_size, seq) VALUES (?, ?, ?, ?, ?)
+     ON CONFLICT (parent_id) DO UPDATE SET record_id = excluded.record_id, files = excluded.files, file_size = excluded.file_size,
+       seq = excluded.seq, updated = now()
+     WHERE record_parents.seq <= excluded.seq`,
+    [p.parent_id, p.record_id, p.files, p.file_size, p.seq],
+  );
 }
 
 /** Make the parent's communities exactly `communityIds`. */

@@ -5,6 +5,7 @@ import { waitFor } from '@rdm/platform/testing';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCommunitiesConsumers } from '../../src/events/consumers.js';
+import { upsertParent } from '../../src/repo/stats.repo.js';
 import { ADMIN, as, BASE, communityBody, type Harness, startHarness } from './support.js';
 
 let h: Harness;
@@ -429,9 +430,11 @@ describe('statistics', () => {
       files_count: 1,
       files_bytes: 10,
     });
-    const inc = await publish('rdm.records.inclusion.added', { parent_id: 'p2', record_id: 'r3', community_id: c.id });
-    await publish('rdm.records.inclusion.added', { parent_id: 'p2', record_id: 'r3', community_id: c.id }, inc.id, `${inc.id}-again`);
-    await publish('rdm.records.inclusion.added', { parent_id: 'p2', record_id: 'r3', community_id: other.id });
+    // p2's publication (in no community) is skipped; its first inclusion brings its latest files.
+    const p2 = { parent_id: 'p2', record_id: 'r3', files_count: 1, files_bytes: 10 };
+    const inc = await publish('rdm.records.inclusion.added', { ...p2, community_id: c.id });
+    await publish('rdm.records.inclusion.added', { ...p2, community_id: c.id }, inc.id, `${inc.id}-again`);
+    await publish('rdm.records.inclusion.added', { ...p2, community_id: other.id });
     const expected = { records: 2, files: 4, file_size: 160, record_views: 0, record_downloads: 0 };
     await waitFor(async () => JSON.stringify((await api().get(`/api/communities/${c.id}`)).body.statistics) === JSON.stringify(expected), {
       timeoutMs: 15_000,
@@ -439,5 +442,39 @@ describe('statistics', () => {
     await publish('rdm.records.inclusion.removed', { parent_id: 'p2', record_id: 'r3', community_id: other.id });
     await waitFor(async () => (await api().get(`/api/communities/${other.id}`)).body.statistics.records === 0, { timeoutMs: 15_000 });
     expect((await api().get(`/api/communities/${c.id}`)).body.statistics).toEqual(expected);
+  });
+
+  it('should skip publications of parents in no community (no inbox row) and keep the later of a publication and an inclusion', async () => {
+    const c = await create('stats-order');
+    const base = { parent_id: 'p9', index: 1, is_latest: true, access_status: 'open', bucket_id: 'b9' };
+    const alone = await publish('rdm.records.record.published', { ...base, id: 'r9', files_count: 5, files_bytes: 500 });
+    // A later version in the community, then (stream-wise later) an inclusion carrying newer files.
+    const inCommunity = await publish('rdm.records.record.published', {
+      ...base,
+      id: 'r10',
+      index: 2,
+      communities: [c.id],
+      files_count: 2,
+      files_bytes: 20,
+    });
+    await publish('rdm.records.inclusion.added', {
+      parent_id: 'p9',
+      record_id: 'r11',
+      community_id: c.id,
+      files_count: 3,
+      files_bytes: 30,
+    });
+    await waitFor(async () => (await api().get(`/api/communities/${c.id}`)).body.statistics.files === 3, { timeoutMs: 15_000 });
+    expect((await api().get(`/api/communities/${c.id}`)).body.statistics).toMatchObject({ records: 1, files: 3, file_size: 30 });
+    // Same durable, in stream order: once r10's publication is handled, r9's was skipped before it.
+    await waitFor(async () => (await h.db.db('inbox').where({ message_id: inCommunity.id })).length === 1, { timeoutMs: 15_000 });
+    expect(await h.db.db('inbox').where({ message_id: alone.id })).toEqual([]);
+    expect((await api().get(`/api/communities/${c.id}`)).body.statistics).toMatchObject({ records: 1, files: 3, file_size: 30 });
+    // An older event applied last (a redelivery of the r10 publication) changes nothing.
+    const older = await h.db.db('record_parents').where({ parent_id: 'p9' }).first();
+    await h.db.db.transaction((trx) =>
+      upsertParent(trx, { parent_id: 'p9', record_id: 'r10', files: 2, file_size: 20, seq: Number(older.seq) - 1 }),
+    );
+    expect(await h.db.db('record_parents').where({ parent_id: 'p9' }).first()).toMatchObject({ record_id: 'r11', files: 3 });
   });
 });

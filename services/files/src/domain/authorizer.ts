@@ -23,11 +23,15 @@ export type AuthorizeFilesRequest = RecordsAuthorizeFilesRequest;
 export interface AuthorizeOptions {
   /** A file listing: needs records' `order` and `default_preview` (never from the local copy). */
   listing?: boolean;
+  /** A write to an entry that exists: a grant remembered for this identity may answer (domain/grant-cache.ts). */
+  reuse?: boolean;
 }
 
 /** Asks the records service (or its local copy, domain/record-access.ts); rejects with its 404/403/410 `AppError`s. */
 export interface FilesAuthorizer {
   authorize(req: AuthorizeFilesRequest, opts?: AuthorizeOptions): Promise<BucketGrant>;
+  /** Forget what is remembered about record/draft `recordId` (its publication or deletion), when anything is. */
+  forget?(recordId: string): void;
 }
 
 /** Who asks for what: the target of one HTTP request. */

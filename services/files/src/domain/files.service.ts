@@ -162,7 +162,8 @@ export class FilesService {
   ): Promise<FileResult & { usedByOthers: number }> {
     const problem = keyProblem(key);
     if (problem) throw FilesErrors.invalidKey(problem);
-    const grant = await this.authorize(t, 'update', key);
+    // Why reuse: the entry must exist, so a grant records gave this identity moments ago (its init) will do.
+    const grant = await this.authorize(t, 'update', key, { reuse: true });
     if (!grant.enabled) throw FilesErrors.filesNotEnabled();
     const found = await repo.findFileForWrite(this.d.db, grant.bucket_id, key, { used, queue });
     try {
@@ -274,8 +275,15 @@ export class FilesService {
         if (count + items.length > this.d.limits.maxCount) throw FilesErrors.tooManyFiles();
         if (announced > 0 && (await repo.usedBytes(trx, grant.bucket_id)) + announced > this.d.limits.maxRecordBytes)
           throw FilesErrors.fileSizeLimit();
-        await repo.insertPending(
+        // The entries adopt their storage uploads.
+        await repo.unqueueGc(
           trx,
+          [...uploads.values()].map((u) => u.key),
+        );
+        // Insert and the listing in one statement (the bucket's row is locked above).
+        return repo.insertPendingAndList(
+          trx,
+          grant.bucket_id,
           items.map((i) => {
             const plan = plans.get(i.key);
             const up = uploads.get(i.key);
@@ -290,13 +298,8 @@ export class FilesService {
               draftOnly,
             };
           }),
+          { withDraftOnly: t.scope === 'draft' },
         );
-        // The entries adopt their storage uploads.
-        await repo.unqueueGc(
-          trx,
-          [...uploads.values()].map((u) => u.key),
-        );
-        return repo.listFiles(trx, grant.bucket_id, { withDraftOnly: t.scope === 'draft' });
       });
       return { grant, files };
     } catch (err) {
@@ -592,6 +595,16 @@ export class FilesService {
   /** Drop the keys an edit draft registered in its record's locked bucket (the edit was published or discarded). */
   dropRegistrations(trx: Knex.Transaction, bucketId: string): Promise<number> {
     return repo.deleteDraftOnly(trx, bucketId);
+  }
+
+  /** Forget the remembered grants of record/draft `recordId` (event consumers: published, deleted). */
+  forgetGrants(recordId: string): void {
+    this.d.authorizer.forget?.(recordId);
+  }
+
+  /** `lockOnly` of every bucket of `lock` and `dropRegistrations(bucketId)`, in one statement (publication consumer). */
+  lockAndDropRegistrations(trx: Knex.Transaction, lock: string[], bucketId: string): Promise<void> {
+    return repo.lockAndDropRegistrations(trx, lock, bucketId);
   }
 
   /** Remove queued storage keys now (after the transaction that released them committed). */

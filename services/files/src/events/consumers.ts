@@ -1,12 +1,14 @@
 /**
  * Consumers of records' events (durable, inbox-deduplicated through the platform's runConsumer):
- * - `rdm.records.draft.deleted` → drop the draft's bucket and its media bucket (their objects go
- *   when unreferenced); a locked bucket (published files, e.g. shared by an edit draft) is never
- *   dropped, but the keys that edit draft registered in it are.
- * - `rdm.records.record.published` → lock the record's bucket and media bucket (idempotent), drop
- *   the keys an edit draft registered in the bucket, and drop the media bucket an edit superseded;
- *   record the version's access in the local copy (record-access.consumers.ts, which also starts
- *   the deleted / restored / embargo-lifted consumers of that copy).
+ * - `rdm.records.draft.deleted` → forget the draft's remembered grants (domain/grant-cache.ts),
+ *   drop the draft's bucket and its media bucket (their objects go when unreferenced); a locked
+ *   bucket (published files, e.g. shared by an edit draft) is never dropped, but the keys that
+ *   edit draft registered in it are.
+ * - `rdm.records.record.published` → forget the draft's remembered grants, lock the record's bucket
+ *   and media bucket (idempotent) and drop the keys an edit draft registered in the bucket (one
+ *   statement), drop the media bucket an edit superseded; record the version's access in the
+ *   local copy (record-access.consumers.ts, which also starts the deleted / restored /
+ *   embargo-lifted consumers of that copy).
  */
 import { afterCommit, type ConsumerHandle, type EventEnvelope, type Knex, type Logger, type NatsHandle, runConsumer } from '@rdm/platform';
 import type { EventData } from '@rdm/platform/contracts';
@@ -30,6 +32,7 @@ export async function onDraftDeleted(
   e: EventEnvelope<DraftDeleted>,
   logger: Pick<Logger, 'info' | 'warn'>,
 ): Promise<void> {
+  service.forgetGrants(e.data.id);
   const r = await service.deleteBucketIn(trx, e.data.bucket_id, { refuseLocked: false });
   if (r.skippedLocked) {
     await service.dropRegistrations(trx, e.data.bucket_id);
@@ -52,10 +55,11 @@ export async function onRecordPublished(
   e: EventEnvelope<RecordPublished>,
   seq?: number,
 ): Promise<void> {
+  service.forgetGrants(e.data.id);
   if (seq !== undefined) await applyPublished(trx, e, seq);
-  await service.lockOnly(e.data.bucket_id, trx);
-  await service.dropRegistrations(trx, e.data.bucket_id);
-  if (e.data.media_bucket_id) await service.lockOnly(e.data.media_bucket_id, trx);
+  // Why one call: bucket lock, registrations dropped and media bucket lock are one statement.
+  const lock = e.data.media_bucket_id ? [e.data.bucket_id, e.data.media_bucket_id] : [e.data.bucket_id];
+  await service.lockAndDropRegistrations(trx, lock, e.data.bucket_id);
   const old = e.data.superseded_media_bucket_id;
   if (old && old !== e.data.media_bucket_id && old !== e.data.bucket_id) {
     const r = await service.deleteBucketIn(trx, old, { refuseLocked: false, force: true });

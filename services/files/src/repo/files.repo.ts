@@ -190,15 +190,23 @@ export async function lockExistingBucket(trx: Knex.Transaction, id: string): Pro
 
 /**
  * Lock a bucket's row for the transaction, creating the bucket when missing; returns it.
- * Why select first: the bucket nearly always exists (one statement); a new one costs two. A
- * row we inserted stays ours until commit (a concurrent insert of the same id waits for us).
+ * One statement either way: the insert (nothing when the row exists) and the locking select run
+ * under one snapshot, so exactly one of them answers — the insert for a new bucket (a row we
+ * inserted stays ours until commit), the select for an existing one. Only when a concurrent
+ * transaction inserted the id and committed while we waited does neither see it: then the
+ * select alone, again.
  */
 export async function lockBucket(trx: Knex.Transaction, id: string): Promise<BucketRow> {
-  const sel = () => prepared(trx, 'SELECT id, locked FROM buckets WHERE id = ? FOR UPDATE', [id]);
-  const found = (await sel()).rows[0] as BucketRow | undefined;
+  const both = await prepared(
+    trx,
+    `WITH ins AS (INSERT INTO buckets (id) VALUES (?) ON CONFLICT (id) DO NOTHING RETURNING id, locked),
+          sel AS (SELECT id, locked FROM buckets WHERE id = ? FOR UPDATE)
+     SELECT id, locked FROM ins UNION ALL SELECT id, locked FROM sel`,
+    [id, id],
+  );
+  const found = both.rows[0] as BucketRow | undefined;
   if (found) return found;
-  const ins = await prepared(trx, 'INSERT INTO buckets (id) VALUES (?) ON CONFLICT (id) DO NOTHING RETURNING id, locked', [id]);
-  return (ins.rows[0] as BucketRow | undefined) ?? ((await sel()).rows[0] as BucketRow);
+  return (await prepared(trx, 'SELECT id, locked FROM buckets WHERE id = ? FOR UPDATE', [id])).rows[0] as BucketRow;
 }
 
 /** Mark a bucket locked (creating it when missing). Idempotent. */
@@ -263,24 +271,53 @@ export interface NewFile {
   draftOnly?: boolean;
 }
 
-/** Insert pending file entries. */
-export async function insertPending(db: Db, files: NewFile[]): Promise<void> {
-  if (files.length === 0) return;
-  await db('files').insert(
-    files.map((f) => ({
-      id: f.id,
-      bucket_id: f.bucket_id,
-      key: f.key,
-      status: 'pending',
-      metadata: f.metadata === null ? null : JSON.stringify(f.metadata),
-      access: JSON.stringify(f.access),
-      transfer: JSON.stringify(f.transfer),
-      multipart_key: f.multipart?.key ?? null,
-      multipart_upload_id: f.multipart?.uploadId ?? null,
-      declared_size: f.multipart?.size ?? null,
-      draft_only: f.draftOnly === true,
-    })),
+/** Columns of `files` a listing reads (FILE_COLUMNS' `f.*` part), for statements that union new rows in. */
+const ROW_COLUMNS = `id, seq, bucket_id, key, status, object_id, version_id, metadata, access, transfer, upload_key, upload_size,
+  upload_checksum, multipart_key, multipart_upload_id, declared_size, draft_only, revision, created, updated`;
+
+/**
+ * Insert pending entries into `bucketId` and answer its listing (as an insert + `listFiles`)
+ * in ONE statement. Only under the bucket's row lock (`lockBucket`): the listing is the rows
+ * the statement's snapshot sees plus the inserted ones, which is the whole bucket only while no
+ * other transaction can add entries to it. Why: every deposit's init did both.
+ */
+export async function insertPendingAndList(
+  trx: Knex.Transaction,
+  bucketId: string,
+  files: NewFile[],
+  opts: { withDraftOnly?: boolean } = {},
+): Promise<FileRow[]> {
+  const col = <T>(pick: (f: NewFile) => T) => files.map(pick);
+  const res = await prepared(
+    trx,
+    `WITH ins AS (
+       INSERT INTO files (id, bucket_id, key, status, metadata, access, transfer, multipart_key, multipart_upload_id, declared_size, draft_only)
+       SELECT x.id, ?, x.key, 'pending', x.metadata, x.access, x.transfer, x.multipart_key, x.multipart_upload_id, x.declared_size, x.draft_only
+         FROM unnest(?::uuid[], ?::text[], ?::jsonb[], ?::jsonb[], ?::jsonb[], ?::text[], ?::text[], ?::bigint[], ?::boolean[])
+              WITH ORDINALITY AS x(id, key, metadata, access, transfer, multipart_key, multipart_upload_id, declared_size, draft_only, n)
+        ORDER BY x.n
+       RETURNING ${ROW_COLUMNS})
+     SELECT ${FILE_COLUMNS}
+       FROM (SELECT ${ROW_COLUMNS} FROM files WHERE bucket_id = ? UNION ALL SELECT ${ROW_COLUMNS} FROM ins) f
+       LEFT JOIN objects o ON o.id = f.object_id
+      WHERE ? OR NOT f.draft_only
+      ORDER BY f.seq`,
+    [
+      bucketId,
+      col((f) => f.id),
+      col((f) => f.key),
+      col((f) => (f.metadata === null ? null : JSON.stringify(f.metadata))),
+      col((f) => JSON.stringify(f.access)),
+      col((f) => JSON.stringify(f.transfer)),
+      col((f) => f.multipart?.key ?? null),
+      col((f) => f.multipart?.uploadId ?? null),
+      col((f) => f.multipart?.size ?? null),
+      col((f) => f.draftOnly === true),
+      bucketId,
+      opts.withDraftOnly === true,
+    ],
   );
+  return (res.rows as Record<string, unknown>[]).map(toFile);
 }
 
 /** Mark a multipart entry as being assembled into `key` (its `upload_key`). */
@@ -522,6 +559,25 @@ export async function deleteParts(db: Db, fileId: string): Promise<void> {
 export async function deleteDraftOnly(db: Db, bucketId: string): Promise<number> {
   const res = await prepared(db, 'DELETE FROM files WHERE bucket_id = ? AND draft_only', [bucketId]);
   return res.rowCount ?? 0;
+}
+
+/**
+ * The bucket effects of a publication in ONE statement (the `record.published` consumer's): lock
+ * every bucket of `lock` (creating it locked when missing, as `setLocked`) and drop the draft-only
+ * registrations of `dropDraftOnlyIn` (as `deleteDraftOnly`). Why one statement: this runs for every
+ * published record, and each round trip costs the consumer, PostgreSQL and the loopback alike;
+ * the parts touch different rows, so running them under one snapshot changes nothing (a
+ * data-modifying CTE runs whether or not the main statement reads it).
+ */
+export async function lockAndDropRegistrations(db: Db, lock: string[], dropDraftOnlyIn: string): Promise<void> {
+  await prepared(
+    db,
+    `WITH locked AS (
+       INSERT INTO buckets (id, locked) SELECT DISTINCT unnest(?::text[]), true
+       ON CONFLICT (id) DO UPDATE SET locked = true, updated = CASE WHEN buckets.locked THEN buckets.updated ELSE now() END)
+     DELETE FROM files WHERE bucket_id = ? AND draft_only`,
+    [lock, dropDraftOnlyIn],
+  );
 }
 
 /** Record a failed removal attempt and retry later. */

@@ -12,6 +12,7 @@ import { AppError, Errors, type Identity, type RpcServer, SYSTEM, serveRpc, sign
 import { type NatsServerProcess, type TestDb, spawnNatsServer, testDb, testLogger, testNats, uniqueId } from '@rdm/platform/testing';
 import { createApp, type FilesApp } from '../../src/app.js';
 import type { AuthorizeFilesRequest, BucketGrant } from '../../src/domain/authorizer.js';
+import { GrantCache } from '../../src/domain/grant-cache.js';
 import { RpcFilesAuthorizer } from '../../src/rpc/records.client.js';
 import { LocalStorage, type ObjectStorage } from '../../src/storage/index.js';
 import { S3Storage } from '@rdm/platform/storage/s3';
@@ -217,8 +218,8 @@ export interface Harness extends FilesApp {
   close(): Promise<void>;
 }
 
-/** Build the real app over a fresh schema, a private NATS with the records stub, and `engine`. */
-export async function createHarness(engine: TestEngine, limits: HarnessLimits = {}): Promise<Harness> {
+/** Build the real app over a fresh schema, a private NATS with the records stub, and `engine` (`grantCacheMs`: the authorizer wrapped as in production, domain/grant-cache.ts). */
+export async function createHarness(engine: TestEngine, limits: HarnessLimits = {}, o: { grantCacheMs?: number } = {}): Promise<Harness> {
   const nats = await privateNats();
   const tdb = await testDb('files');
   const stubConn = await testNats(nats.url, 'stub-records');
@@ -241,7 +242,9 @@ export async function createHarness(engine: TestEngine, limits: HarnessLimits = 
     logger: testLogger('files'),
     db: tdb.db,
     storage: engine.storage,
-    authorizer: new RpcFilesAuthorizer(appConn.nc, 5000),
+    authorizer: o.grantCacheMs
+      ? new GrantCache(new RpcFilesAuthorizer(appConn.nc, 5000), { ttlMs: o.grantCacheMs })
+      : new RpcFilesAuthorizer(appConn.nc, 5000),
     nc: appConn.nc,
   });
   return {

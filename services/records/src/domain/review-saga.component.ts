@@ -161,11 +161,22 @@ export class ReviewSagaComponent {
     const communities = withCommunity(parent.communities, community, false);
     await repo.updateParent(trx, parent.id, { communities: communities as Record<string, unknown> });
     await this.d.index.refreshParent(trx, parent.id, parentDoc({ ...parent, communities: communities as Record<string, unknown> }));
+    // The latest version's files: communities keeps statistics only of parents in a community
+    // (it skips the publications of the others), so a parent joining its first one brings them.
+    const latestId = parent.latest_id ?? recordId;
+    const latest = latestId === found.record.id ? found.record : ((await repo.getRecord(trx, latestId)) ?? found.record);
     // Emitted even when the record was already in the community: requests waits for it.
     const event = await writeOutbox(trx, {
       subject: 'rdm.records.inclusion.added',
       aggregate: { type: 'parent', id: parent.id, revision: parent.revision_id + 1 },
-      data: { parent_id: parent.id, record_id: parent.latest_id ?? recordId, community_id: community.id, request_id: requestId },
+      data: {
+        parent_id: parent.id,
+        record_id: latestId,
+        community_id: community.id,
+        request_id: requestId,
+        files_count: latest.files.count ?? 0,
+        files_bytes: latest.files.total_bytes ?? 0,
+      },
     });
     await reviewRepo.settleEffect(trx, requestId, 'included', { eventId: event.id });
   }

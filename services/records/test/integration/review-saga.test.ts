@@ -222,7 +222,15 @@ describe('review saga (rdm.requests.request.* consumers)', () => {
     });
     await send(envelope('accepted', requestId, 'community-inclusion', d.id, open.id));
     const added = await waitFor(async () => (await outbox('rdm.records.inclusion.added', 'request_id', requestId))[0]);
-    expect(added.payload.data).toEqual({ parent_id: d.parent.id, record_id: d.id, community_id: open.id, request_id: requestId });
+    const published = (await env.request.get(`/api/records/${d.id}`).expect(200)).body;
+    expect(added.payload.data).toEqual({
+      parent_id: d.parent.id,
+      record_id: d.id,
+      community_id: open.id,
+      request_id: requestId,
+      files_count: 1,
+      files_bytes: published.files.total_bytes,
+    });
     const list = await env.request.get(`/api/records/${d.id}/communities`).expect(200);
     expect(list.body.hits.hits.map((c: any) => c.id)).toEqual([open.id]);
     const after = await env.request.get(`/api/records/${d.id}/communities-suggestions`).set(as(OWNER)).expect(200);
