@@ -10,14 +10,20 @@
  * - Without `q`: hits, total and facets run side by side; the facet counts of the part of the
  *   scope shared by all callers (public records) come from a short stale-while-revalidate cache
  *   (agg-cache.ts) and the caller's own restricted records are counted live and added.
- * Hits and totals are never cached (read-your-writes).
+ * Write stamp (issue 14): every search first reads the write stamp of `search_docs`
+ * (`repo.writeStamp`, one cheap statement). What is the same for every caller — the whole answer
+ * of a scope without a personal part (anonymous callers), the total of the shared part of the
+ * others — is cached per stamp and served only while the stamp is unchanged and the entry was
+ * computed with no writer in flight (`AggCache.exact`): never a total or a page that misses a
+ * committed write (read-your-writes holds), and no recomputation while nothing is written. The
+ * caller's own part (restricted records it may read) is always counted live.
  * File data is guarded by the caller's right to read the files (files-guard.ts): the cached
  * shared counts count only public files, the caller's other readable files are counted live.
  */
 import { Errors, type Knex, QuerySyntaxError } from '@rdm/platform';
 import type { IndexedItem } from '../domain/ports.js';
 import type { ItemDoc } from '../model/rows.js';
-import { AggCache, type AggCacheOptions } from './agg-cache.js';
+import { AggCache, type AggCacheOptions, type Stamp } from './agg-cache.js';
 import { facetFilterSql } from './facet-sql.js';
 import { fileTypesExpr } from './files-guard.js';
 import { type CompiledQuery, compileQuery } from './fields.js';
@@ -43,6 +49,18 @@ const ORDER: Readonly<Record<string, string>> = {
 export interface PostgresIndexerOptions {
   /** Facet-count cache of the shared part of published scopes (`{freshMs: 0}` disables it). */
   aggCache?: AggCacheOptions;
+  /**
+   * Cache of answers exact for a write stamp: whole answers of shared scopes and totals of shared
+   * parts (default 1,000 keys; `{freshMs: 0}` disables it).
+   */
+  resultCache?: AggCacheOptions;
+}
+
+/** An answer as cached: hits as JSON text (each caller parses its own copy: routes may modify documents). */
+interface CachedPage {
+  hits: string;
+  total: number;
+  rows: AggRow[];
 }
 
 const scopeOf = (s: ScopeSpec): Scope => (s.kind === 'published' ? publishedScope(s.identity, s) : userScope(s.identity, s));
@@ -50,12 +68,16 @@ const scopeOf = (s: ScopeSpec): Scope => (s.kind === 'published' ? publishedScop
 /** The search index on PostgreSQL. */
 export class PostgresIndexer implements Indexer {
   private readonly aggCache: AggCache<AggRow[]>;
+  private readonly pages: AggCache<CachedPage>;
+  private readonly totals: AggCache<number>;
 
   constructor(
     private readonly db: Knex,
     o: PostgresIndexerOptions = {},
   ) {
     this.aggCache = new AggCache<AggRow[]>(o.aggCache);
+    this.pages = new AggCache<CachedPage>({ maxEntries: 1000, ...o.resultCache });
+    this.totals = new AggCache<number>({ maxEntries: 1000, ...o.resultCache });
   }
 
   // -------------------------------------------------------------------------------------------
@@ -114,6 +136,47 @@ export class PostgresIndexer implements Indexer {
       throw err;
     }
     const scope = scopeOf(plan.scope);
+    // Only scopes with a shared part cache anything.
+    const stamp = this.pages.enabled && scope.shareable && scope.shared ? await this.stamp() : null;
+    // The whole answer is the same for every caller of this scope (no personal part): cached per stamp.
+    if (stamp && scope.shareable && scope.shared && !scope.personal) {
+      const key = JSON.stringify([
+        scope,
+        compiled.where,
+        compiled.rank,
+        plan.filters,
+        plan.sort,
+        plan.limit,
+        plan.offset,
+        plan.isPublished,
+      ]);
+      const cached = await this.pages.exact(
+        key,
+        async () => {
+          const r = await this.searchLive(plan, compiled, scope, stamp, true);
+          return { hits: JSON.stringify(r.hits), total: r.total, rows: r.rows };
+        },
+        stamp,
+      );
+      return { hits: JSON.parse(cached.hits) as SearchPage['hits'], total: cached.total, rows: cached.rows };
+    }
+    return this.searchLive(plan, compiled, scope, stamp);
+  }
+
+  /** The write stamp of this search (read once, before anything it may cache). */
+  private async stamp(): Promise<Stamp> {
+    const value = await repo.writeStamp(this.db);
+    return { value, settled: async () => !(await repo.writersInFlight(this.db)) };
+  }
+
+  /** `exact`: facet counts too must reflect every committed write (the answer is cached per stamp). */
+  private async searchLive(
+    plan: SearchPlan,
+    compiled: CompiledQuery,
+    scope: Scope,
+    stamp: Stamp | null,
+    exact = false,
+  ): Promise<SearchPage> {
     // A query without full-text terms ranks every hit 0 (`ORDER BY 0` would be a column position).
     const ranked = plan.sort === 'bestmatch' && compiled.rank.sql !== '0';
     const order = ranked ? `rank DESC, ${ORDER.mostrecent}, kind` : `${ORDER[plan.sort] ?? ORDER.mostrecent}, kind`;
@@ -135,17 +198,22 @@ export class PostgresIndexer implements Indexer {
     const facets = facetFilterSql(plan.filters, scope.files);
     const [hits, total, rows] = await Promise.all([
       repo.findHits(this.db, andAll([scopeSql(scope), facets]), { sql: order, bindings: [] }, page),
-      this.count(scope, facets),
-      this.aggregate(scope, plan.isPublished),
+      this.count(scope, facets, stamp),
+      this.aggregate(scope, plan.isPublished, stamp, exact),
     ]);
     return { hits, total, rows };
   }
 
-  /** Exact total of a scope AND facets: the shared and the personal part counted apart (each has its index). */
-  private async count(scope: Scope, facets: Sql | null): Promise<number> {
+  /**
+   * Exact total of a scope AND facets: the shared and the personal part counted apart (each has
+   * its index); the shared part's count cached per write stamp (exact) when it is shareable.
+   */
+  private async count(scope: Scope, facets: Sql | null, stamp: Stamp | null): Promise<number> {
     if (!scope.shared || !scope.personal) return repo.countHits(this.db, andAll([scopeSql(scope), facets]));
+    const shared = andAll([scope.common, scope.shared, facets]);
+    const sharedCount = () => repo.countHits(this.db, shared);
     const counts = await Promise.all([
-      repo.countHits(this.db, andAll([scope.common, scope.shared, facets])),
+      stamp && scope.shareable ? this.totals.exact(JSON.stringify([shared.sql, shared.bindings]), sharedCount, stamp) : sharedCount(),
       repo.countHits(this.db, andAll([scope.common, scope.personal, facets])),
     ]);
     return counts[0] + counts[1];
@@ -156,7 +224,7 @@ export class PostgresIndexer implements Indexer {
    * everyone sharing the cache may read), the personal part and the caller's own readable files
    * of the shared part live. Personal parts are readable as a whole (files included).
    */
-  private async aggregate(scope: Scope, isPublished: boolean | undefined): Promise<AggRow[]> {
+  private async aggregate(scope: Scope, isPublished: boolean | undefined, stamp: Stamp | null, exact: boolean): Promise<AggRow[]> {
     if (!scope.shareable || !scope.shared) {
       return repo.facetRows(this.db, scopeSql(scope), { isPublished, fileTypes: fileTypesExpr(scope.files) });
     }
@@ -173,7 +241,9 @@ export class PostgresIndexer implements Indexer {
             scope.filesExtra,
           ]);
     const [a, b, c] = await Promise.all([
-      this.aggCache.get(key, () => repo.facetRows(this.db, shared, o)),
+      stamp && exact
+        ? this.aggCache.exact(key, () => repo.facetRows(this.db, shared, o), stamp)
+        : this.aggCache.get(key, () => repo.facetRows(this.db, shared, o), stamp ?? undefined),
       scope.personal ? repo.facetRows(this.db, andAll([scope.common, scope.personal]), { isPublished }) : Promise.resolve([]),
       extra ? repo.fileTypeRows(this.db, extra) : Promise.resolve([]),
     ]);
