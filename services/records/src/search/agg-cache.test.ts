@@ -89,12 +89,26 @@ describe(AggCache.name, () => {
       const t = setup();
       expect(await t.cache.exact('k', t.compute, stamp('s1', false))).toBe(1);
       expect(await t.cache.exact('k', t.compute, stamp('s1', false))).toBe(2);
-      // Facet counts keep the time rules: an unsettled entry is served while fresh, then recomputed.
+      // Facet counts: an entry that is not exact is served while it is revalidated in the background.
       expect(await t.cache.get('k', t.compute, stamp('s1', false))).toBe(3);
       expect(await t.cache.get('k', t.compute, stamp('s1'))).toBe(3);
+      await new Promise((r) => setImmediate(r));
       expect(await t.cache.exact('k', t.compute, stamp('s1'))).toBe(4);
       t.tick(20_000);
       expect(await t.cache.get('k', t.compute, stamp('s2', false))).toBe(5);
+    });
+
+    it('should revalidate an entry of another stamp in the background, once, and serve it meanwhile', async () => {
+      const t = setup();
+      await t.cache.get('k', t.compute, stamp('s1'));
+      t.tick(10);
+      expect(await t.cache.get('k', t.compute, stamp('s2'))).toBe(1);
+      expect(await t.cache.get('k', t.compute, stamp('s3'))).toBe(1);
+      await new Promise((r) => setImmediate(r));
+      expect(t.calls()).toBe(2);
+      expect(await t.cache.get('k', t.compute, stamp('s2'))).toBe(2);
+      t.tick(20_000);
+      expect(await t.cache.get('k', t.compute, stamp('s4'))).toBe(3);
     });
 
     it('should check for writers in flight after the stamp and before computing', async () => {

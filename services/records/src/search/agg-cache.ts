@@ -15,8 +15,10 @@
  * With a write stamp (`Stamp`, the table's write stamp read by the search): an entry computed
  * under the caller's stamp while no writer was in flight is exact (nothing committed since was
  * missed) and is served whatever its age. `exact(key, compute, stamp)` serves ONLY such entries
- * (totals and pages, which must reflect every committed write: read-your-writes); `get` falls back
- * to the time rules above (facet counts, which may lag a write by about `freshMs`).
+ * (totals and pages, which must reflect every committed write: read-your-writes); `get` serves
+ * any other entry younger than `staleMs` while ONE recomputation runs in the background (facet
+ * counts: they lag a write by one recomputation, and a stream of writes costs one aggregation at
+ * a time, never one per search).
  * Why exact: a write changes the stamp before it commits; an entry is cached as settled only when
  * no transaction held a write lock on the table between reading the stamp and the computation's
  * snapshot, so every write drawn under that stamp was committed and seen.
@@ -80,7 +82,8 @@ export class AggCache<T> {
     if (e?.value !== undefined) {
       if (stamp && e.settled && e.stamp === stamp.value) return e.value;
       const age = now - e.at;
-      if (age <= this.fresh) return e.value;
+      // With a stamp, an entry of another stamp (or not exact) is outdated: revalidated at once.
+      if (age <= this.fresh && !stamp) return e.value;
       if (age <= this.stale) {
         if (!e.pending) this.refresh(key, e, compute, stamp).catch(() => undefined);
         return e.value;

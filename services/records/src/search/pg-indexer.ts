@@ -56,11 +56,16 @@ export interface PostgresIndexerOptions {
   resultCache?: AggCacheOptions;
 }
 
-/** An answer as cached: hits as JSON text (each caller parses its own copy: routes may modify documents). */
-interface CachedPage {
-  hits: string;
-  total: number;
-  rows: AggRow[];
+/**
+ * An answer as cached, deeply frozen: every caller shares it (the routes serialize hits from a
+ * copy, serializers.ts `serializeItem`; a write to a shared answer throws instead of leaking).
+ */
+function frozen<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) frozen(v);
+  }
+  return value;
 }
 
 const scopeOf = (s: ScopeSpec): Scope => (s.kind === 'published' ? publishedScope(s.identity, s) : userScope(s.identity, s));
@@ -68,7 +73,7 @@ const scopeOf = (s: ScopeSpec): Scope => (s.kind === 'published' ? publishedScop
 /** The search index on PostgreSQL. */
 export class PostgresIndexer implements Indexer {
   private readonly aggCache: AggCache<AggRow[]>;
-  private readonly pages: AggCache<CachedPage>;
+  private readonly pages: AggCache<SearchPage>;
   private readonly totals: AggCache<number>;
 
   constructor(
@@ -76,7 +81,7 @@ export class PostgresIndexer implements Indexer {
     o: PostgresIndexerOptions = {},
   ) {
     this.aggCache = new AggCache<AggRow[]>(o.aggCache);
-    this.pages = new AggCache<CachedPage>({ maxEntries: 1000, ...o.resultCache });
+    this.pages = new AggCache<SearchPage>({ maxEntries: 1000, ...o.resultCache });
     this.totals = new AggCache<number>({ maxEntries: 1000, ...o.resultCache });
   }
 
@@ -136,72 +141,55 @@ export class PostgresIndexer implements Indexer {
       throw err;
     }
     const scope = scopeOf(plan.scope);
+    // A query without full-text terms ranks every hit 0 (`ORDER BY 0` would be a column position).
+    const ranked = plan.sort === 'bestmatch' && compiled.rank.sql !== '0';
+    const order = ranked ? `rank DESC, ${ORDER.mostrecent}, kind` : `${ORDER[plan.sort] ?? ORDER.mostrecent}, kind`;
+    const page = { limit: plan.limit, offset: plan.offset };
     // Only scopes with a shared part cache anything.
     const stamp = this.pages.enabled && scope.shareable && scope.shared ? await this.stamp() : null;
-    // The whole answer is the same for every caller of this scope (no personal part): cached per stamp.
-    if (stamp && scope.shareable && scope.shared && !scope.personal) {
-      const key = JSON.stringify([
-        scope,
-        compiled.where,
-        compiled.rank,
-        plan.filters,
-        plan.sort,
-        plan.limit,
-        plan.offset,
-        plan.isPublished,
-      ]);
-      const cached = await this.pages.exact(
-        key,
-        async () => {
-          const r = await this.searchLive(plan, compiled, scope, stamp, true);
-          return { hits: JSON.stringify(r.hits), total: r.total, rows: r.rows };
-        },
-        stamp,
-      );
-      return { hits: JSON.parse(cached.hits) as SearchPage['hits'], total: cached.total, rows: cached.rows };
+    // The same answer for every caller of this scope (no personal part): cached per stamp.
+    const key =
+      stamp && !scope.personal
+        ? JSON.stringify([scope, compiled.where, compiled.rank, plan.filters, order, page, plan.isPublished ?? false])
+        : null;
+
+    if (!compiled.matchAll) {
+      // With q: the matching documents are read once for hits, total and facets.
+      const live = () =>
+        repo.searchMatches(this.db, {
+          where: andAll([scopeSql(scope), compiled.where]),
+          // Over the matches, whose file types are already guarded (searchMatches).
+          facets: facetFilterSql(plan.filters),
+          filesReadable: scope.files,
+          rank: ranked ? compiled.rank : null,
+          order,
+          ...page,
+          isPublished: plan.isPublished,
+        });
+      return stamp && key ? this.pages.exact(key, async () => frozen(await live()), stamp) : live();
     }
-    return this.searchLive(plan, compiled, scope, stamp);
+    // Without q: hits walk a sort index, the total is an index-only count, facets are (partly) cached.
+    const facets = facetFilterSql(plan.filters, scope.files);
+    const hitsAndTotal = async (): Promise<SearchPage> => {
+      const [hits, total] = await Promise.all([
+        repo.findHits(this.db, andAll([scopeSql(scope), facets]), { sql: order, bindings: [] }, page),
+        this.count(scope, facets, stamp),
+      ]);
+      return { hits, total, rows: [] };
+    };
+    // Facet counts apart: exact while nothing is written, else within the facet cache's lag (never
+    // the whole aggregation synchronously on every search after a write).
+    const [ht, rows] = await Promise.all([
+      stamp && key ? this.pages.exact(key, async () => frozen(await hitsAndTotal()), stamp) : hitsAndTotal(),
+      this.aggregate(scope, plan.isPublished, stamp),
+    ]);
+    return { hits: ht.hits, total: ht.total, rows };
   }
 
   /** The write stamp of this search (read once, before anything it may cache). */
   private async stamp(): Promise<Stamp> {
     const value = await repo.writeStamp(this.db);
     return { value, settled: async () => !(await repo.writersInFlight(this.db)) };
-  }
-
-  /** `exact`: facet counts too must reflect every committed write (the answer is cached per stamp). */
-  private async searchLive(
-    plan: SearchPlan,
-    compiled: CompiledQuery,
-    scope: Scope,
-    stamp: Stamp | null,
-    exact = false,
-  ): Promise<SearchPage> {
-    // A query without full-text terms ranks every hit 0 (`ORDER BY 0` would be a column position).
-    const ranked = plan.sort === 'bestmatch' && compiled.rank.sql !== '0';
-    const order = ranked ? `rank DESC, ${ORDER.mostrecent}, kind` : `${ORDER[plan.sort] ?? ORDER.mostrecent}, kind`;
-    const page = { limit: plan.limit, offset: plan.offset };
-    if (!compiled.matchAll) {
-      // With q: the matching documents are read once for hits, total and facets.
-      return repo.searchMatches(this.db, {
-        where: andAll([scopeSql(scope), compiled.where]),
-        // Over the matches, whose file types are already guarded (searchMatches).
-        facets: facetFilterSql(plan.filters),
-        filesReadable: scope.files,
-        rank: ranked ? compiled.rank : null,
-        order,
-        ...page,
-        isPublished: plan.isPublished,
-      });
-    }
-    // Without q: hits walk a sort index, the total is an index-only count, facets are (partly) cached.
-    const facets = facetFilterSql(plan.filters, scope.files);
-    const [hits, total, rows] = await Promise.all([
-      repo.findHits(this.db, andAll([scopeSql(scope), facets]), { sql: order, bindings: [] }, page),
-      this.count(scope, facets, stamp),
-      this.aggregate(scope, plan.isPublished, stamp, exact),
-    ]);
-    return { hits, total, rows };
   }
 
   /**
@@ -224,7 +212,7 @@ export class PostgresIndexer implements Indexer {
    * everyone sharing the cache may read), the personal part and the caller's own readable files
    * of the shared part live. Personal parts are readable as a whole (files included).
    */
-  private async aggregate(scope: Scope, isPublished: boolean | undefined, stamp: Stamp | null, exact: boolean): Promise<AggRow[]> {
+  private async aggregate(scope: Scope, isPublished: boolean | undefined, stamp: Stamp | null): Promise<AggRow[]> {
     if (!scope.shareable || !scope.shared) {
       return repo.facetRows(this.db, scopeSql(scope), { isPublished, fileTypes: fileTypesExpr(scope.files) });
     }
@@ -241,9 +229,7 @@ export class PostgresIndexer implements Indexer {
             scope.filesExtra,
           ]);
     const [a, b, c] = await Promise.all([
-      stamp && exact
-        ? this.aggCache.exact(key, () => repo.facetRows(this.db, shared, o), stamp)
-        : this.aggCache.get(key, () => repo.facetRows(this.db, shared, o), stamp ?? undefined),
+      this.aggCache.get(key, () => repo.facetRows(this.db, shared, o), stamp ?? undefined),
       scope.personal ? repo.facetRows(this.db, andAll([scope.common, scope.personal]), { isPublished }) : Promise.resolve([]),
       extra ? repo.fileTypeRows(this.db, extra) : Promise.resolve([]),
     ]);
