@@ -98,10 +98,14 @@ describe(AggCache.name, () => {
       expect(await t.cache.get('k', t.compute, stamp('s2', false))).toBe(5);
     });
 
-    it('should revalidate an entry of another stamp in the background, once, and serve it meanwhile', async () => {
+    it('should keep the time rules for an entry of another stamp: fresh served, stale revalidated once', async () => {
       const t = setup();
       await t.cache.get('k', t.compute, stamp('s1'));
       t.tick(10);
+      expect(await t.cache.get('k', t.compute, stamp('s2'))).toBe(1);
+      await new Promise((r) => setImmediate(r));
+      expect(t.calls()).toBe(1);
+      t.tick(1500);
       expect(await t.cache.get('k', t.compute, stamp('s2'))).toBe(1);
       expect(await t.cache.get('k', t.compute, stamp('s3'))).toBe(1);
       await new Promise((r) => setImmediate(r));

@@ -15,10 +15,9 @@
  * With a write stamp (`Stamp`, the table's write stamp read by the search): an entry computed
  * under the caller's stamp while no writer was in flight is exact (nothing committed since was
  * missed) and is served whatever its age. `exact(key, compute, stamp)` serves ONLY such entries
- * (totals and pages, which must reflect every committed write: read-your-writes); `get` serves
- * any other entry younger than `staleMs` while ONE recomputation runs in the background (facet
- * counts: they lag a write by one recomputation, and a stream of writes costs one aggregation at
- * a time, never one per search).
+ * (totals and pages, which must reflect every committed write: read-your-writes); `get` applies
+ * the time rules above to any other entry (facet counts: they lag a write by at most about
+ * `freshMs` plus one recomputation, and a stream of writes costs one aggregation per `freshMs`).
  * Why exact: a write changes the stamp before it commits; an entry is cached as settled only when
  * no transaction held a write lock on the table between reading the stamp and the computation's
  * snapshot, so every write drawn under that stamp was committed and seen.
@@ -82,8 +81,9 @@ export class AggCache<T> {
     if (e?.value !== undefined) {
       if (stamp && e.settled && e.stamp === stamp.value) return e.value;
       const age = now - e.at;
-      // With a stamp, an entry of another stamp (or not exact) is outdated: revalidated at once.
-      if (age <= this.fresh && !stamp) return e.value;
+      // Another stamp (or not exact): still served as is while fresh, so that a stream of writes
+      // costs at most one recomputation per `freshMs`, never one per write.
+      if (age <= this.fresh) return e.value;
       if (age <= this.stale) {
         if (!e.pending) this.refresh(key, e, compute, stamp).catch(() => undefined);
         return e.value;
