@@ -46,6 +46,9 @@ const ORDER: Readonly<Record<string, string>> = {
   mostdownloaded: 'downloads DESC, created DESC, id DESC',
 };
 
+/** Largest page whose answer is cached (the UI asks 10–25, API clients up to 100). */
+const CACHED_PAGE_MAX = 100;
+
 /** Options of the engine. */
 export interface PostgresIndexerOptions {
   /** Facet-count cache of the shared part of published scopes (`{freshMs: 0}` disables it). */
@@ -148,9 +151,10 @@ export class PostgresIndexer implements Indexer {
     const page = { limit: plan.limit, offset: plan.offset };
     // Only scopes with a shared part cache anything.
     const stamp = this.pages.enabled && scope.shareable && scope.shared ? await this.stamp() : null;
-    // The same answer for every caller of this scope (no personal part): cached per stamp.
+    // The same answer for every caller of this scope (no personal part): cached per stamp (pages
+    // of at most CACHED_PAGE_MAX hits: a client fetching `size=10000` would hold megabytes a key).
     const key =
-      stamp && !scope.personal
+      stamp && !scope.personal && plan.limit <= CACHED_PAGE_MAX
         ? JSON.stringify([scope, compiled.where, compiled.rank, plan.filters, order, page, plan.isPublished ?? false])
         : null;
 
