@@ -20,15 +20,36 @@
  *   same shapes when `GET /api/records` answers 200 there; it serves that stack's own data.
  * - Env: BENCH_SIZES (10000,100000), BENCH_KEEP=1 keeps the schema (and reuses a seeded one on
  *   the next run; BENCH_RESEED=1 rebuilds), BENCH_EXPLAIN=1 prints EXPLAIN ANALYZE of each shape.
+ * - Cold: the same shapes once more, sequential, with the write stamp of `search_docs` bumped before
+ *   every request (as a write would: pg-indexer.ts caches answers per stamp), so every request
+ *   computes its answer: the cost of a search right after a write.
+ * - 50 connections (issue 14: match-all with facets at 100,000 records, p99 ≤ 50 ms): autocannon,
+ *   BENCH_CONCURRENT_SECONDS (10) per run, against the records app in a CHILD process (its CPU is
+ *   measured apart from the client's): anonymous match-all, authenticated match-all, and
+ *   anonymous match-all while a writer bumps the stamp every 100 ms (10 writes/s); req/s, p50/p99,
+ *   CPU ms per request (app, PostgreSQL, client) and the load.
  * Prints numbers only; the p99 ≤ 100 ms target at 100,000 records is reported, not enforced.
  */
+import { fork } from 'node:child_process';
 import { loadavg } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
 import { createDb, dropServiceSchema, ensureServiceSchema, type Knex, migrate } from '../../services/_platform/src/index.js';
-import { formatPerProcess } from './lib/cpu.js';
-import { RECORDS_MIGRATIONS, measureAll, printTable, seedTo, shapes, startRecordsApp } from './lib/records-corpus.js';
+import { type CpuTargets, cpuDelta, cpuSnapshot, formatPerProcess } from './lib/cpu.js';
+import {
+  RECORDS_MIGRATIONS,
+  measureAll,
+  printTable,
+  type Shape,
+  type Stats,
+  seedTo,
+  shapes,
+  startRecordsApp,
+} from './lib/records-corpus.js';
 
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://rdm:rdm@127.0.0.1:5432/rdm';
-const SCHEMA = 'bench_records';
+/** BENCH_SCHEMA: a private schema name, so that two runs on one database never share a corpus. */
+const SCHEMA = process.env.BENCH_SCHEMA ?? 'bench_records';
 const SIZES = (process.env.BENCH_SIZES ?? '10000,100000')
   .split(',')
   .map(Number)
@@ -40,6 +61,77 @@ const KEEP = process.env.BENCH_KEEP === '1';
 const RESEED = process.env.BENCH_RESEED === '1';
 const EXPLAIN = process.env.BENCH_EXPLAIN === '1';
 const P99_TARGET_MS = 100;
+const CONCURRENT_P99_TARGET_MS = 50;
+const CONCURRENT_SECONDS = Number(process.env.BENCH_CONCURRENT_SECONDS ?? 10);
+
+// Child mode: serve the records app on the bench schema and report its base URL to the parent.
+if (process.env.BENCH_CHILD_SCHEMA) {
+  const childDb = createDb({ url: DATABASE_URL, service: process.env.BENCH_CHILD_SCHEMA, pool: { max: 10 } });
+  const served = await startRecordsApp(childDb);
+  process.send?.({ base: served.base });
+  process.on('disconnect', () => process.exit(0));
+  await new Promise(() => undefined);
+}
+
+/** Bump the write stamp of `search_docs` as a write does (nothing else changes). */
+const bumpStamp = (db: Knex) => db.raw("SELECT nextval('search_docs_index_version_seq')");
+
+/** Every shape once per round, sequential, the stamp bumped before each request: every answer computed. */
+async function measureCold(db: Knex, base: string, list: Shape[], rounds: number): Promise<[string, Stats][]> {
+  const times = list.map(() => [] as number[]);
+  const errors = list.map(() => 0);
+  for (let i = 0; i < rounds; i++) {
+    for (const [k, shape] of list.entries()) {
+      await bumpStamp(db);
+      const t0 = performance.now();
+      const res = await fetch(`${base}${shape.path(i)}`, { headers: shape.headers });
+      await res.text();
+      times[k].push(performance.now() - t0);
+      if (res.status !== 200) errors[k]++;
+    }
+  }
+  const pct = (t: number[], p: number) => t[Math.min(t.length - 1, Math.ceil((p / 100) * t.length) - 1)];
+  return list.map((shape, k) => {
+    const t = times[k].sort((a, b) => a - b);
+    return [shape.name, { p50: pct(t, 50), p99: pct(t, 99), mean: t.reduce((a, b) => a + b, 0) / t.length, total: 0, errors: errors[k] }];
+  });
+}
+
+/** The records app in a child process (so that its CPU and the client's are apart). */
+async function startChildApp(): Promise<{ base: string; pid: number; close: () => void }> {
+  const child = fork(fileURLToPath(import.meta.url), [], {
+    execArgv: process.execArgv,
+    env: { ...process.env, BENCH_CHILD_SCHEMA: SCHEMA },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const base = await new Promise<string>((resolve, reject) => {
+    child.once('message', (m) => resolve((m as { base: string }).base));
+    child.once('exit', (code) => reject(new Error(`bench app child exited (${code})`)));
+  });
+  return { base, pid: child.pid as number, close: () => child.kill('SIGTERM') };
+}
+
+/** One autocannon run of `path` at `connections` connections; CPU per request of app, PostgreSQL and client. */
+async function concurrentRun(
+  base: string,
+  path: string,
+  headers: Record<string, string> | undefined,
+  cpu: CpuTargets,
+): Promise<{ rps: number; p50: number; p99: number; bad: number; cpu: Record<string, number>; load: string }> {
+  await autocannon({ url: `${base}${path}`, connections: 50, duration: 2, headers });
+  const c0 = cpuSnapshot(cpu);
+  const r = await autocannon({ url: `${base}${path}`, connections: 50, duration: CONCURRENT_SECONDS, headers });
+  const used = cpuDelta(c0, cpuSnapshot(cpu));
+  const n = Math.max(1, r.requests.total);
+  return {
+    rps: Math.round(r.requests.average),
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    bad: r.non2xx + r.errors + r.timeouts,
+    cpu: Object.fromEntries(Object.entries(used).map(([k, v]) => [k, v / n])),
+    load: loadavg()[0].toFixed(2),
+  };
+}
 
 async function explainShapes(db: Knex, base: string): Promise<void> {
   const seen: { sql: string; bindings: unknown[] }[] = [];
@@ -108,6 +200,46 @@ try {
       `  CPU ms per request: ${formatPerProcess(cpuPerRequest, 2)} (the app runs in the bench client; load ${loadavg()[0].toFixed(2)})`,
     );
     summary[`app@${size}`] = Object.fromEntries(results.map(([n, s]) => [n, { p50: +s.p50.toFixed(1), p99: +s.p99.toFixed(1) }]));
+    const cold = await measureCold(db, appBase, shapes(), Math.max(10, Math.round(ITERATIONS / 2)));
+    printTable(
+      `records app, ${size.toLocaleString('en')} documents, COLD: write stamp bumped before every request (${Math.max(10, Math.round(ITERATIONS / 2))} per shape; load ${loadavg()[0].toFixed(2)})`,
+      cold,
+    );
+    summary[`cold@${size}`] = Object.fromEntries(cold.map(([n, s]) => [n, { p50: +s.p50.toFixed(1), p99: +s.p99.toFixed(1) }]));
+    if (size >= 100_000) {
+      const child = await startChildApp();
+      try {
+        const cpu: CpuTargets = { procs: { 'records app': child.pid }, database: dbName };
+        const auth = shapes().find((x) => x.headers)?.headers;
+        console.log(`\n50 connections, ${CONCURRENT_SECONDS} s each, records app in a child process (pid ${child.pid}):`);
+        const runs: [string, () => Promise<Awaited<ReturnType<typeof concurrentRun>>>][] = [
+          ['anonymous match-all', () => concurrentRun(child.base, '/api/records', undefined, cpu)],
+          ['authenticated match-all', () => concurrentRun(child.base, '/api/records', auth, cpu)],
+          [
+            'anonymous match-all, 10 writes/s',
+            async () => {
+              const writer = setInterval(() => void bumpStamp(db as Knex).catch(() => undefined), 100);
+              try {
+                return await concurrentRun(child.base, '/api/records', undefined, cpu);
+              } finally {
+                clearInterval(writer);
+              }
+            },
+          ],
+        ];
+        for (const [name, run] of runs) {
+          const r = await run();
+          const met = r.p99 <= CONCURRENT_P99_TARGET_MS ? 'met' : 'NOT met';
+          console.log(
+            `  ${name.padEnd(34)} ${String(r.rps).padStart(6)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms (aim ≤ ${CONCURRENT_P99_TARGET_MS}: ${met})  non-2xx ${r.bad}  CPU ms/request: ${formatPerProcess(r.cpu, 2)}  load ${r.load}`,
+          );
+          summary[`50conn@${size}`] = { ...summary[`50conn@${size}`], [name]: { p50: r.p50, p99: r.p99 } };
+          if (r.bad > 0) exitCode = 1;
+        }
+      } finally {
+        child.close();
+      }
+    }
     if (EXPLAIN) await explainShapes(db, appBase);
     const worst = Math.max(...results.map(([, s]) => s.p99));
     if (size >= 100_000)

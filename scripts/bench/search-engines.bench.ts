@@ -19,7 +19,8 @@
  * The engine indexer reads hits' documents from `search_docs`, so its CPU includes PostgreSQL's.
  * OpenSearch: OPENSEARCH_URL (default http://127.0.0.1:9200; started with scripts/infra/opensearch.sh
  * when nothing answers); the index lives under a unique prefix and is dropped at the end.
- * Env: BENCH_SIZES (100000,1000000), BENCH_ITERATIONS, BENCH_WARMUP, BENCH_KEEP, BENCH_RESEED,
+ * Env: BENCH_ENGINES (postgres,opensearch; `postgres` alone: no OpenSearch started, no indexing, no
+ * agreement check), BENCH_SCHEMA (bench_records), BENCH_SIZES (100000,1000000), BENCH_ITERATIONS, BENCH_WARMUP, BENCH_KEEP, BENCH_RESEED,
  * BENCH_INDEX_BATCH (reindex page size, default that of `EngineIndexer.reindex`),
  * BENCH_MAX_MINUTES (120: the run stops the next size when it would not fit).
  * Prints numbers only; exits 1 when a request fails or the engines disagree on a total.
@@ -44,7 +45,9 @@ import { type Measured, measureAll, printTable, RECORDS_MIGRATIONS, seedTo, shap
 
 const DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://rdm:rdm@127.0.0.1:5432/rdm';
 const OS_URL = process.env.OPENSEARCH_URL ?? 'http://127.0.0.1:9200';
-const SCHEMA = 'bench_records';
+const SCHEMA = process.env.BENCH_SCHEMA ?? 'bench_records';
+const ENGINES = (process.env.BENCH_ENGINES ?? 'postgres,opensearch').split(',').map((e) => e.trim());
+const WITH_OPENSEARCH = ENGINES.includes('opensearch');
 const SIZES = (process.env.BENCH_SIZES ?? '100000,1000000')
   .split(',')
   .map(Number)
@@ -86,7 +89,7 @@ function cleanup(): Promise<void> {
     for (const a of apps) a.close();
     if (engine && indexer)
       await engine.dropIndex(indexer.alias).catch((e) => console.error(`bench: could not drop ${indexer?.alias}: ${e.message}`));
-    await dropPrefixed().catch((e) => console.error(`bench: could not drop the ${PREFIX}* indices: ${e.message}`));
+    if (WITH_OPENSEARCH) await dropPrefixed().catch((e) => console.error(`bench: could not drop the ${PREFIX}* indices: ${e.message}`));
     await engine?.close().catch(() => undefined);
     await db?.destroy().catch(() => undefined);
     if (!KEEP) await dropServiceSchema(DATABASE_URL, SCHEMA).catch((e) => console.error(`bench: could not drop ${SCHEMA}: ${e.message}`));
@@ -102,25 +105,50 @@ process.once('SIGTERM', () => stop('SIGTERM'));
 process.once('SIGINT', () => stop('SIGINT'));
 const summary: string[] = [];
 const json: Record<string, unknown> = {};
+let cpu: CpuTargets = { procs: {}, database: new URL(DATABASE_URL).pathname.slice(1) };
+
+/** The query shapes on one engine's app: table, CPU per request, summary and JSON lines. */
+async function measureEngine(name: EngineName, app: { base: string }, size: number): Promise<Measured> {
+  const run = await measureAll(app.base, shapes(), { warmup: WARMUP, iterations: ITERATIONS, cpu });
+  const aim = AIM[name];
+  printTable(
+    `${name}, ${size.toLocaleString('en')} documents (${ITERATIONS} sequential requests per shape, round-robin; aim p99 ≤ ${aim.p99} ms at ${aim.at.toLocaleString('en')}; load ${load()})`,
+    run.results,
+  );
+  console.log(`  CPU ms per request: ${formatPerProcess(run.cpuPerRequest, 2)} (both apps run in the bench client)`);
+  const worst = Math.max(...run.results.map(([, s]) => s.p99));
+  const p50s = run.results.map(([, s]) => s.p50).sort((a, b) => a - b);
+  const verdict = size === aim.at ? ` (aim ≤ ${aim.p99}: ${worst <= aim.p99 ? 'met' : 'NOT met'})` : '';
+  const cpuTotal = Object.values(run.cpuPerRequest).reduce((a, b) => a + b, 0);
+  summary.push(
+    `${`${name}@${size}`.padEnd(19)} worst p99 ${worst.toFixed(1)} ms${verdict}, p50 ${p50s[0].toFixed(1)}–${p50s[p50s.length - 1].toFixed(1)} ms over ${p50s.length} shapes, CPU ${cpuTotal.toFixed(1)} ms/request (load ${load()})`,
+  );
+  json[`${name}@${size}`] = Object.fromEntries(run.results.map(([n, s]) => [n, { p50: +s.p50.toFixed(1), p99: +s.p99.toFixed(1) }]));
+  if (run.results.some(([, s]) => s.errors > 0)) exitCode = 1;
+  return run;
+}
 try {
-  if (!(await openSearchAvailable(OS_URL))) {
+  if (WITH_OPENSEARCH && !(await openSearchAvailable(OS_URL))) {
     console.log(`bench: OpenSearch not answering at ${OS_URL}: starting it (scripts/infra/opensearch.sh start)`);
     execFileSync('bash', [fileURLToPath(new URL('../infra/opensearch.sh', import.meta.url)), 'start'], { stdio: 'inherit' });
   }
   await ensureServiceSchema(DATABASE_URL, SCHEMA);
   db = createDb({ url: DATABASE_URL, service: SCHEMA, pool: { max: 10 } });
   await migrate(db, { service: SCHEMA, dir: RECORDS_MIGRATIONS });
-  engine = (await createEngine('opensearch', { url: OS_URL, timeoutMs: 30_000 })) as SearchEngine;
-  indexer = new EngineIndexer({ db, engine, logger: testLogger('search-engines-bench'), prefix: PREFIX });
+  if (WITH_OPENSEARCH) {
+    engine = (await createEngine('opensearch', { url: OS_URL, timeoutMs: 30_000 })) as SearchEngine;
+    indexer = new EngineIndexer({ db, engine, logger: testLogger('search-engines-bench'), prefix: PREFIX });
+  }
   const pg = await startRecordsApp(db);
   apps.push(pg);
-  const os = await startRecordsApp(db, indexer);
-  apps.push(os);
-  const osPid = pidOfPort(new URL(OS_URL).port ? Number(new URL(OS_URL).port) : 9200);
-  const cpu: CpuTargets = { procs: osPid ? { opensearch: osPid } : {}, database: new URL(DATABASE_URL).pathname.slice(1) };
-  console.log(
-    `bench: OpenSearch pid ${osPid ?? 'unknown'}; PostgreSQL CPU counts every backend of database ${cpu.database} (other users of the machine included)`,
-  );
+  const os = indexer ? await startRecordsApp(db, indexer) : undefined;
+  if (os) apps.push(os);
+  const osPid = WITH_OPENSEARCH ? pidOfPort(new URL(OS_URL).port ? Number(new URL(OS_URL).port) : 9200) : null;
+  cpu = { procs: osPid ? { opensearch: osPid } : {}, database: new URL(DATABASE_URL).pathname.slice(1) };
+  if (WITH_OPENSEARCH)
+    console.log(
+      `bench: OpenSearch pid ${osPid ?? 'unknown'}; PostgreSQL CPU counts every backend of database ${cpu.database} (other users of the machine included)`,
+    );
 
   for (const [k, size] of SIZES.entries()) {
     const elapsedMin = (Date.now() - startedAt) / 60_000;
@@ -134,6 +162,11 @@ try {
     console.log(`\n--- ${size.toLocaleString('en')} documents (load ${load()}) ---`);
     await seedTo(db, size, { schema: SCHEMA, reseed: RESEED });
 
+    const runs: Partial<Record<EngineName, Measured>> = {};
+    if (!indexer || !os) {
+      runs.postgres = await measureEngine('postgres', pg, size);
+      continue;
+    }
     const c0 = cpuSnapshot(cpu);
     const t0 = performance.now();
     const res = await indexer.reindex(INDEX_BATCH);
@@ -150,34 +183,12 @@ try {
       exitCode = 1;
     }
 
-    const runs: Record<EngineName, Measured> = {} as never;
-    for (const [name, app] of [
-      ['postgres', pg],
-      ['opensearch', os],
-    ] as const) {
-      runs[name] = await measureAll(app.base, shapes(), { warmup: WARMUP, iterations: ITERATIONS, cpu });
-      const aim = AIM[name];
-      printTable(
-        `${name}, ${size.toLocaleString('en')} documents (${ITERATIONS} sequential requests per shape, round-robin; aim p99 ≤ ${aim.p99} ms at ${aim.at.toLocaleString('en')}; load ${load()})`,
-        runs[name].results,
-      );
-      console.log(`  CPU ms per request: ${formatPerProcess(runs[name].cpuPerRequest, 2)} (both apps run in the bench client)`);
-      const worst = Math.max(...runs[name].results.map(([, s]) => s.p99));
-      const p50s = runs[name].results.map(([, s]) => s.p50).sort((a, b) => a - b);
-      const verdict = size === aim.at ? ` (aim ≤ ${aim.p99}: ${worst <= aim.p99 ? 'met' : 'NOT met'})` : '';
-      const cpuTotal = Object.values(runs[name].cpuPerRequest).reduce((a, b) => a + b, 0);
-      summary.push(
-        `${`${name}@${size}`.padEnd(19)} worst p99 ${worst.toFixed(1)} ms${verdict}, p50 ${p50s[0].toFixed(1)}–${p50s[p50s.length - 1].toFixed(1)} ms over ${p50s.length} shapes, CPU ${cpuTotal.toFixed(1)} ms/request (load ${load()})`,
-      );
-      json[`${name}@${size}`] = Object.fromEntries(
-        runs[name].results.map(([n, s]) => [n, { p50: +s.p50.toFixed(1), p99: +s.p99.toFixed(1) }]),
-      );
-      if (runs[name].results.some(([, s]) => s.errors > 0)) exitCode = 1;
-    }
+    runs.postgres = await measureEngine('postgres', pg, size);
+    runs.opensearch = await measureEngine('opensearch', os, size);
     json[`index@${size}`] = { records: res.count, seconds: +secs.toFixed(1), perSecond: Math.round(rate) };
     // Same corpus, same scopes: the totals must agree (the differential suite checks whole answers).
-    for (const [i, [shape, s]] of runs.postgres.results.entries()) {
-      const o = runs.opensearch.results[i][1];
+    for (const [i, [shape, s]] of (runs.postgres as Measured).results.entries()) {
+      const o = (runs.opensearch as Measured).results[i][1];
       if (s.total !== o.total) {
         const line = `MISMATCH @${size} ${shape}: average hits postgres ${s.total}, opensearch ${o.total}`;
         console.log(line);

@@ -10,14 +10,21 @@
  * - Without `q`: hits, total and facets run side by side; the facet counts of the part of the
  *   scope shared by all callers (public records) come from a short stale-while-revalidate cache
  *   (agg-cache.ts) and the caller's own restricted records are counted live and added.
- * Hits and totals are never cached (read-your-writes).
+ * Write stamp (issue 14): every search first reads the write stamp of `search_docs`
+ * (`repo.writeStamp`, one cheap statement). What is the same for every caller — the whole answer
+ * of a scope without a personal part (anonymous callers), the total of the shared part of the
+ * others — is cached per stamp and served only while the stamp is unchanged and the entry was
+ * computed with no writer in flight (`AggCache.exact`): never a total or a page that misses a
+ * committed write (read-your-writes holds), and no recomputation while nothing is written. The
+ * caller's own part (restricted records it may read) is always counted live. Facet counts of the
+ * shared part are exact while the stamp is unchanged, else under the facet cache's time rules.
  * File data is guarded by the caller's right to read the files (files-guard.ts): the cached
  * shared counts count only public files, the caller's other readable files are counted live.
  */
 import { Errors, type Knex, QuerySyntaxError } from '@rdm/platform';
 import type { IndexedItem } from '../domain/ports.js';
 import type { ItemDoc } from '../model/rows.js';
-import { AggCache, type AggCacheOptions } from './agg-cache.js';
+import { AggCache, type AggCacheOptions, type Stamp } from './agg-cache.js';
 import { facetFilterSql } from './facet-sql.js';
 import { fileTypesExpr } from './files-guard.js';
 import { type CompiledQuery, compileQuery } from './fields.js';
@@ -39,10 +46,30 @@ const ORDER: Readonly<Record<string, string>> = {
   mostdownloaded: 'downloads DESC, created DESC, id DESC',
 };
 
+/** Largest page whose answer is cached (the UI asks 10–25, API clients up to 100). */
+const CACHED_PAGE_MAX = 100;
+
 /** Options of the engine. */
 export interface PostgresIndexerOptions {
   /** Facet-count cache of the shared part of published scopes (`{freshMs: 0}` disables it). */
   aggCache?: AggCacheOptions;
+  /**
+   * Cache of answers exact for a write stamp: whole answers of shared scopes and totals of shared
+   * parts (default 1,000 keys; `{freshMs: 0}` disables it).
+   */
+  resultCache?: AggCacheOptions;
+}
+
+/**
+ * An answer as cached, deeply frozen: every caller shares it (the routes serialize hits from a
+ * copy, serializers.ts `serializeItem`; a write to a shared answer throws instead of leaking).
+ */
+function frozen<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) frozen(v);
+  }
+  return value;
 }
 
 const scopeOf = (s: ScopeSpec): Scope => (s.kind === 'published' ? publishedScope(s.identity, s) : userScope(s.identity, s));
@@ -50,12 +77,16 @@ const scopeOf = (s: ScopeSpec): Scope => (s.kind === 'published' ? publishedScop
 /** The search index on PostgreSQL. */
 export class PostgresIndexer implements Indexer {
   private readonly aggCache: AggCache<AggRow[]>;
+  private readonly pages: AggCache<SearchPage>;
+  private readonly totals: AggCache<number>;
 
   constructor(
     private readonly db: Knex,
     o: PostgresIndexerOptions = {},
   ) {
     this.aggCache = new AggCache<AggRow[]>(o.aggCache);
+    this.pages = new AggCache<SearchPage>({ maxEntries: 1000, ...o.resultCache });
+    this.totals = new AggCache<number>({ maxEntries: 1000, ...o.resultCache });
   }
 
   // -------------------------------------------------------------------------------------------
@@ -118,34 +149,64 @@ export class PostgresIndexer implements Indexer {
     const ranked = plan.sort === 'bestmatch' && compiled.rank.sql !== '0';
     const order = ranked ? `rank DESC, ${ORDER.mostrecent}, kind` : `${ORDER[plan.sort] ?? ORDER.mostrecent}, kind`;
     const page = { limit: plan.limit, offset: plan.offset };
+    // Only scopes with a shared part cache anything.
+    const stamp = this.pages.enabled && scope.shareable && scope.shared ? await this.stamp() : null;
+    // The same answer for every caller of this scope (no personal part): cached per stamp (pages
+    // of at most CACHED_PAGE_MAX hits: a client fetching `size=10000` would hold megabytes a key).
+    const key =
+      stamp && !scope.personal && plan.limit <= CACHED_PAGE_MAX
+        ? JSON.stringify([scope, compiled.where, compiled.rank, plan.filters, order, page, plan.isPublished ?? false])
+        : null;
+
     if (!compiled.matchAll) {
       // With q: the matching documents are read once for hits, total and facets.
-      return repo.searchMatches(this.db, {
-        where: andAll([scopeSql(scope), compiled.where]),
-        // Over the matches, whose file types are already guarded (searchMatches).
-        facets: facetFilterSql(plan.filters),
-        filesReadable: scope.files,
-        rank: ranked ? compiled.rank : null,
-        order,
-        ...page,
-        isPublished: plan.isPublished,
-      });
+      const live = () =>
+        repo.searchMatches(this.db, {
+          where: andAll([scopeSql(scope), compiled.where]),
+          // Over the matches, whose file types are already guarded (searchMatches).
+          facets: facetFilterSql(plan.filters),
+          filesReadable: scope.files,
+          rank: ranked ? compiled.rank : null,
+          order,
+          ...page,
+          isPublished: plan.isPublished,
+        });
+      return stamp && key ? this.pages.exact(key, async () => frozen(await live()), stamp) : live();
     }
     // Without q: hits walk a sort index, the total is an index-only count, facets are (partly) cached.
     const facets = facetFilterSql(plan.filters, scope.files);
-    const [hits, total, rows] = await Promise.all([
-      repo.findHits(this.db, andAll([scopeSql(scope), facets]), { sql: order, bindings: [] }, page),
-      this.count(scope, facets),
-      this.aggregate(scope, plan.isPublished),
+    const hitsAndTotal = async (): Promise<SearchPage> => {
+      const [hits, total] = await Promise.all([
+        repo.findHits(this.db, andAll([scopeSql(scope), facets]), { sql: order, bindings: [] }, page),
+        this.count(scope, facets, stamp),
+      ]);
+      return { hits, total, rows: [] };
+    };
+    // Facet counts apart: exact while nothing is written, else within the facet cache's lag (never
+    // the whole aggregation synchronously on every search after a write).
+    const [ht, rows] = await Promise.all([
+      stamp && key ? this.pages.exact(key, async () => frozen(await hitsAndTotal()), stamp) : hitsAndTotal(),
+      this.aggregate(scope, plan.isPublished, stamp),
     ]);
-    return { hits, total, rows };
+    return { hits: ht.hits, total: ht.total, rows };
   }
 
-  /** Exact total of a scope AND facets: the shared and the personal part counted apart (each has its index). */
-  private async count(scope: Scope, facets: Sql | null): Promise<number> {
+  /** The write stamp of this search (read once, before anything it may cache). */
+  private async stamp(): Promise<Stamp> {
+    const value = await repo.writeStamp(this.db);
+    return { value, settled: async () => !(await repo.writersInFlight(this.db)) };
+  }
+
+  /**
+   * Exact total of a scope AND facets: the shared and the personal part counted apart (each has
+   * its index); the shared part's count cached per write stamp (exact) when it is shareable.
+   */
+  private async count(scope: Scope, facets: Sql | null, stamp: Stamp | null): Promise<number> {
     if (!scope.shared || !scope.personal) return repo.countHits(this.db, andAll([scopeSql(scope), facets]));
+    const shared = andAll([scope.common, scope.shared, facets]);
+    const sharedCount = () => repo.countHits(this.db, shared);
     const counts = await Promise.all([
-      repo.countHits(this.db, andAll([scope.common, scope.shared, facets])),
+      stamp && scope.shareable ? this.totals.exact(JSON.stringify([shared.sql, shared.bindings]), sharedCount, stamp) : sharedCount(),
       repo.countHits(this.db, andAll([scope.common, scope.personal, facets])),
     ]);
     return counts[0] + counts[1];
@@ -156,7 +217,7 @@ export class PostgresIndexer implements Indexer {
    * everyone sharing the cache may read), the personal part and the caller's own readable files
    * of the shared part live. Personal parts are readable as a whole (files included).
    */
-  private async aggregate(scope: Scope, isPublished: boolean | undefined): Promise<AggRow[]> {
+  private async aggregate(scope: Scope, isPublished: boolean | undefined, stamp: Stamp | null): Promise<AggRow[]> {
     if (!scope.shareable || !scope.shared) {
       return repo.facetRows(this.db, scopeSql(scope), { isPublished, fileTypes: fileTypesExpr(scope.files) });
     }
@@ -173,7 +234,7 @@ export class PostgresIndexer implements Indexer {
             scope.filesExtra,
           ]);
     const [a, b, c] = await Promise.all([
-      this.aggCache.get(key, () => repo.facetRows(this.db, shared, o)),
+      this.aggCache.get(key, () => repo.facetRows(this.db, shared, o), stamp ?? undefined),
       scope.personal ? repo.facetRows(this.db, andAll([scope.common, scope.personal]), { isPublished }) : Promise.resolve([]),
       extra ? repo.fileTypeRows(this.db, extra) : Promise.resolve([]),
     ]);

@@ -151,6 +151,39 @@ export async function resourceTypeTitles(db: Db, ids: string[]): Promise<Map<str
   return out;
 }
 
+/**
+ * The write stamp of `search_docs`: the last value of the sequence every insert, update and
+ * delete of a row draws from (migration 20261126000000: `index_version` and the tombstones), with
+ * the table's file node (a TRUNCATE). Not transactional: a write changes it before it commits, so
+ * a later search always reads a newer stamp than any computation that missed the write.
+ */
+export async function writeStamp(db: Knex): Promise<string> {
+  const r = await prepared(
+    db,
+    `SELECT coalesce(pg_sequence_last_value('search_docs_index_version_seq'::regclass), 0)::text || '/' || pg_relation_filenode('search_docs'::regclass)::text AS s`,
+    [],
+  );
+  return String((r.rows[0] as { s: string | null }).s);
+}
+
+/**
+ * Whether another transaction holds a write lock on `search_docs` now (a writer in flight: what
+ * it wrote may be committed after a snapshot taken next, under a stamp read before). Read after
+ * the stamp and before the computation cached under it (agg-cache.ts `Stamp`).
+ */
+export async function writersInFlight(db: Knex): Promise<boolean> {
+  const r = await prepared(
+    db,
+    `SELECT EXISTS (SELECT 1 FROM pg_locks
+                     WHERE locktype = 'relation' AND relation = 'search_docs'::regclass
+                       AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+                       AND mode IN ('RowExclusiveLock', 'ShareRowExclusiveLock', 'ExclusiveLock', 'AccessExclusiveLock')
+                       AND pid <> pg_backend_pid()) AS busy`,
+    [],
+  );
+  return Boolean((r.rows[0] as { busy: boolean }).busy);
+}
+
 /** Longest a search statement may run before it is cancelled (answered 503). */
 export const STATEMENT_TIMEOUT_MS = 10_000;
 
