@@ -3,8 +3,14 @@
  * `GET /api/communities/<id>/records`. Each makes ONE search service call with the raw query and
  * renders the hits with `serializeItem` inside the list envelope. Registered by app.ts before the
  * records routes.
+ *
+ * Hits of an answer the index shares between callers (frozen, cached per write stamp:
+ * pg-indexer.ts) are rendered once per caller instead of on every request (issue 14: rendering,
+ * a deep copy per hit, was most of a cached search's CPU). The rendering is a pure function of the
+ * stored document, the caller and fixed settings, so it is exact for as long as the answer is;
+ * it is keyed by the answer itself and dies with it.
  */
-import { type AppContext, type AppState, listEnvelope, type Router } from '@rdm/platform';
+import { type AppContext, type AppState, type Identity, listEnvelope, type Router } from '@rdm/platform';
 import { serializeItem } from '../domain/serializers.js';
 import type { RecordSearchService, SearchResult } from '../search/search.service.js';
 
@@ -17,13 +23,45 @@ export interface SearchRoutesDeps {
   doiResolverUrl: string;
 }
 
+type Hits = SearchResult['hits'];
+type Rendered = Record<string, any>[];
+
+/** Callers rendered per shared answer at most (anonymous, then a few roles); more are rendered live. */
+const CALLERS_PER_ANSWER = 8;
+
+/** Rendered hits of shared (frozen) answers, per caller. */
+export class RenderedHits {
+  private readonly byAnswer = new WeakMap<Hits, Map<string, Rendered>>();
+
+  /** The hits of `hits` rendered for `identity`: cached when the answer is shared, else `render()`. */
+  get(hits: Hits, identity: Identity, render: () => Rendered): Rendered {
+    // Only shared answers are frozen; secret-link callers are never cached (as record reads).
+    if (!Object.isFrozen(hits) || identity.linkToken) return render();
+    const caller = `${identity.sub ?? ''}\u0000${identity.roles.join(',')}`;
+    let perCaller = this.byAnswer.get(hits);
+    if (!perCaller) this.byAnswer.set(hits, (perCaller = new Map()));
+    let out = perCaller.get(caller);
+    if (!out) {
+      if (perCaller.size >= CALLERS_PER_ANSWER) return render();
+      out = render();
+      // Shared with later requests: a write to it would leak between them, so it throws instead.
+      for (const item of out) Object.freeze(item);
+      perCaller.set(caller, Object.freeze(out) as Rendered);
+    }
+    return out;
+  }
+}
+
 /** Register the search routes on the records router. */
 export function registerSearchRoutes(router: Router<AppState>, deps: SearchRoutesDeps): void {
   const { search, baseUrl, doiResolverUrl } = deps;
+  const rendered = new RenderedHits();
 
   const render = (ctx: AppContext, r: SearchResult, path: string) => {
     const identity = ctx.state.identity;
-    const hits = r.hits.map((h) => serializeItem(h.doc, { baseUrl, identity, kind: h.kind, doiResolverUrl }));
+    const hits = rendered.get(r.hits, identity, () =>
+      r.hits.map((h) => serializeItem(h.doc, { baseUrl, identity, kind: h.kind, doiResolverUrl })),
+    );
     ctx.body = listEnvelope({ hits, total: r.total, args: r.args, baseUrl, path, params: r.params, aggregations: r.aggregations });
   };
 
