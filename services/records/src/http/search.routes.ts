@@ -39,7 +39,10 @@ export class RenderedHits {
     if (!Object.isFrozen(hits) || identity.linkToken) return render();
     const caller = `${identity.sub ?? ''}\u0000${identity.roles.join(',')}`;
     let perCaller = this.byAnswer.get(hits);
-    if (!perCaller) this.byAnswer.set(hits, (perCaller = new Map()));
+    if (!perCaller) {
+      perCaller = new Map();
+      this.byAnswer.set(hits, perCaller);
+    }
     let out = perCaller.get(caller);
     if (!out) {
       if (perCaller.size >= CALLERS_PER_ANSWER) return render();
