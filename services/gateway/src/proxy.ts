@@ -224,6 +224,8 @@ class Forward implements Sink {
   early = false;
   /** The answer is streamed to the client (large or of unknown length), not collected. */
   streaming = false;
+  /** The upstream socket is paused until the client response drains. */
+  paused = false;
   timer: NodeJS.Timeout | undefined;
   /** Body bytes received from the client (limit on streamed bodies). */
   received = 0;
@@ -392,7 +394,8 @@ class Forward implements Sink {
     }
     const res = this.ex.res;
     if (res.destroyed) return;
-    if (!res.write(chunk)) {
+    if (!res.write(chunk) && !this.paused) {
+      this.paused = true;
       this.conn?.socket.pause();
       res.once('drain', onResDrain);
     }
@@ -493,7 +496,9 @@ function onResClose(this: WithFwd<ServerResponse>): void {
   f.end(true);
 }
 function onResDrain(this: WithFwd<ServerResponse>): void {
-  this[FWD].conn?.socket.resume();
+  const f = this[FWD];
+  f.paused = false;
+  f.conn?.socket.resume();
 }
 
 /** Forwards requests to services over pooled keep-alive connections (upstream.ts). */

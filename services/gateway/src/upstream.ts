@@ -195,7 +195,11 @@ export class Conn {
     this.sink = undefined;
     this.served++;
     if (this.dead || !this.keepAlive || this.state !== IDLE) this.destroy();
-    else this.pool.release(this);
+    else {
+      // Paused for the client's back-pressure when the answer ended: the next one must be read.
+      if (this.socket.isPaused()) this.socket.resume();
+      this.pool.release(this);
+    }
   }
 
   destroy(): void {
