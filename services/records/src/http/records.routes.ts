@@ -8,7 +8,7 @@ import type { ItemView, RecordsService } from '../domain/records.service.js';
 import type { SignpostingHeader } from '../export/index.js';
 import type { ReviewComponent } from '../domain/review.component.js';
 import { serializeItem } from '../domain/serializers.js';
-import { type CachedRecordBody, RecordReadCache } from './record-read-cache.js';
+import { type CachedRecordBody, RecordReadCache, StampBatcher } from './record-read-cache.js';
 
 /** What the routes need. */
 export interface RecordsRoutesDeps {
@@ -63,6 +63,7 @@ export function registerRecordsRoutes(router: Router<AppState>, deps: RecordsRou
   // Published records are read far more than written: a rendering is reused while the record's
   // stamp (revision ids, checked on every read) is unchanged. See record-read-cache.ts.
   const readCache = new RecordReadCache();
+  const stamps = new StampBatcher((ids) => service.recordStamps(ids));
   const sendRecord = (ctx: AppContext, r: CachedRecordBody) => {
     ctx.status = 200;
     ctx.set('ETag', r.etag);
@@ -76,7 +77,7 @@ export function registerRecordsRoutes(router: Router<AppState>, deps: RecordsRou
     const recordId = id(ctx);
     const key = readCache.keyOf(recordId, ctx.state.identity);
     if (key !== undefined && readCache.has(key)) {
-      const stamp = await service.recordStamp(recordId);
+      const stamp = await stamps.stamp(recordId);
       const hit = stamp === undefined ? undefined : readCache.get(key, stamp);
       if (hit) return sendRecord(ctx as AppContext, hit);
     }
