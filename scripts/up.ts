@@ -88,6 +88,8 @@ export interface StackOptions {
   runtime?: 'tsx' | 'dist';
   /** With the tsx runtime: restart a service when its sources change (`node --watch`). */
   watch?: boolean;
+  /** Extra node options per service, before the entry (e.g. `--cpu-prof` for a bench). */
+  nodeArgs?: Record<string, string[]>;
 }
 
 /** Everything needed to (re)start one child; serialisable, so e2e can restart a service. */
@@ -167,10 +169,11 @@ export function planStack(opts: StackOptions = {}): { specs: ServiceSpec[]; skip
       continue;
     }
     const port = portOf(name);
+    const extra = opts.nodeArgs?.[name] ?? [];
     const args =
       runtime === 'dist'
-        ? ['--enable-source-maps', join(root, 'dist', name, 'main.js')]
-        : ['--enable-source-maps', ...(opts.watch ? ['--watch'] : []), '--import', loader, 'src/main.ts'];
+        ? ['--enable-source-maps', ...extra, join(root, 'dist', name, 'main.js')]
+        : ['--enable-source-maps', ...extra, ...(opts.watch ? ['--watch'] : []), '--import', loader, 'src/main.ts'];
     specs.push({
       name,
       cwd: join(root, 'services', name),

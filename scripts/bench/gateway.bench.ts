@@ -25,7 +25,8 @@
  * so nothing is refused; LOG_LEVEL BENCH_GATEWAY_LOG_LEVEL, default `warn`: quiet). The bare koa
  * handler is plain node (no tsx) on BENCH_PORT_BASE + 8. `BENCH_CPU_PROF=<dir>` runs the measured
  * gateway with `--cpu-prof` into that directory (summarise with
- * `services/gateway/bench/cpu-profile-summary.ts`). `BENCH_BASELINE_GATEWAY=<…/gateway/main.js>` (another
+ * `services/gateway/bench/cpu-profile-summary.ts`), and the stack's records service too (into
+ * `<dir>/records`: the service (b) measures behind the gateway). `BENCH_BASELINE_GATEWAY=<…/gateway/main.js>` (another
  * build, e.g. of an older commit) starts that one too, configured alike on BENCH_PORT_BASE + 9, and
  * measures it in the same rounds (bare, gateway, baseline, baseline, gateway, bare, …): a
  * before/after taken under the same machine load. BENCH_PARTS (`a,b`) picks the figures; `a` alone
@@ -420,6 +421,7 @@ try {
       },
       restart: false,
       strict: true,
+      ...(CPU_PROF ? { nodeArgs: { records: ['--cpu-prof', `--cpu-prof-dir=${join(CPU_PROF, 'records')}`] } } : {}),
       logDir,
       readyTimeoutMs: 180_000,
       say: (l) => console.error(`[stack] ${l}`),
