@@ -8,7 +8,7 @@
  * When to use: mounted by app.ts before the router when statistics are on (`STATS_ENABLED`).
  */
 import type { Middleware } from 'koa';
-import { DOUBLE_CLICK_MS, type StatsComponent } from '../domain/stats.component.js';
+import { DOUBLE_CLICK_MS, type StatsBlock, type StatsComponent } from '../domain/stats.component.js';
 import type { StatsPublisher } from '../stats/publisher.js';
 import { RepeatFilter } from '../stats/repeat-filter.js';
 import { isBot, visitorHash } from '../stats/visitor.js';
@@ -17,6 +17,25 @@ const RECORD = /^\/api\/records\/([^/]+)$/;
 const Z = '{"views":0,"unique_views":0,"downloads":0,"unique_downloads":0,"data_volume":0}';
 /** The zero block the serializer writes for every record (serializers.ts `statsBlock`). */
 const ZERO_STATS = Buffer.from(`"stats":{"this_version":${Z},"all_versions":${Z}}`);
+
+/**
+ * The last spliced body per rendered body (a read-cache hit hands out the same Buffer each time,
+ * and `StatsComponent.read` the same block while its 2 s cache holds): splicing again would
+ * build the same bytes.
+ */
+const SPLICED = new WeakMap<Buffer, { block: StatsBlock; out: Buffer }>();
+
+/** `body` with its zero stats block replaced by `block` (undefined: no zero block in it). */
+function splice(body: Buffer, block: StatsBlock): Buffer | undefined {
+  const memo = SPLICED.get(body);
+  if (memo !== undefined && memo.block === block) return memo.out;
+  const at = body.indexOf(ZERO_STATS);
+  if (at < 0) return undefined;
+  const live = Buffer.from(`"stats":${JSON.stringify(block)}`);
+  const out = Buffer.concat([body.subarray(0, at), live, body.subarray(at + ZERO_STATS.length)]);
+  SPLICED.set(body, { block, out });
+  return out;
+}
 
 /** Count views and show live counters. */
 export function statsMiddleware(o: { stats: StatsComponent; publisher?: StatsPublisher; secret: string }): Middleware {
@@ -39,10 +58,9 @@ export function statsMiddleware(o: { stats: StatsComponent; publisher?: StatsPub
     }
     const body = ctx.body;
     if (!Buffer.isBuffer(body)) return;
-    const at = body.indexOf(ZERO_STATS);
-    if (at < 0) return;
-    const live = Buffer.from(`"stats":${JSON.stringify(await o.stats.read(recordId))}`);
-    ctx.body = Buffer.concat([body.subarray(0, at), live, body.subarray(at + ZERO_STATS.length)]);
+    const out = splice(body, await o.stats.read(recordId));
+    if (out === undefined) return;
+    ctx.body = out;
     ctx.type = 'application/json';
   };
 }
