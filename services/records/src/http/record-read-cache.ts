@@ -5,9 +5,9 @@
  * When to use: only for that route. A published record is read far more often than it changes,
  * and building its document (two rows with large jsonb columns, `buildDoc`, `serializeItem`,
  * `JSON.stringify`) costs several times the read itself. Every read still asks the database for
- * the record's stamp (`recordStamp`: record and parent revision ids plus deletion status, one
- * narrow statement), so a write by any replica is seen by the next read (read-your-writes holds
- * across processes) and nothing needs invalidating. The body depends on the caller only through
+ * the record's stamp (record and parent revision ids plus deletion status, one narrow statement
+ * shared by the reads arriving together: `StampBatcher` below), so a write by any replica is seen
+ * by the next read (read-your-writes holds across processes) and nothing needs invalidating. The body depends on the caller only through
  * the permission checks, whose inputs are the identity (part of the key) and the stamped rows.
  * Bounded: `maxEntries` (LRU), bodies over `maxBodyBytes` are not kept; secret-link readers
  * (`identity.linkToken`) are never cached.
