@@ -37,28 +37,46 @@ function splice(body: Buffer, block: StatsBlock): Buffer | undefined {
   return out;
 }
 
-/** Count views and show live counters. */
-export function statsMiddleware(o: { stats: StatsComponent; publisher?: StatsPublisher; secret: string }): Middleware {
+/** The two steps of a counted read, shared by the middleware and the lean read path (record-read-lean.ts). */
+export interface StatsEdge {
+  /** Publish the view unless a robot or a repeat (fire and forget). */
+  viewed(recordId: string, userAgent: string, forwardedFor: string, ip: string): void;
+  /** `body` with the live stats block, or undefined when it holds no zero block. */
+  live(recordId: string, body: Buffer): Promise<Buffer | undefined>;
+}
+
+/** The steps behind `statsMiddleware`. */
+export function statsEdge(o: { stats: StatsComponent; publisher?: StatsPublisher; secret: string }): StatsEdge {
   // Repeat views the consumer would not count are not published at all (stats/repeat-filter.ts).
   const repeats = new RepeatFilter(DOUBLE_CLICK_MS);
+  return {
+    viewed(recordId, ua, forwardedFor, ip) {
+      if (!o.publisher || isBot(ua)) return;
+      const address = (forwardedFor.split(',')[0] ?? '').trim() || ip;
+      const visitor = visitorHash(address, ua, o.secret);
+      const now = Date.now();
+      if (repeats.admit(visitor, recordId, now)) {
+        o.publisher.publish('rdm.stats.record.viewed', { record_id: recordId, visitor, at: new Date(now).toISOString() });
+      }
+    },
+    async live(recordId, body) {
+      return splice(body, await o.stats.read(recordId));
+    },
+  };
+}
+
+/** Count views and show live counters. */
+export function statsMiddleware(edge: StatsEdge): Middleware {
   return async (ctx, next) => {
     await next();
     if (ctx.method !== 'GET' || ctx.status !== 200) return;
     const m = RECORD.exec(ctx.path);
     if (!m) return;
     const recordId = decodeURIComponent(m[1]!);
-    const ua = ctx.get('user-agent');
-    if (o.publisher && !isBot(ua)) {
-      const address = (ctx.get('x-forwarded-for').split(',')[0] ?? '').trim() || ctx.ip;
-      const visitor = visitorHash(address, ua, o.secret);
-      const now = Date.now();
-      if (repeats.admit(visitor, recordId, now)) {
-        o.publisher.publish('rdm.stats.record.viewed', { record_id: recordId, visitor, at: new Date(now).toISOString() });
-      }
-    }
+    edge.viewed(recordId, ctx.get('user-agent'), ctx.get('x-forwarded-for'), ctx.ip);
     const body = ctx.body;
     if (!Buffer.isBuffer(body)) return;
-    const out = splice(body, await o.stats.read(recordId));
+    const out = await edge.live(recordId, body);
     if (out === undefined) return;
     ctx.body = out;
     ctx.type = 'application/json';
