@@ -25,10 +25,14 @@
  * so nothing is refused; LOG_LEVEL BENCH_GATEWAY_LOG_LEVEL, default `warn`: quiet). The bare koa
  * handler is plain node (no tsx) on BENCH_PORT_BASE + 8. `BENCH_CPU_PROF=<dir>` runs the measured
  * gateway with `--cpu-prof` into that directory (summarise with
- * `services/gateway/bench/cpu-profile-summary.ts`). `BENCH_BASELINE_GATEWAY=<…/gateway/main.js>` (another
+ * `services/gateway/bench/cpu-profile-summary.ts`), and the stack's records service too (into
+ * `<dir>/records`: the service (b) measures behind the gateway). `BENCH_BASELINE_GATEWAY=<…/gateway/main.js>` (another
  * build, e.g. of an older commit) starts that one too, configured alike on BENCH_PORT_BASE + 9, and
  * measures it in the same rounds (bare, gateway, baseline, baseline, gateway, bare, …): a
- * before/after taken under the same machine load. BENCH_PARTS (`a,b`) picks the figures; `a` alone
+ * before/after taken under the same machine load. `BENCH_BASELINE_RECORDS=<…/records/main.js>` (another
+ * records build) starts that one too on BENCH_PORT_BASE + 10, a second replica on the stack's
+ * database, NATS and environment, and puts the baseline gateway (BENCH_BASELINE_GATEWAY, else this
+ * build's gateway) in front of it: (b)'s before/after of a records change. BENCH_PARTS (`a,b`) picks the figures; `a` alone
  * needs no stack (only the private nats-server). Everything started is stopped at the end.
  * Prints numbers only; exit 1 when more than 1 % of the requests fail.
  * Ends with a `=== gateway bench summary ===` block.
@@ -58,7 +62,10 @@ const DB_NAME = 'rdm_bench_gateway';
 const GW_PORT = PORT_BASE + 7;
 const BARE_PORT = PORT_BASE + 8;
 const BASE_PORT = PORT_BASE + 9;
-const BASELINE = env.BENCH_BASELINE_GATEWAY;
+const BASELINE_RECORDS = env.BENCH_BASELINE_RECORDS;
+const BASE_RECORDS_PORT = PORT_BASE + 10;
+// A baseline records build is measured behind a baseline gateway (this build's when none is given).
+const BASELINE = env.BENCH_BASELINE_GATEWAY ?? (BASELINE_RECORDS ? join(REPO_ROOT, 'dist', 'gateway', 'main.js') : undefined);
 const GW_LOG_LEVEL = env.BENCH_GATEWAY_LOG_LEVEL ?? 'warn';
 const CPU_PROF = env.BENCH_CPU_PROF;
 const PARTS = (env.BENCH_PARTS ?? 'a,b').split(',').map((s) => s.trim());
@@ -290,6 +297,21 @@ function startGateway(main: string, port: number, natsUrl: string, recordsUrl: s
   return c;
 }
 
+/** Another records build (BENCH_BASELINE_RECORDS): a second replica with the stack's records environment. */
+function startBaselineRecords(main: string, s: Stack, logFile: string): ChildProcess {
+  const spec = s.specs.find((x) => x.name === 'records');
+  if (!spec) throw new Error('the stack has no records service');
+  const out = openSync(logFile, 'a');
+  const c = spawn(process.execPath, ['--enable-source-maps', main], {
+    cwd: spec.cwd,
+    env: { ...env, ...spec.env, PORT: String(BASE_RECORDS_PORT) },
+    stdio: ['ignore', out, out],
+  });
+  closeSync(out);
+  children.push(c);
+  return c;
+}
+
 type PgClient = { connect(): Promise<void>; query(sql: string): Promise<unknown>; end(): Promise<void> };
 
 async function freshDatabase(): Promise<string> {
@@ -382,6 +404,7 @@ try {
     'bench gateway': GW_PORT,
     'bare koa': BARE_PORT,
     ...(BASELINE ? { baseline: BASE_PORT } : {}),
+    ...(BASELINE_RECORDS ? { 'baseline records': BASE_RECORDS_PORT } : {}),
   }))
     if (await portOpen(p)) busy.push(`${n}:${p}`);
   if (busy.length) throw new Error(`bench ports in use (${busy.join(', ')}); set BENCH_PORT_BASE`);
@@ -420,6 +443,7 @@ try {
       },
       restart: false,
       strict: true,
+      ...(CPU_PROF ? { nodeArgs: (svc: string) => (svc === 'records' ? ['--cpu-prof', `--cpu-prof-dir=${join(CPU_PROF, 'records')}`] : []) } : {}),
       logDir,
       readyTimeoutMs: 180_000,
       say: (l) => console.error(`[stack] ${l}`),
@@ -436,12 +460,17 @@ try {
   const bare = startBare(recordUrl ? recordFile : '');
   const recordsUrl = stack ? `http://127.0.0.1:${ports.records}` : undefined;
   const gw = startGateway(join(REPO_ROOT, 'dist', 'gateway', 'main.js'), GW_PORT, natsUrl, recordsUrl, join(logDir, 'bench-gateway.log'));
-  const base = BASELINE ? startGateway(BASELINE, BASE_PORT, natsUrl, recordsUrl, join(logDir, 'baseline-gateway.log')) : undefined;
+  const baseRecords =
+    BASELINE_RECORDS && stack ? startBaselineRecords(BASELINE_RECORDS, stack, join(logDir, 'baseline-records.log')) : undefined;
+  const baseRecordsUrl = baseRecords ? `http://127.0.0.1:${BASE_RECORDS_PORT}` : recordsUrl;
+  const base = BASELINE ? startGateway(BASELINE, BASE_PORT, natsUrl, baseRecordsUrl, join(logDir, 'baseline-gateway.log')) : undefined;
+  if (baseRecords) await waitHttpOk(`${baseRecordsUrl}/readyz`, 60_000);
   await waitHttpOk(`http://127.0.0.1:${BARE_PORT}${VOCAB_PATH}`, 30_000);
   await waitHttpOk(`http://127.0.0.1:${GW_PORT}/readyz`, 60_000);
   if (base) await waitHttpOk(`http://127.0.0.1:${BASE_PORT}/readyz`, 60_000);
   cpuProcs = { gateway: gw.pid as number, 'bare koa': bare.pid as number };
   if (base) cpuProcs.baseline = base.pid as number;
+  if (baseRecords) cpuProcs['baseline records'] = baseRecords.pid as number;
   const pids = stack?.pids() ?? {};
   if (pids.records) cpuProcs.records = pids.records;
   if (nats?.pid) cpuProcs.nats = nats.pid;
@@ -499,7 +528,7 @@ try {
     say(`      bare koa:            ${cpuLine(meanCpu(f.bare))}`);
     if (f.baselineRatio !== undefined)
       say(
-        `      baseline gateway (${BASELINE}): ${rps(f.baseline)} req/s = ${f.baselineRatio.toFixed(2)}, p99 ${p99(f.baseline)} ms; ${cpuLine(meanCpu(f.baseline))}`,
+        `      baseline gateway (${BASELINE}${BASELINE_RECORDS ? `, records ${BASELINE_RECORDS}` : ''}): ${rps(f.baseline)} req/s = ${f.baselineRatio.toFixed(2)}, p99 ${p99(f.baseline)} ms; ${cpuLine(meanCpu(f.baseline))}`,
       );
   }
   say(

@@ -2,7 +2,7 @@
  * The gateway's background work and shutdown order, so that main.ts stays a declaration: the
  * shared rate-limit bucket and the OpenAPI fragments start in the background (until they are
  * there, the in-process limiter and the gateway's own document answer); on shutdown the token
- * invalidation subscriptions go first, then NATS, the upstream agents and telemetry.
+ * invalidation subscriptions go first, then NATS, the upstream connections and telemetry.
  *
  * When to use: only from main.ts.
  */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { type ForwardedInfo, hasRequestBody, parseUpstream, responseHeaders, upstreamRequestHeaders } from './proxy.js';
+import { type ForwardedInfo, hasRequestBody, parseUpstream, requestHead, upstreamRequestHeaders } from './proxy.js';
+import { BadResponse, parseResponseHead } from './upstream.js';
 
 const info = { requestId: 'rid-1', remoteAddress: '10.0.0.9', proto: 'https', host: 'repo.example.org', trustProxy: false };
 
@@ -71,22 +72,78 @@ describe(upstreamRequestHeaders.name, () => {
   });
 });
 
-describe(responseHeaders.name, () => {
+describe(requestHead.name, () => {
+  it('should write the request line, one line per header (repeated names repeated) and the blank line', () => {
+    expect(requestHead('GET', '/api/x?q=1', ['host', 'h:1', 'accept', 'a/b', 'x-multi', ['1', '2']])).toBe(
+      'GET /api/x?q=1 HTTP/1.1\r\nhost: h:1\r\naccept: a/b\r\nx-multi: 1\r\nx-multi: 2\r\n\r\n',
+    );
+  });
+});
+
+describe(parseResponseHead.name, () => {
+  const head = (lines: string[]) => lines.join('\r\n');
+
   it('should put the gateway headers first, then the end-to-end headers of the service only', () => {
-    const got = responseHeaders(
-      {
-        'content-type': 'application/json',
-        'transfer-encoding': 'chunked',
-        connection: 'keep-alive',
-        'keep-alive': 'timeout=65',
-        etag: '"3"',
-        'set-cookie': ['a=1', 'b=2'],
-        'x-request-id': 'svc',
-      },
+    const got = parseResponseHead(
+      head([
+        'HTTP/1.1 200 OK',
+        'Content-Type: application/json',
+        'Content-Length: 12',
+        'Connection: keep-alive, x-hop',
+        'Keep-Alive: timeout=65',
+        'x-hop: 1',
+        'ETag:  "3" ',
+        'Set-Cookie: a=1',
+        'Set-Cookie: b=2',
+        'X-Request-Id: svc',
+      ]),
       ['X-Request-Id', 'gw', 'X-RateLimit-Limit', 500],
     );
-    expect(got.slice(0, 4)).toEqual(['X-Request-Id', 'gw', 'X-RateLimit-Limit', 500]);
-    expect(record(got.slice(4))).toEqual({ 'content-type': 'application/json', etag: '"3"', 'set-cookie': ['a=1', 'b=2'] });
+    expect(got.status).toBe(200);
+    expect(got.length).toBe(12);
+    expect(got.keepAlive).toBe(true);
+    expect(got.headers).toEqual([
+      'X-Request-Id',
+      'gw',
+      'X-RateLimit-Limit',
+      500,
+      'content-type',
+      'application/json',
+      'content-length',
+      '12',
+      'etag',
+      '"3"',
+      'set-cookie',
+      'a=1',
+      'set-cookie',
+      'b=2',
+    ]);
+  });
+
+  it('should let chunked framing win over Content-Length and drop both framing headers', () => {
+    const got = parseResponseHead(head(['HTTP/1.1 201 Created', 'Content-Length: 5', 'Transfer-Encoding: chunked']), []);
+    expect(got).toEqual({ status: 201, headers: [], length: -1, chunked: true, keepAlive: true });
+  });
+
+  it('should end the connection after Connection: close, HTTP/1.0 without keep-alive, or a body to the close', () => {
+    expect(parseResponseHead(head(['HTTP/1.1 200 OK', 'Connection: close']), []).keepAlive).toBe(false);
+    expect(parseResponseHead(head(['HTTP/1.0 200 OK']), []).keepAlive).toBe(false);
+    expect(parseResponseHead(head(['HTTP/1.0 200 OK', 'Connection: keep-alive']), []).keepAlive).toBe(true);
+    expect(parseResponseHead(head(['HTTP/1.1 200 OK', 'Transfer-Encoding: gzip']), []).keepAlive).toBe(false);
+  });
+
+  it('should refuse malformed heads', () => {
+    for (const bad of [
+      'HTTP/2 200 OK',
+      'HTTP/1.1 20 OK',
+      'ICY 200 OK',
+      head(['HTTP/1.1 200 OK', 'no colon']),
+      head(['HTTP/1.1 200 OK', ': empty name']),
+      head(['HTTP/1.1 200 OK', 'a: 1', ' folded']),
+      head(['HTTP/1.1 200 OK', 'Content-Length: 1x']),
+      head(['HTTP/1.1 200 OK', 'Content-Length: 1', 'Content-Length: 2']),
+    ])
+      expect(() => parseResponseHead(bad, []), bad).toThrow(BadResponse);
   });
 });
 

@@ -1,26 +1,26 @@
 /**
- * The reverse proxy: forwards one koa request to a service with node's `http` over a keep-alive
- * agent, streaming both bodies (nothing is buffered: a 1 GiB upload passes chunk by chunk, with
- * back-pressure).
+ * The reverse proxy: forwards one request to a service over a pooled keep-alive TCP connection
+ * with a small HTTP/1.1 client of its own (upstream.ts), streaming both bodies (nothing large is
+ * buffered: a 1 GiB upload passes chunk by chunk, with back-pressure, no copy).
  *
  * Headers: hop-by-hop headers are dropped both ways; a client's `x-rdm-identity` is always
  * dropped (only the gateway signs identities); the gateway adds `x-request-id`,
  * `x-forwarded-for/proto/host`, W3C `traceparent` and, for authenticated callers, the signed
  * identity. Failures before the service answers are bounded: connection refused → 503 at once,
  * connect timeout (2 s) → 503, no response headers within the route's timeout → 503. A request
- * without a body that hits a stale keep-alive socket is retried once. A service answering before
- * it read the whole body (an upload refused at once, its own 413) is relayed at once; the rest of
- * the client's body is discarded within bounds or the connection closed (early-answer.ts), and
- * the half-sent upstream request is dropped.
+ * without a body that hits a stale keep-alive connection is retried once. A service answering
+ * before it read the whole body (an upload refused at once, its own 413) is relayed at once; the
+ * rest of the client's body is discarded within bounds or the connection closed
+ * (early-answer.ts), and the half-sent upstream connection is dropped.
  *
- * Why one file over 400 lines: the gateway's one hot path, kept in one file so that a request can
- * be followed from the client's socket to the service's and back; early answers (early-answer.ts)
- * and routing (route-matcher.ts) are apart.
+ * This file: what is sent (request head, header hygiene) and the per-request glue between the
+ * client's request/response and an upstream connection; upstream.ts: connections, the pool and
+ * the response parser.
  */
-import http, { type ClientRequest, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { AppError, Errors, IDENTITY_HEADER, injectTraceHeaders, isTelemetryEnabled } from '@rdm/platform';
 import { DEFAULT_DRAIN_LIMITS, type DrainLimits, answerEarly } from './early-answer.js';
+import { type Conn, type ResponseHead, type Sink, UpstreamPool } from './upstream.js';
 
 /** One service the gateway forwards to. */
 export interface Upstream {
@@ -102,20 +102,6 @@ const DROP_REQUEST = new Set([
   'x-forwarded-host',
 ]);
 
-/** Response headers never copied back (hop-by-hop, or set by the gateway). */
-const DROP_RESPONSE = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-authenticate',
-  'proxy-authorization',
-  'proxy-connection',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
-  'x-request-id',
-]);
-
 /** Names listed in a `Connection` header (they are hop-by-hop too), lowercased. */
 function connectionTokens(value: string | string[] | undefined): string[] {
   if (!value) return [];
@@ -162,8 +148,7 @@ export function upstreamRequestHeaders(incoming: IncomingHttpHeaders, info: Forw
     const v = incoming[name];
     if (v !== undefined) out.push(name, v);
   }
-  // Why keep chunked framing explicitly: node only chunks a body of its own accord for some
-  // methods; an explicit header makes it frame a streamed body of any method correctly.
+  // A streamed body of unknown length goes on chunked (the proxy frames it: Forward.onReqData).
   if (incoming['transfer-encoding'] !== undefined && incoming['content-length'] === undefined) out.push('transfer-encoding', 'chunked');
   if (info.emptyBody && incoming['content-length'] === undefined) out.push('content-length', '0');
   const prior = incoming['x-forwarded-for'];
@@ -183,27 +168,22 @@ export function upstreamRequestHeaders(incoming: IncomingHttpHeaders, info: Forw
   return out;
 }
 
-/**
- * The client response's headers: the gateway's (`first`) then the service's minus hop-by-hop
- * ones, as one flat list for `writeHead`. Exported for unit tests.
- */
-export function responseHeaders(from: IncomingHttpHeaders, first: readonly (string | number)[]): (string | number | string[])[] {
-  const out: (string | number | string[])[] = first.slice();
-  const extra = connectionTokens(from.connection);
-  for (const name in from) {
-    if (DROP_RESPONSE.has(name)) continue;
-    if (extra.length > 0 && extra.includes(name)) continue;
-    const v = from[name];
-    if (v !== undefined) out.push(name, v);
-  }
-  return out;
-}
-
 /** True when a request carries a body (Content-Length > 0 or Transfer-Encoding). */
 export function hasRequestBody(h: IncomingHttpHeaders): boolean {
   if (h['transfer-encoding'] !== undefined) return true;
   const len = h['content-length'];
   return len !== undefined && len !== '0';
+}
+
+/** The request head as written upstream: request line, headers, blank line (latin1, as node's parser decoded them). */
+export function requestHead(method: string, url: string, list: readonly (string | string[])[]): string {
+  let s = `${method} ${url} HTTP/1.1\r\n`;
+  for (let i = 0; i < list.length; i += 2) {
+    const v = list[i + 1] as string | string[];
+    if (typeof v === 'string') s += `${list[i]}: ${v}\r\n`;
+    else for (const one of v) s += `${list[i]}: ${one}\r\n`;
+  }
+  return `${s}\r\n`;
 }
 
 const unavailable = (reason: string, cause?: unknown): AppError => {
@@ -216,216 +196,343 @@ const unavailable = (reason: string, cause?: unknown): AppError => {
 /** Rendered when the client went away mid-request (nobody reads it; the log does). */
 const clientClosed = () => new AppError('client_closed_request', 499, 'Client closed request.');
 
-interface Attempt {
-  res?: IncomingMessage;
-  /** The request that got `res`. */
-  upReq?: ClientRequest;
-  error?: AppError;
-  /** A stale keep-alive socket failed before any byte of answer: safe to retry a bodiless request. */
-  retryable?: boolean;
-}
-
-/** Bodies up to this size with a known length are collected and written in one go. */
+/** Request bodies with a known length up to this size are collected and sent with the head in one write; answers up to it are written to the client with one `end()`. */
 export const SMALL_BODY_BYTES = 64 * 1024;
 
-// Hot-path note: listeners below are module-level functions that find their state through a
-// symbol on the emitter, and timers get their state as an argument. Per-request closures are
-// avoided on purpose: under tsx every closure also costs a `__name` property definition. Events
-// a per-request emitter fires once ('response', 'socket', 'finish', 'end', 'close') are listened
-// to with `on`: `once` would allocate a wrapper per listener and request.
-const CALL = Symbol('gateway.call');
-const RELAY = Symbol('gateway.relay');
+// How the request body goes upstream.
+const BODY_NONE = 0;
+const BODY_COLLECT = 1;
+const BODY_STREAM = 2;
 
-type WithCall<T> = T & { [CALL]: Call };
-type WithRelay<T> = T & { [RELAY]: Relay };
+// Hot-path note: the client request's and response's listeners are module-level functions that
+// find their Forward through a symbol (no per-request closures); the upstream connection's
+// listeners are installed once per connection (upstream.ts).
+const FWD = Symbol('gateway.forward');
+type WithFwd<T> = T & { [FWD]: Forward };
 
-/** One attempt to get a service's response headers. */
-class Call {
+/** One request on its way to a service and its answer on the way back. */
+class Forward implements Sink {
+  conn: Conn | undefined;
+  /** The answer's head arrived, or the request failed: no 503 any more. */
   settled = false;
+  /** Everything is over (promise settled). */
+  finished = false;
+  /** The whole request (head and body) was written upstream. */
+  sent = false;
+  retried = false;
+  /** The answer came before the whole body was sent. */
+  early = false;
+  /** The answer is streamed to the client (large or of unknown length), not collected. */
+  streaming = false;
+  /** The upstream socket is paused until the client response drains. */
+  paused = false;
   timer: NodeJS.Timeout | undefined;
-  connectTimer: NodeJS.Timeout | undefined;
+  /** Body bytes received from the client (limit on streamed bodies). */
   received = 0;
-  upReq!: WithCall<ClientRequest>;
+  /** A collected request body, or a collected small answer body. */
+  body: Buffer | undefined;
+  bodyAt = 0;
+  /** Content-Length of a small answer being collected. */
+  expected = 0;
+  readonly first: readonly (string | number)[];
+  readonly headRequest: boolean;
+  resolve!: () => void;
+  reject!: (e: AppError) => void;
 
   constructor(
     readonly ex: Exchange,
-    readonly upstream: Upstream,
+    readonly pool: UpstreamPool,
+    readonly name: string,
+    readonly head: string,
+    readonly mode: number,
+    /** Upstream body framing: chunked. */
+    readonly chunked: boolean,
     readonly headersTimeoutMs: number,
-    readonly connectTimeoutMs: number,
     readonly limit: number | undefined,
     readonly drain: DrainLimits,
-    readonly resolve: (a: Attempt) => void,
-  ) {}
-
-  finish(a: Attempt): void {
-    if (this.settled) return;
-    this.settled = true;
-    if (this.timer) clearTimeout(this.timer);
-    if (this.connectTimer) clearTimeout(this.connectTimer);
-    this.resolve(a);
+  ) {
+    this.first = ex.headers;
+    this.headRequest = ex.req.method === 'HEAD';
   }
 
+  begin(): void {
+    const req = this.ex.req as WithFwd<IncomingMessage>;
+    if (this.mode === BODY_NONE) {
+      this.pool.acquire(this);
+      return;
+    }
+    req[FWD] = this;
+    req.on('close', onReqClose);
+    if (this.mode === BODY_COLLECT) {
+      this.body = Buffer.allocUnsafe(Number(req.headers['content-length']));
+      req.on('data', onReqCollect);
+      req.on('end', onReqCollected);
+      return;
+    }
+    this.pool.acquire(this);
+  }
+
+  onConn(conn: Conn): void {
+    this.conn = conn;
+    const socket = conn.socket;
+    if (this.mode === BODY_NONE) {
+      socket.write(this.head, 'latin1');
+      this.requestSent();
+    } else if (this.mode === BODY_COLLECT) {
+      // Head and body in one writev.
+      socket.cork();
+      socket.write(this.head, 'latin1');
+      socket.write(this.body as Buffer);
+      socket.uncork();
+      this.body = undefined;
+      this.requestSent();
+    } else {
+      socket.write(this.head, 'latin1');
+      const req = this.ex.req;
+      req.on('data', onReqData);
+      req.on('end', onReqEnd);
+    }
+  }
+
+  onDrain(): void {
+    if (this.mode === BODY_STREAM && !this.sent && !this.early) this.ex.req.resume();
+  }
+
+  requestSent(): void {
+    this.sent = true;
+    if (!this.settled && this.headersTimeoutMs > 0) this.timer = setTimeout(onHeadersTimeout, this.headersTimeoutMs, this);
+  }
+
+  /** Fail before the answer started: 503/413/499 to the edge (or retry a stale bodiless request). */
   fail(error: AppError, retryable = false): void {
     if (this.settled) return;
-    this.finish({ error, retryable });
-    this.upReq.destroy();
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    const conn = this.conn;
+    this.conn = undefined;
+    conn?.destroy();
+    if (retryable && this.mode === BODY_NONE && !this.retried) {
+      this.retried = true;
+      this.pool.acquire(this);
+      return;
+    }
+    this.settled = true;
+    this.pool.cancel(this);
+    this.stopBody();
+    this.finished = true;
+    this.reject(error);
   }
 
-  startHeadersTimer(): void {
-    if (this.headersTimeoutMs > 0 && !this.settled) this.timer = setTimeout(onHeadersTimeout, this.headersTimeoutMs, this);
+  /** Stop reading the client's body for the service. */
+  stopBody(): void {
+    if (this.mode === BODY_NONE) return;
+    const req = this.ex.req;
+    req.removeListener('data', onReqData);
+    req.removeListener('data', onReqCollect);
+    req.removeListener('end', onReqEnd);
+    req.removeListener('end', onReqCollected);
   }
-}
 
-function onHeadersTimeout(call: Call): void {
-  call.fail(unavailable(`${call.upstream.name}: no response in ${call.headersTimeoutMs} ms`));
-}
-function onConnectTimeout(call: Call): void {
-  call.fail(unavailable(`${call.upstream.name}: connect timeout`));
-}
-function onUpResponse(this: WithCall<ClientRequest>, res: IncomingMessage): void {
-  this[CALL].finish({ res, upReq: this });
-}
-function onUpError(this: WithCall<ClientRequest>, err: NodeJS.ErrnoException): void {
-  const call = this[CALL];
-  if (call.settled) return;
-  const req = call.ex.req;
-  if (!req.complete && req.destroyed) {
-    call.fail(clientClosed());
-    return;
+  onError(reason: string, cause: Error | undefined, retryable: boolean): void {
+    this.conn = undefined;
+    if (!this.settled) {
+      this.fail(unavailable(`${this.name}: ${reason}`, cause), retryable);
+      return;
+    }
+    // Cut mid-answer: the client must not see it as complete.
+    this.end(true);
   }
-  const stale = this.reusedSocket && (err.code === 'ECONNRESET' || err.code === 'EPIPE');
-  call.fail(unavailable(`${call.upstream.name}: ${err.code ?? err.message}`, err), stale);
-}
-function onUpSocket(this: WithCall<ClientRequest>, sock: WithCall<Socket>): void {
-  const call = this[CALL];
-  if (!sock.connecting) return;
-  if (call.headersTimeoutMs > 0 && call.headersTimeoutMs <= call.connectTimeoutMs) return;
-  call.connectTimer = setTimeout(onConnectTimeout, call.connectTimeoutMs, call);
-  sock[CALL] = call;
-  sock.once('connect', onSocketConnect);
-}
-function onSocketConnect(this: WithCall<Socket>): void {
-  const call = this[CALL];
-  if (call.connectTimer) clearTimeout(call.connectTimer);
-  call.connectTimer = undefined;
-}
-function onUpFinish(this: WithCall<ClientRequest>): void {
-  // Why after 'finish': the timeout bounds the service's answer, not the client's upload speed.
-  this[CALL].startHeadersTimer();
-}
-function onClientData(this: WithCall<IncomingMessage>, chunk: Buffer): void {
-  const call = this[CALL];
-  call.received += chunk.length;
-  if (call.received <= (call.limit as number)) return;
-  this.unpipe(call.upReq);
-  this.removeListener('data', onClientData);
-  if (!call.settled) {
-    // Over the limit: the rest is not wanted, by the service or here.
-    answerEarly(this, call.ex.res, call.drain, { close: true });
-    call.fail(Errors.payloadTooLarge());
-  } else {
-    // The service already answered; stop both sides.
-    call.upReq.destroy();
-    this.socket.destroy();
-  }
-}
-function onClientClose(this: WithCall<IncomingMessage>): void {
-  if (this.complete) return;
-  const call = this[CALL];
-  if (!call.settled) call.fail(clientClosed());
-  else call.upReq.destroy();
-}
 
-/** Copying of one response body. */
-class Relay {
-  finished = false;
-  chunks: Buffer[] | undefined;
-  constructor(
-    readonly upRes: WithRelay<IncomingMessage>,
-    readonly res: WithRelay<ServerResponse>,
-    readonly resolve: () => void,
-  ) {}
-  done(): void {
+  onHead(head: ResponseHead, bodyless: boolean): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.settled = true;
+    const ex = this.ex;
+    const res = ex.res as WithFwd<ServerResponse>;
+    if (!this.sent && this.mode === BODY_STREAM) {
+      // The service answered before it had the whole body (an upload refused at once, its own
+      // 413): relay the answer now; stop forwarding the body, and let the client finish sending
+      // into a bounded drain (or close its connection), never leave it half-read.
+      this.early = true;
+      this.stopBody();
+      answerEarly(ex.req, res, this.drain);
+    }
+    try {
+      res.writeHead(head.status, head.headers as string[]);
+    } catch (err) {
+      // A header node refuses to write (never sent by our services).
+      this.settled = false;
+      this.fail(unavailable(`${this.name}: bad response header`, err));
+      return;
+    }
+    if (bodyless) return;
+    if (head.length >= 0 && head.length <= SMALL_BODY_BYTES) {
+      this.expected = head.length;
+      return;
+    }
+    this.streaming = true;
+    res[FWD] = this;
+    res.on('close', onResClose);
+  }
+
+  onBody(chunk: Buffer): void {
+    if (!this.streaming) {
+      // A small answer: collected, written with the head in one end() (one writev).
+      if (this.body === undefined) {
+        const len = this.expected;
+        if (chunk.length === len) {
+          this.body = chunk;
+          this.bodyAt = len;
+          return;
+        }
+        this.body = Buffer.allocUnsafe(len);
+        this.bodyAt = 0;
+      }
+      chunk.copy(this.body, this.bodyAt);
+      this.bodyAt += chunk.length;
+      return;
+    }
+    const res = this.ex.res;
+    if (res.destroyed) return;
+    if (!res.write(chunk) && !this.paused) {
+      this.paused = true;
+      this.conn?.socket.pause();
+      res.once('drain', onResDrain);
+    }
+  }
+
+  onEnd(): void {
+    const conn = this.conn;
+    this.conn = undefined;
+    if (conn !== undefined) {
+      // A half-sent request leaves the connection unusable (the service would wait for the rest).
+      if (this.sent && !this.early) conn.release();
+      else conn.destroy();
+    }
+    this.end(false);
+  }
+
+  /** The answer is over (`cut`: incomplete). */
+  end(cut: boolean): void {
     if (this.finished) return;
     this.finished = true;
+    const res = this.ex.res;
+    if (cut) {
+      if (!res.destroyed) res.destroy();
+    } else if (!res.destroyed && !res.writableEnded) {
+      const body = this.body;
+      this.body = undefined;
+      if (body === undefined) res.end();
+      else res.end(body.length === this.bodyAt ? body : body.subarray(0, this.bodyAt));
+    }
     this.resolve();
   }
 }
 
-function onUpResClose(this: WithRelay<IncomingMessage>): void {
-  // A response cut mid-body must not look complete to the client.
-  const res = this[RELAY].res;
-  if (!this.complete && !res.destroyed) res.destroy();
+function onHeadersTimeout(f: Forward): void {
+  f.timer = undefined;
+  f.fail(unavailable(`${f.name}: no response in ${f.headersTimeoutMs} ms`));
 }
-function ignore(): void {}
-function onResClose(this: WithRelay<ServerResponse>): void {
-  const r = this[RELAY];
-  if (!r.upRes.complete) r.upRes.destroy();
-  r.done();
+function onReqCollect(this: WithFwd<IncomingMessage>, chunk: Buffer): void {
+  const f = this[FWD];
+  const body = f.body as Buffer;
+  chunk.copy(body, f.bodyAt);
+  f.bodyAt += chunk.length;
 }
-function onUpResData(this: WithRelay<IncomingMessage>, c: Buffer): void {
-  (this[RELAY].chunks as Buffer[]).push(c);
+function onReqCollected(this: WithFwd<IncomingMessage>): void {
+  this[FWD].pool.acquire(this[FWD]);
 }
-function onUpResEnd(this: WithRelay<IncomingMessage>): void {
-  const r = this[RELAY];
-  if (r.res.destroyed) {
-    r.done();
+function onReqData(this: WithFwd<IncomingMessage>, chunk: Buffer): void {
+  const f = this[FWD];
+  f.received += chunk.length;
+  if (f.limit !== undefined && f.received > f.limit) {
+    f.stopBody();
+    if (!f.settled) {
+      // Over the limit: the rest is not wanted, by the service or here.
+      answerEarly(this, f.ex.res, f.drain, { close: true });
+      f.fail(Errors.payloadTooLarge());
+    } else {
+      // The service already answered; stop both sides.
+      f.conn?.destroy();
+      this.socket.destroy();
+    }
     return;
   }
-  const chunks = r.chunks as Buffer[];
-  r.res.end(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
+  const socket = (f.conn as Conn).socket;
+  let ok: boolean;
+  if (f.chunked) {
+    socket.cork();
+    socket.write(`${chunk.length.toString(16)}\r\n`, 'latin1');
+    socket.write(chunk);
+    ok = socket.write('\r\n', 'latin1');
+    socket.uncork();
+  } else ok = socket.write(chunk);
+  if (!ok) this.pause();
+}
+function onReqEnd(this: WithFwd<IncomingMessage>): void {
+  const f = this[FWD];
+  if (f.chunked) f.conn?.socket.write('0\r\n\r\n', 'latin1');
+  f.requestSent();
+}
+function onReqClose(this: WithFwd<IncomingMessage>): void {
+  if (this.complete) return;
+  const f = this[FWD];
+  if (!f.settled) f.fail(clientClosed());
+  else if (!f.finished) {
+    // The client left mid-upload after the answer started: abort the upstream request.
+    const conn = f.conn;
+    f.conn = undefined;
+    conn?.destroy();
+    f.end(true);
+  }
+}
+function onResClose(this: WithFwd<ServerResponse>): void {
+  const f = this[FWD];
+  if (f.finished) return;
+  // The client left mid-answer: the rest of it is not wanted, the connection cannot be reused.
+  const conn = f.conn;
+  f.conn = undefined;
+  conn?.destroy();
+  f.end(true);
+}
+function onResDrain(this: WithFwd<ServerResponse>): void {
+  const f = this[FWD];
+  f.paused = false;
+  f.conn?.socket.resume();
 }
 
-/**
- * Stream a service's response body to the client, resolving when done (or cut).
- *
- * Why not stream.pipeline: it allocates an AbortController per call and aborts it on completion
- * (a DOMException with a stack each time), measurable on small JSON answers. Why collect small
- * bodies: a known length up to SMALL_BODY_BYTES is at most a few chunks; writing it with one
- * `end()` saves a syscall and the pipe machinery. Anything larger or of unknown length streams.
- */
-export function relay(upRes: IncomingMessage, res: ServerResponse): Promise<void> {
-  return new Promise<void>((resolve) => {
-    const r = new Relay(upRes as WithRelay<IncomingMessage>, res as WithRelay<ServerResponse>, resolve);
-    r.upRes[RELAY] = r;
-    r.res[RELAY] = r;
-    upRes.on('close', onUpResClose);
-    upRes.on('error', ignore);
-    res.on('close', onResClose);
-    const len = Number(upRes.headers['content-length']);
-    if (len >= 0 && len <= SMALL_BODY_BYTES) {
-      r.chunks = [];
-      upRes.on('data', onUpResData);
-      upRes.on('end', onUpResEnd);
-      return;
-    }
-    upRes.pipe(res);
-  });
-}
-
-/** Forwards koa requests to services over keep-alive sockets. */
+/** Forwards requests to services over pooled keep-alive connections (upstream.ts). */
 export class UpstreamProxy {
-  /** The shared keep-alive agent (one pool per upstream host:port). */
-  readonly agent: http.Agent;
+  private readonly pools = new Map<Upstream, UpstreamPool>();
 
-  constructor(private readonly opts: ProxyOptions) {
-    this.agent = new http.Agent({
-      keepAlive: true,
-      keepAliveMsecs: 1000,
-      maxSockets: opts.maxSockets,
-      maxFreeSockets: opts.maxFreeSockets,
-      scheduling: 'lifo',
-    });
+  constructor(private readonly opts: ProxyOptions) {}
+
+  private pool(u: Upstream): UpstreamPool {
+    let p = this.pools.get(u);
+    if (p === undefined) {
+      p = new UpstreamPool({
+        host: u.hostname,
+        port: u.port,
+        connectTimeoutMs: this.opts.connectTimeoutMs,
+        maxSockets: this.opts.maxSockets,
+        maxFreeSockets: this.opts.maxFreeSockets,
+      });
+      this.pools.set(u, p);
+    }
+    return p;
   }
 
   /**
    * Forward one exchange to `upstream` and stream the answer back (written here, status and
-   * headers in one `writeHead`). Throws AppError (503/413) before the answer starts; never after.
+   * headers in one `writeHead`). Rejects with AppError (503/413/499) before the answer starts;
+   * never after (a failure then cuts the client's connection).
    */
-  async forward(ex: Exchange, upstream: Upstream, fo: ForwardOptions): Promise<void> {
+  forward(ex: Exchange, upstream: Upstream, fo: ForwardOptions): Promise<void> {
     const req = ex.req;
-    const withBody = hasRequestBody(req.headers);
-    const headers = upstreamRequestHeaders(req.headers, {
+    const h = req.headers;
+    const method = req.method ?? 'GET';
+    const withBody = hasRequestBody(h);
+    const list = upstreamRequestHeaders(h, {
       requestId: ex.requestId,
       remoteAddress: req.socket.remoteAddress,
       proto: ex.proto,
@@ -433,75 +540,36 @@ export class UpstreamProxy {
       trustProxy: this.opts.trustProxy,
       identityHeader: ex.identityHeader,
       upstreamHost: upstream.hostHeader ?? `${upstream.hostname}:${upstream.port}`,
-      emptyBody: !withBody && !BODILESS_BY_DEFAULT.has(req.method ?? 'GET'),
+      emptyBody: !withBody && !BODILESS_BY_DEFAULT.has(method),
     });
-
-    let attempt = await this.send(ex, upstream, headers, withBody, fo);
-    if (attempt.retryable && !withBody) attempt = await this.send(ex, upstream, headers, withBody, fo);
-    if (attempt.error) throw attempt.error;
-    const upRes = attempt.res as IncomingMessage;
-    const upReq = attempt.upReq as ClientRequest;
-    const res = ex.res;
-
-    // The service answered before it had the whole body (an upload refused at once, its own
-    // 413): relay the answer now; stop forwarding the body, and let the client finish sending
-    // into a bounded drain (or close its connection), never leave it half-read.
-    const early = withBody && !req.complete;
-    if (early) {
-      req.unpipe(upReq);
-      req.removeListener('data', onClientData);
-      answerEarly(req, res, this.opts.drain ?? DEFAULT_DRAIN_LIMITS);
-    }
-
-    res.writeHead(upRes.statusCode ?? 502, responseHeaders(upRes.headers, ex.headers) as string[]);
-    await relay(upRes, res);
-    // A half-sent request leaves its upstream socket unusable (the agent would wait for the
-    // rest of the body for ever): drop it.
-    if (early) upReq.destroy();
-  }
-
-  private send(ex: Exchange, upstream: Upstream, headers: (string | string[])[], withBody: boolean, fo: ForwardOptions): Promise<Attempt> {
-    return new Promise<Attempt>((resolve) => {
-      const call = new Call(
-        ex,
-        upstream,
-        fo.upload ? 0 : this.opts.headersTimeoutMs,
-        this.opts.connectTimeoutMs,
-        fo.bodyLimit,
-        this.opts.drain ?? DEFAULT_DRAIN_LIMITS,
-        resolve,
-      );
-      const req = ex.req as WithCall<IncomingMessage>;
-      const upReq = http.request({
-        agent: this.agent,
-        hostname: upstream.hostname,
-        port: upstream.port,
-        method: req.method,
-        path: req.url,
-        // A flat list: node stores it as the header block at once (see upstreamRequestHeaders).
-        headers: headers as unknown as http.OutgoingHttpHeaders,
-      }) as WithCall<ClientRequest>;
-      call.upReq = upReq;
-      upReq[CALL] = call;
-      upReq.on('response', onUpResponse);
-      upReq.on('error', onUpError);
-      upReq.on('socket', onUpSocket);
-
-      if (!withBody) {
-        call.startHeadersTimer();
-        upReq.end();
-        return;
-      }
-      req[CALL] = call;
-      upReq.on('finish', onUpFinish);
-      if (call.limit !== undefined) req.on('data', onClientData);
-      req.on('close', onClientClose);
-      req.pipe(upReq);
+    const length = h['content-length'] === undefined ? -1 : Number(h['content-length']);
+    const chunked = withBody && length === -1;
+    const mode = !withBody ? BODY_NONE : length >= 0 && length <= SMALL_BODY_BYTES && !fo.upload ? BODY_COLLECT : BODY_STREAM;
+    const f = new Forward(
+      ex,
+      this.pool(upstream),
+      upstream.name,
+      requestHead(method, req.url as string, list),
+      mode,
+      chunked,
+      fo.upload ? 0 : this.opts.headersTimeoutMs,
+      fo.bodyLimit,
+      this.opts.drain ?? DEFAULT_DRAIN_LIMITS,
+    );
+    return new Promise<void>((resolve, reject) => {
+      f.resolve = resolve;
+      f.reject = reject;
+      f.begin();
     });
   }
 
-  /** Close idle sockets. */
+  /** Open connections to a service (tests). */
+  connections(u: Upstream): number {
+    return this.pools.get(u)?.size ?? 0;
+  }
+
+  /** Close every connection. */
   close(): void {
-    this.agent.destroy();
+    for (const p of this.pools.values()) p.close();
   }
 }

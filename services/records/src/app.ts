@@ -1,8 +1,10 @@
 /** The koa app of the records service (no listen: main.ts and supertest tests wrap it). */
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   addStandardHealth,
   type AppState,
   createHttpApp,
+  isTelemetryEnabled,
   type Knex,
   type Logger,
   mountRouter,
@@ -28,7 +30,8 @@ import { registerDeletionRoutes, tombstoneMiddleware } from './http/deletion.rou
 import { AbuseComponent } from './domain/abuse.component.js';
 import { registerAbuseRoutes } from './http/abuse.routes.js';
 import { StatsComponent } from './domain/stats.component.js';
-import { statsMiddleware } from './http/stats.middleware.js';
+import { statsEdge, statsMiddleware } from './http/stats.middleware.js';
+import { LeanRecordReads } from './http/record-read-lean.js';
 import type { StatsPublisher } from './stats/publisher.js';
 import { registerOpenApiRoute } from './http/openapi.js';
 import { registerRecordsRoutes } from './http/records.routes.js';
@@ -68,6 +71,8 @@ export interface AppDeps {
   statsPublisher?: StatsPublisher;
   /** SEARCH_ENGINE=opensearch|elasticsearch: the engine indexer (search/engine-index.ts); else postgres. */
   engineIndex?: EngineIndexer;
+  /** Read-cache hits of `GET /api/records/<id>` answered without koa (default true; record-read-lean.ts). */
+  leanReads?: boolean;
 }
 
 /** The review and communities components (present when `requests` and `communities` are given). */
@@ -148,7 +153,7 @@ export function createApp(deps: AppDeps) {
     max: deps.config.ABUSE_REPORTS_PER_WINDOW ?? 5,
     windowMs: (deps.config.ABUSE_REPORTS_WINDOW_SECONDS ?? 600) * 1000,
   });
-  registerRecordsRoutes(router, { service, review: parts?.review, signposting, ...urls });
+  const records = registerRecordsRoutes(router, { service, review: parts?.review, signposting, ...urls });
   const accessLinks = new AccessLinksComponent({
     db: deps.db,
     secret: deps.config.IDENTITY_SECRET,
@@ -170,9 +175,24 @@ export function createApp(deps: AppDeps) {
   app.use(tombstoneMiddleware(deletion));
   const stats = new StatsComponent({ db: deps.db, index });
   // Why a switch: counting costs a publish per view and a spliced body (scripts/bench/stats.bench.ts).
-  if (deps.config.STATS_ENABLED !== false) {
-    app.use(statsMiddleware({ stats, publisher: deps.statsPublisher, secret: deps.config.IDENTITY_SECRET }));
-  }
+  const statsSteps =
+    deps.config.STATS_ENABLED !== false
+      ? statsEdge({ stats, publisher: deps.statsPublisher, secret: deps.config.IDENTITY_SECRET })
+      : undefined;
+  if (statsSteps) app.use(statsMiddleware(statsSteps));
   mountRouter(app, router);
-  return { app, health, service, search, index, deletion, stats, accessLinks, accessEffects, ...parts };
+  let leanReads: LeanRecordReads | undefined;
+  if (deps.leanReads !== false) {
+    // The lean way in for read-cache hits, chosen per request; koa's own handler for the rest.
+    const viaKoa = app.callback();
+    const lean = new LeanRecordReads(
+      { logger: deps.logger, identitySecret: deps.config.IDENTITY_SECRET, cachedRead: records.cachedRead, stats: statsSteps },
+      viaKoa,
+    );
+    leanReads = lean;
+    const dispatch = (req: IncomingMessage, res: ServerResponse) => (isTelemetryEnabled() ? viaKoa(req, res) : lean.handle(req, res));
+    // Why a cast: koa types its handler for HTTP/2 requests too; records serves HTTP/1.1.
+    app.callback = (() => dispatch) as unknown as typeof app.callback;
+  }
+  return { app, health, service, search, index, deletion, stats, accessLinks, accessEffects, leanReads, ...parts };
 }

@@ -121,6 +121,11 @@ export class RecordsService {
     return repo.recordStamp(this.d.db, id);
   }
 
+  /** The current stamps of several published records in one statement (`repo.recordStamps`). */
+  recordStamps(ids: readonly string[]): Promise<Map<string, string>> {
+    return repo.recordStamps(this.d.db, ids);
+  }
+
   /** GET /api/records/{id}/draft. */
   async readDraft(identity: Identity, id: string): Promise<ItemView> {
     const { draft, parent, hasRecord } = await loadDraft(this.d.db, id);

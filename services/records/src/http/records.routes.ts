@@ -2,13 +2,13 @@
  * HTTP routes of records and drafts (everything under /api/records except files and search).
  * Each route parses its input, makes ONE service call and renders with `serializeItem`.
  */
-import { type AppContext, type AppState, Errors, ifMatch, jsonBody, listEnvelope, type Router } from '@rdm/platform';
+import { type AppContext, type AppState, Errors, type Identity, ifMatch, jsonBody, listEnvelope, type Router } from '@rdm/platform';
 import type { Context } from 'koa';
 import type { ItemView, RecordsService } from '../domain/records.service.js';
 import type { SignpostingHeader } from '../export/index.js';
 import type { ReviewComponent } from '../domain/review.component.js';
 import { serializeItem } from '../domain/serializers.js';
-import { type CachedRecordBody, RecordReadCache } from './record-read-cache.js';
+import { type CachedRecordBody, RecordReadCache, StampBatcher } from './record-read-cache.js';
 
 /** What the routes need. */
 export interface RecordsRoutesDeps {
@@ -31,8 +31,14 @@ function negotiate(ctx: Context): void {
   if (!ctx.accepts(ACCEPTED)) throw Errors.notAcceptable(ACCEPTED);
 }
 
+/** What the records routes hand back: the read cache's hit test, for the lean read path (record-read-lean.ts). */
+export interface RecordsRoutes {
+  /** The cached rendering of `GET /api/records/<id>` for this caller if still current, else undefined (then read it in full). */
+  cachedRead(id: string, identity: Identity): Promise<CachedRecordBody | undefined>;
+}
+
 /** Register the records routes on `router`. */
-export function registerRecordsRoutes(router: Router<AppState>, deps: RecordsRoutesDeps): void {
+export function registerRecordsRoutes(router: Router<AppState>, deps: RecordsRoutesDeps): RecordsRoutes {
   const { service, baseUrl } = deps;
 
   const render = (ctx: AppContext, view: ItemView, status = 200, o: { fileLinks?: boolean } = {}) => {
@@ -63,6 +69,7 @@ export function registerRecordsRoutes(router: Router<AppState>, deps: RecordsRou
   // Published records are read far more than written: a rendering is reused while the record's
   // stamp (revision ids, checked on every read) is unchanged. See record-read-cache.ts.
   const readCache = new RecordReadCache();
+  const stamps = new StampBatcher((ids) => service.recordStamps(ids));
   const sendRecord = (ctx: AppContext, r: CachedRecordBody) => {
     ctx.status = 200;
     ctx.set('ETag', r.etag);
@@ -70,16 +77,19 @@ export function registerRecordsRoutes(router: Router<AppState>, deps: RecordsRou
     ctx.type = 'application/json';
     ctx.body = r.body;
   };
+  const cachedRead = async (recordId: string, identity: Identity): Promise<CachedRecordBody | undefined> => {
+    const key = readCache.keyOf(recordId, identity);
+    if (key === undefined || !readCache.has(key)) return undefined;
+    const stamp = await stamps.stamp(recordId);
+    return stamp === undefined ? undefined : readCache.get(key, stamp);
+  };
 
   router.get('/api/records/:id', async (ctx: AppContext) => {
     negotiate(ctx);
     const recordId = id(ctx);
+    const hit = await cachedRead(recordId, ctx.state.identity);
+    if (hit) return sendRecord(ctx as AppContext, hit);
     const key = readCache.keyOf(recordId, ctx.state.identity);
-    if (key !== undefined && readCache.has(key)) {
-      const stamp = await service.recordStamp(recordId);
-      const hit = stamp === undefined ? undefined : readCache.get(key, stamp);
-      if (hit) return sendRecord(ctx as AppContext, hit);
-    }
     const result = await service.readRecord(ctx.state.identity, recordId);
     if ('redirect' in result) {
       ctx.status = 302;
@@ -186,4 +196,6 @@ export function registerRecordsRoutes(router: Router<AppState>, deps: RecordsRou
     const item = render(ctx as AppContext, await service.readLatest(ctx.state.identity, id(ctx)), 200, { fileLinks: true });
     ctx.set('Content-Location', item.links.self);
   });
+
+  return { cachedRead };
 }

@@ -222,6 +222,21 @@ export async function recordStamp(db: Db, id: string): Promise<string | undefine
   return row ? stampOf(row.r, row.p, row.d) : undefined;
 }
 
+/**
+ * The stamps of several records in one statement (`recordStamp` of each; ids without a record are
+ * absent). The ids travel as one JSON array, so one prepared statement serves any number of them.
+ */
+export async function recordStamps(db: Db, ids: readonly string[]): Promise<Map<string, string>> {
+  const r = await prepared(
+    db,
+    'SELECT r.id, r.revision_id AS r, p.revision_id AS p, r.deletion_status AS d FROM records r JOIN parents p ON p.id = r.parent_id WHERE r.id IN (SELECT jsonb_array_elements_text(?::jsonb))',
+    [JSON.stringify(ids)],
+  );
+  const out = new Map<string, string>();
+  for (const row of r.rows as { id: string; r: number; p: number; d: string }[]) out.set(row.id, stampOf(row.r, row.p, row.d));
+  return out;
+}
+
 /** The stamp of a record and parent already read (same form as `recordStamp`). */
 export function stampOf(recordRevision: number, parentRevision: number, deletionStatus: string): string {
   return `${recordRevision}.${parentRevision}.${deletionStatus}`;

@@ -1,3 +1,4 @@
+import { waitFor } from '@rdm/platform/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RecordReadCache } from '../../src/http/record-read-cache.js';
 import { as, type Env, fullMetadata, startEnv } from './support.js';
@@ -51,6 +52,32 @@ describe(RecordReadCache.name, () => {
       expect(statements[0]).not.toMatch(/metadata/);
     } finally {
       env.db.removeListener('query', onQuery);
+    }
+  });
+
+  it('should check the stamps of reads arriving together in one statement, each read answered as alone', async () => {
+    const recs = [await published(), await published(), await published()];
+    const alone = await Promise.all(recs.map(async (r) => (await read(r.id).expect(200)).body));
+    // Hold the stamp statements back (an exclusive lock on records) so the reads pile up behind
+    // the first one: they must then be answered by one statement for all of them.
+    const trx = await env.db.transaction();
+    await trx.raw('LOCK TABLE records IN ACCESS EXCLUSIVE MODE');
+    const statements: string[] = [];
+    const onQuery = (q: { sql: string }) => statements.push(q.sql);
+    env.db.on('query', onQuery);
+    try {
+      const pending = Promise.all(Array.from({ length: 30 }, (_, i) => read(recs[i % 3].id).expect(200)));
+      await waitFor(() => statements.length >= 1, { timeoutMs: 5000, message: 'no stamp statement' });
+      await new Promise((r) => setTimeout(r, 500));
+      await trx.commit();
+      const many = await pending;
+      for (let i = 0; i < 30; i++) expect(many[i]!.body).toEqual(alone[i % 3]);
+      const reads = statements.filter((sql) => sql !== 'COMMIT;');
+      for (const sql of reads) expect(sql).toMatch(/^SELECT r\.id, r\.revision_id/);
+      expect(reads.length).toBeLessThan(30);
+    } finally {
+      env.db.removeListener('query', onQuery);
+      if (!trx.isCompleted()) await trx.rollback();
     }
   });
 

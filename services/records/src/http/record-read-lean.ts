@@ -1,0 +1,128 @@
+/**
+ * Read-cache hits of `GET /api/records/<id>` answered without koa: the same answer as the full
+ * path (status, headers, body with the live stats block), at a fraction of its cost.
+ *
+ * When it answers: `GET`, path exactly `/api/records/<id>` (no `%`, no query string, so no
+ * `?token=` or `?format=`), Accept absent or `application/json`, no `traceparent`, OpenTelemetry
+ * off, a valid (or absent) identity header, and a current read-cache entry for this caller
+ * (records.routes.ts `cachedRead`). Anything else — a miss, another Accept, a bad signature, an
+ * error on the way — goes to koa, which answers it in full (a stamp asked here is not reused:
+ * koa asks again).
+ *
+ * What it does for the platform and the app (http.ts, app.ts), in their order: the request id,
+ * identity, the export negotiation's `Vary: Accept`, the cached body and headers, the view event
+ * and the stats splice (stats.middleware.ts), the access log line (only when `info` is on) and
+ * the request duration histogram under the route `/api/records/:id`.
+ *
+ * Why: on a hit the koa context, compose, the platform middlewares, the router's matching over
+ * every route and `ctx.accepts` cost more than the hit itself (the gateway's figure (b),
+ * scripts/bench/gateway.bench.ts). record-read-lean.test compares both answers header by header.
+ */
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ANONYMOUS, IDENTITY_HEADER, type Identity, type Logger, redactUrl, registry, verifyIdentity } from '@rdm/platform';
+import type { CachedRecordBody } from './record-read-cache.js';
+import type { StatsEdge } from './stats.middleware.js';
+
+const PREFIX = '/api/records/';
+const ROUTE = '/api/records/:id';
+
+/** What the lean path needs. */
+export interface LeanReadParts {
+  logger: Logger;
+  identitySecret: string;
+  cachedRead(id: string, identity: Identity): Promise<CachedRecordBody | undefined>;
+  /** Statistics on (`STATS_ENABLED`): the view event and the live block. */
+  stats?: StatsEdge;
+}
+
+type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+
+/** The record id of a request the lean path may take, else undefined. */
+function leanId(req: IncomingMessage): string | undefined {
+  if (req.method !== 'GET') return undefined;
+  const url = req.url as string;
+  if (!url.startsWith(PREFIX) || url.length === PREFIX.length) return undefined;
+  const id = url.slice(PREFIX.length);
+  if (id.includes('/') || id.includes('?') || id.includes('%') || id.includes('#')) return undefined;
+  const h = req.headers;
+  const accept = h.accept;
+  if (accept !== undefined && accept !== '' && accept !== 'application/json') return undefined;
+  if (h.traceparent !== undefined) return undefined;
+  return id;
+}
+
+/** A handler (`handle`) answering read-cache hits itself and passing everything else to `koa`. */
+export class LeanRecordReads {
+  /** Requests answered here (not by koa). */
+  answered = 0;
+  private readonly observer = (
+    registry.getSingleMetric('http_request_duration_seconds') as { labels(...v: string[]): { observe(v: number): void } } | undefined
+  )?.labels('GET', ROUTE, '200');
+
+  constructor(
+    private readonly p: LeanReadParts,
+    private readonly koa: Handler,
+  ) {}
+
+  /** The request handler. */
+  readonly handle: Handler = (req, res) => {
+    const id = leanId(req);
+    if (id === undefined) return this.koa(req, res);
+    this.answer(req, res, id).catch(() => {
+      // Nothing written yet (writeHead is the last step that can fail before the answer is out): koa answers in full.
+      if (!res.headersSent) this.koa(req, res);
+    });
+  };
+
+  private async answer(req: IncomingMessage, res: ServerResponse, id: string): Promise<void> {
+    const p = this.p;
+    const started = performance.now();
+    const header = req.headers[IDENTITY_HEADER];
+    // As http.ts: no header is anonymous; a bad signature is koa's 401.
+    const identity = typeof header !== 'string' || header === '' ? ANONYMOUS : verifyIdentity(header, p.identitySecret);
+    const hit = identity ? await p.cachedRead(id, identity) : undefined;
+    if (hit === undefined) return this.koa(req, res);
+    let body = hit.body;
+    if (p.stats) {
+      const h = req.headers;
+      const ua = typeof h['user-agent'] === 'string' ? h['user-agent'] : '';
+      const xff = typeof h['x-forwarded-for'] === 'string' ? h['x-forwarded-for'] : '';
+      p.stats.viewed(id, ua, xff, req.socket.remoteAddress ?? '');
+      body = (await p.stats.live(id, body)) ?? body;
+    }
+    const given = req.headers['x-request-id'];
+    const requestId = (typeof given === 'string' && given !== '' ? given : randomUUID()).slice(0, 128);
+    res.writeHead(200, [
+      'X-Request-Id',
+      requestId,
+      'Vary',
+      'Accept',
+      'ETag',
+      hit.etag,
+      'Link',
+      hit.link,
+      'Content-Type',
+      'application/json; charset=utf-8',
+      'Content-Length',
+      String(body.length),
+    ]);
+    res.end(body);
+    this.answered++;
+    const ms = performance.now() - started;
+    this.observer?.observe(ms / 1000);
+    if (p.logger.isLevelEnabled('info')) {
+      p.logger.info(
+        {
+          reqId: requestId,
+          traceId: undefined,
+          method: 'GET',
+          url: redactUrl(req.url as string),
+          status: 200,
+          ms: Math.round(ms * 10) / 10,
+        },
+        'request',
+      );
+    }
+  }
+}
