@@ -4,7 +4,7 @@ import { RenderedHits } from './search.routes.js';
 
 const hits = (frozen: boolean) => {
   const h = [{ doc: { id: 'a' }, kind: 'record' as const }] as any[];
-  return frozen ? Object.freeze(h) : h;
+  return (frozen ? Object.freeze(h) : h) as any[];
 };
 const alice: Identity = { sub: '1', roles: [] };
 
