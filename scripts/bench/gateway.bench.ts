@@ -443,7 +443,9 @@ try {
       },
       restart: false,
       strict: true,
-      ...(CPU_PROF ? { nodeArgs: (svc: string) => (svc === 'records' ? ['--cpu-prof', `--cpu-prof-dir=${join(CPU_PROF, 'records')}`] : []) } : {}),
+      ...(CPU_PROF
+        ? { nodeArgs: (svc: string) => (svc === 'records' ? ['--cpu-prof', `--cpu-prof-dir=${join(CPU_PROF, 'records')}`] : []) }
+        : {}),
       logDir,
       readyTimeoutMs: 180_000,
       say: (l) => console.error(`[stack] ${l}`),
