@@ -30,6 +30,7 @@ import { fileTypesExpr } from './files-guard.js';
 import { type CompiledQuery, compileQuery } from './fields.js';
 import type { AggRow, Indexer, ScopeSpec, SearchPage, SearchPlan } from './indexer.js';
 import { publishedScope, type Scope, scopeSql, userScope } from './scopes.js';
+import { Keysets, keyExpr, keysetAfter, type SortColumn, sortColumns } from './keyset.js';
 import { fileTypes, searchDocRow } from './search-doc.js';
 import * as repo from './search.repo.js';
 import { andAll, type Sql } from './sql.js';
@@ -49,6 +50,12 @@ const ORDER: Readonly<Record<string, string>> = {
 /** Largest page whose answer is cached (the UI asks 10–25, API clients up to 100). */
 const CACHED_PAGE_MAX = 100;
 
+/**
+ * Offset from which pages of column sorts without `q` remember their last sort key and are read
+ * by keyset when the previous page's key is known (keyset.ts); below it OFFSET costs little.
+ */
+const KEYSET_FROM = 500;
+
 /** Options of the engine. */
 export interface PostgresIndexerOptions {
   /** Facet-count cache of the shared part of published scopes (`{freshMs: 0}` disables it). */
@@ -58,6 +65,8 @@ export interface PostgresIndexerOptions {
    * parts (default 1,000 keys; `{freshMs: 0}` disables it).
    */
   resultCache?: AggCacheOptions;
+  /** Offset from which deep pages are paged by keyset (default KEYSET_FROM; negative: never). */
+  keysetFrom?: number;
 }
 
 /**
@@ -79,6 +88,8 @@ export class PostgresIndexer implements Indexer {
   private readonly aggCache: AggCache<AggRow[]>;
   private readonly pages: AggCache<SearchPage>;
   private readonly totals: AggCache<number>;
+  private readonly keysets = new Keysets();
+  private readonly keysetFrom: number;
 
   constructor(
     private readonly db: Knex,
@@ -87,6 +98,7 @@ export class PostgresIndexer implements Indexer {
     this.aggCache = new AggCache<AggRow[]>(o.aggCache);
     this.pages = new AggCache<SearchPage>({ maxEntries: 1000, ...o.resultCache });
     this.totals = new AggCache<number>({ maxEntries: 1000, ...o.resultCache });
+    this.keysetFrom = o.keysetFrom ?? KEYSET_FROM;
   }
 
   // -------------------------------------------------------------------------------------------
@@ -175,9 +187,15 @@ export class PostgresIndexer implements Indexer {
     }
     // Without q: hits walk a sort index, the total is an index-only count, facets are (partly) cached.
     const facets = facetFilterSql(plan.filters, scope.files);
+    const where = andAll([scopeSql(scope), facets]);
+    // Deep pages of column sorts: by keyset when the previous page's key is known (keyset.ts).
+    const cols = ranked || this.keysetFrom < 0 || plan.offset + plan.limit < this.keysetFrom ? null : sortColumns(order);
+    const keyStamp = cols ? (stamp ?? (await this.stamp())) : null;
     const hitsAndTotal = async (): Promise<SearchPage> => {
       const [hits, total] = await Promise.all([
-        repo.findHits(this.db, andAll([scopeSql(scope), facets]), { sql: order, bindings: [] }, page),
+        cols && keyStamp
+          ? this.keyedHits(where, order, cols, page, keyStamp)
+          : repo.findHits(this.db, where, { sql: order, bindings: [] }, page),
         this.count(scope, facets, stamp),
       ]);
       return { hits, total, rows: [] };
@@ -191,10 +209,45 @@ export class PostgresIndexer implements Indexer {
     return { hits: ht.hits, total: ht.total, rows };
   }
 
-  /** The write stamp of this search (read once, before anything it may cache). */
+  /**
+   * The write stamp of this search (read once, before anything it may cache). Its lock check runs
+   * once, at the first computation that asks, so it precedes every computation's snapshot.
+   */
   private async stamp(): Promise<Stamp> {
     const value = await repo.writeStamp(this.db);
-    return { value, settled: async () => !(await repo.writersInFlight(this.db)) };
+    let settled: Promise<boolean> | undefined;
+    const check = async () => !(await repo.writersInFlight(this.db));
+    return {
+      value,
+      settled: () => {
+        settled ??= check();
+        return settled;
+      },
+    };
+  }
+
+  /**
+   * A page of hits of a column sort, read after the previous page's last key when it is known
+   * under `stamp` (else with OFFSET); its own last key remembered when exact for `stamp`.
+   * Identical to OFFSET: the key used was remembered from a snapshot holding every write drawn
+   * under the stamp (settled), and the keyset read is kept only if the stamp is unchanged after
+   * it (no write committed before its snapshot either).
+   */
+  private async keyedHits(where: Sql, order: string, cols: SortColumn[], page: { limit: number; offset: number }, stamp: Stamp) {
+    const base = JSON.stringify([where.sql, where.bindings, order, page.limit]);
+    const known = page.offset > 0 && page.offset >= this.keysetFrom ? this.keysets.get(base, page.offset, stamp.value) : null;
+    const after = known ? keysetAfter(cols, known) : null;
+    const key = keyExpr(cols);
+    // Without a known key, this page's key is exact only if no writer was in flight before the read.
+    const settled = after ? true : await stamp.settled();
+    let r = await repo.findHitsKeyed(this.db, where, order, page, { key, after });
+    if (after && (await repo.writeStamp(this.db)) !== stamp.value) {
+      // Written since the stamp: this snapshot's row offset−1 may not be the remembered one.
+      r = await repo.findHitsKeyed(this.db, where, order, page, { key, after: null });
+      return r.hits;
+    }
+    if (settled && r.last && r.hits.length === page.limit) this.keysets.set(base, page.offset + page.limit, stamp.value, r.last);
+    return r.hits;
   }
 
   /**

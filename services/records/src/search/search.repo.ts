@@ -221,6 +221,26 @@ export async function findHits(
   ]);
 }
 
+/**
+ * One page of hits and the sort key of its last hit (`key`: the expression of keyset.ts
+ * `keyExpr`). `after`: a keyset condition (keyset.ts `keysetAfter`) replacing the offset.
+ */
+export async function findHitsKeyed(
+  db: Knex,
+  where: Sql,
+  order: string,
+  page: { limit: number; offset: number },
+  o: { key: string; after: Sql | null },
+): Promise<{ hits: { kind: 'draft' | 'record'; doc: ItemDoc }[]; last: (string | null)[] | null }> {
+  const cond = o.after ? { sql: `(${where.sql}) AND ${o.after.sql}`, bindings: [...where.bindings, ...o.after.bindings] } : where;
+  const rows = await read<{ kind: 'draft' | 'record'; doc: ItemDoc; k: (string | null)[] }>(
+    db,
+    `SELECT kind, doc, ${o.key} AS k FROM search_docs WHERE ${cond.sql} ORDER BY ${order} LIMIT ? OFFSET ?`,
+    [...cond.bindings, page.limit, o.after ? 0 : page.offset],
+  );
+  return { hits: rows.map((r) => ({ kind: r.kind, doc: r.doc })), last: rows.length ? rows[rows.length - 1].k : null };
+}
+
 /** The exact number of documents matching `where`. */
 export async function countHits(db: Knex, where: Sql): Promise<number> {
   const rows = await read<{ n: number }>(db, `SELECT count(*)::int AS n FROM search_docs WHERE ${where.sql}`, where.bindings);
