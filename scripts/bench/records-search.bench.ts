@@ -28,6 +28,12 @@
  *   measured apart from the client's): anonymous match-all, authenticated match-all, and
  *   anonymous match-all while a writer bumps the stamp every 100 ms (10 writes/s); req/s, p50/p99,
  *   CPU ms per request (app, PostgreSQL, client) and the load.
+ * - Deep pages (issue 14, keyset pagination): sequential pages 990–999 (size 10, offsets
+ *   9,890–9,990) of several column sorts, searched in this process through two `PostgresIndexer`s
+ *   on the same data, alternately: keyset (the default) and OFFSET only (`keysetFrom: -1`); the
+ *   stamp is bumped before each walk (nothing cached from the previous one; page 990 has no known
+ *   key, so it is read with OFFSET by both). Mean ms per page and CPU ms per page (this process,
+ *   PostgreSQL). BENCH_DEEP_ROUNDS (5) walks per sort and engine; BENCH_ONLY_DEEP=1 runs only this.
  * Prints numbers only; the p99 ≤ 100 ms target at 100,000 records is reported, not enforced.
  */
 import { fork } from 'node:child_process';
@@ -35,6 +41,8 @@ import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { createDb, dropServiceSchema, ensureServiceSchema, type Knex, migrate } from '../../services/_platform/src/index.js';
+import type { SearchPlan } from '../../services/records/src/search/indexer.js';
+import { PostgresIndexer } from '../../services/records/src/search/pg-indexer.js';
 import { type CpuTargets, cpuDelta, cpuSnapshot, formatPerProcess } from './lib/cpu.js';
 import {
   RECORDS_MIGRATIONS,
@@ -63,6 +71,8 @@ const EXPLAIN = process.env.BENCH_EXPLAIN === '1';
 const P99_TARGET_MS = 100;
 const CONCURRENT_P99_TARGET_MS = 50;
 const CONCURRENT_SECONDS = Number(process.env.BENCH_CONCURRENT_SECONDS ?? 10);
+const DEEP_ROUNDS = Number(process.env.BENCH_DEEP_ROUNDS ?? 5);
+const ONLY_DEEP = process.env.BENCH_ONLY_DEEP === '1';
 
 // Child mode: serve the records app on the bench schema and report its base URL to the parent.
 if (process.env.BENCH_CHILD_SCHEMA) {
@@ -95,6 +105,73 @@ async function measureCold(db: Knex, base: string, list: Shape[], rounds: number
     const t = times[k].sort((a, b) => a - b);
     return [shape.name, { p50: pct(t, 50), p99: pct(t, 99), mean: t.reduce((a, b) => a + b, 0) / t.length, total: 0, errors: errors[k] }];
   });
+}
+
+/**
+ * Sequential pages 990–999 (size 10) of column sorts, keyset vs OFFSET in one run (see the header):
+ * mean ms and CPU ms (this process, PostgreSQL) per page, and the ratio.
+ */
+async function deepPages(db: Knex, size: number): Promise<void> {
+  const keyset = new PostgresIndexer(db);
+  const offset = new PostgresIndexer(db, { keysetFrom: -1 });
+  const noFilters = { accessStatus: [], fileType: [], resourceTypes: [], publicationDate: [], isPublished: [], dateWindows: [] };
+  const anonymous = { sub: null, roles: [] };
+  const signedIn = { sub: 'u17', roles: [] };
+  const cases: [string, SearchPlan['scope'], string][] = [
+    ['anonymous, mostrecent', { kind: 'published', identity: anonymous, allVersions: false }, 'mostrecent'],
+    ['signed-in, mostrecent', { kind: 'published', identity: signedIn, allVersions: false }, 'mostrecent'],
+    ['anonymous, updated-desc', { kind: 'published', identity: anonymous, allVersions: false }, 'updated-desc'],
+    ['anonymous, oldest, all versions', { kind: 'published', identity: anonymous, allVersions: true }, 'oldest'],
+    ['anonymous, mostviewed', { kind: 'published', identity: anonymous, allVersions: false }, 'mostviewed'],
+  ];
+  const cpu: CpuTargets = { procs: {}, database: dbName };
+  const PAGES = Array.from({ length: 10 }, (_, i) => 990 + i);
+  console.log(
+    `\ndeep pages 990–999 (size 10), ${size.toLocaleString('en')} documents, ${DEEP_ROUNDS} walks per sort and engine, alternately (load ${loadavg()[0].toFixed(2)}):`,
+  );
+  for (const [name, scope, sort] of cases) {
+    const acc = { keyset: { ms: 0, cpu: {} as Record<string, number> }, offset: { ms: 0, cpu: {} as Record<string, number> } };
+    let mismatch = 0;
+    for (let round = 0; round < DEEP_ROUNDS + 1; round++) {
+      const got: Record<string, string[]> = {};
+      for (const [engine, idx] of [
+        ['keyset', keyset],
+        ['offset', offset],
+      ] as const) {
+        await bumpStamp(db);
+        const c0 = cpuSnapshot(cpu);
+        const t0 = performance.now();
+        got[engine] = [];
+        for (const page of PAGES) {
+          const r = await idx.search({ scope, q: '', filters: noFilters, sort, limit: 10, offset: (page - 1) * 10 });
+          got[engine].push(...r.hits.map((h) => `${h.kind}:${h.doc.id}`));
+        }
+        const ms = performance.now() - t0;
+        const used = cpuDelta(c0, cpuSnapshot(cpu));
+        if (round === 0) continue; // warm-up walk
+        acc[engine].ms += ms;
+        for (const [k, v] of Object.entries(used)) acc[engine].cpu[k] = (acc[engine].cpu[k] ?? 0) + v;
+      }
+      if (got.keyset.join() !== got.offset.join()) mismatch++;
+    }
+    const per = (x: { ms: number; cpu: Record<string, number> }) => ({
+      ms: x.ms / (DEEP_ROUNDS * PAGES.length),
+      cpu: Object.fromEntries(Object.entries(x.cpu).map(([k, v]) => [k, v / (DEEP_ROUNDS * PAGES.length)])),
+    });
+    const k = per(acc.keyset);
+    const o = per(acc.offset);
+    const total = (c: Record<string, number>) => Object.values(c).reduce((a, b) => a + b, 0);
+    console.log(
+      `  ${name.padEnd(32)} OFFSET ${o.ms.toFixed(2)} ms/page (CPU ${formatPerProcess(o.cpu, 2)})  keyset ${k.ms.toFixed(2)} ms/page (CPU ${formatPerProcess(k.cpu, 2)})  time ×${(o.ms / k.ms).toFixed(1)}, CPU ×${(total(o.cpu) / total(k.cpu)).toFixed(1)}${mismatch ? `  MISMATCH in ${mismatch} walks` : '  (same hits)'}`,
+    );
+    deep[`${name}@${size}`] = {
+      offsetMs: +o.ms.toFixed(2),
+      keysetMs: +k.ms.toFixed(2),
+      offsetCpuMs: +total(o.cpu).toFixed(2),
+      keysetCpuMs: +total(k.cpu).toFixed(2),
+    };
+    if (mismatch) exitCode = 1;
+  }
 }
 
 /** The records app in a child process (so that its CPU and the client's are apart). */
@@ -180,6 +257,8 @@ let exitCode = 0;
 let db: Knex | undefined;
 let app: Awaited<ReturnType<typeof startRecordsApp>> | undefined;
 const summary: Record<string, Record<string, { p50: number; p99: number }>> = {};
+/** Deep-page walks: ms and CPU ms per page, OFFSET vs keyset. */
+const deep: Record<string, Record<string, number>> = {};
 const dbName = new URL(DATABASE_URL).pathname.slice(1);
 const opts = { warmup: WARMUP, iterations: ITERATIONS, cpu: { procs: {}, database: dbName } };
 try {
@@ -191,6 +270,8 @@ try {
 
   for (const size of SIZES) {
     await seedTo(db, size, { schema: SCHEMA, reseed: RESEED });
+    await deepPages(db, size);
+    if (ONLY_DEEP) continue;
     const { results, cpuPerRequest } = await measureAll(appBase, shapes(), opts);
     printTable(
       `records app directly, ${size.toLocaleString('en')} documents (${ITERATIONS} sequential requests per shape, round-robin)`,
@@ -249,8 +330,8 @@ try {
     if (results.some(([, s]) => s.errors > 0)) exitCode = 1;
   }
 
-  const gw = loopback(process.env.BENCH_BASE_URL ?? 'http://127.0.0.1:5000');
-  if (await answers(`${gw}/api/records?size=1`)) {
+  const gw = ONLY_DEEP ? null : loopback(process.env.BENCH_BASE_URL ?? 'http://127.0.0.1:5000');
+  if (gw && (await answers(`${gw}/api/records?size=1`))) {
     const total = ((await (await fetch(`${gw}/api/records?size=1`)).json()) as any).hits.total;
     const { results } = await measureAll(
       gw,
@@ -259,7 +340,7 @@ try {
     );
     printTable(`gateway ${gw} (that stack's own data: ${total} visible records)`, results);
     summary[`gateway@${total}`] = Object.fromEntries(results.map(([n, s]) => [n, { p50: +s.p50.toFixed(1), p99: +s.p99.toFixed(1) }]));
-  } else {
+  } else if (gw) {
     console.log(`\nbench: no stack answers ${gw}/api/records; gateway run skipped (set BENCH_BASE_URL)`);
   }
   console.log('\n=== records-search bench summary ===');
@@ -271,7 +352,7 @@ try {
       `  ${run.padEnd(16)} worst p99 ${worst.toFixed(1)} ms${run === 'app@100000' ? ` (aim ≤ ${P99_TARGET_MS}: ${worst <= P99_TARGET_MS ? 'met' : 'NOT met'})` : ''}, median p50 ${p50s[Math.floor(p50s.length / 2)].toFixed(1)} ms over ${v.length} shapes (load ${loadavg()[0].toFixed(2)})`,
     );
   }
-  console.log(JSON.stringify({ bench: 'records-search', iterations: ITERATIONS, summary }));
+  console.log(JSON.stringify({ bench: 'records-search', iterations: ITERATIONS, summary, deep }));
 } catch (err) {
   console.error(`bench failed: ${(err as Error).stack ?? err}`);
   exitCode = 1;

@@ -252,15 +252,16 @@ export class PostgresIndexer implements Indexer {
 
   /**
    * Exact total of a scope AND facets: the shared and the personal part counted apart (each has
-   * its index); the shared part's count cached per write stamp (exact) when it is shareable.
+   * its index); the shared part's count cached per write stamp (exact) when it is shareable, so
+   * that every page of a walk (and every caller) shares it.
    */
   private async count(scope: Scope, facets: Sql | null, stamp: Stamp | null): Promise<number> {
-    if (!scope.shared || !scope.personal) return repo.countHits(this.db, andAll([scopeSql(scope), facets]));
+    if (!scope.shared) return repo.countHits(this.db, andAll([scopeSql(scope), facets]));
     const shared = andAll([scope.common, scope.shared, facets]);
     const sharedCount = () => repo.countHits(this.db, shared);
     const counts = await Promise.all([
       stamp && scope.shareable ? this.totals.exact(JSON.stringify([shared.sql, shared.bindings]), sharedCount, stamp) : sharedCount(),
-      repo.countHits(this.db, andAll([scope.common, scope.personal, facets])),
+      scope.personal ? repo.countHits(this.db, andAll([scope.common, scope.personal, facets])) : 0,
     ]);
     return counts[0] + counts[1];
   }
