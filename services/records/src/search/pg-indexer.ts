@@ -3,8 +3,9 @@
  * documents in `search_docs` (written in the transaction of each change, so a writer's next
  * search sees its write) and searches compiled to SQL.
  *
- * A search yields the page of hits (scope AND `q` AND facet filters, sorted, LIMIT/OFFSET), the
- * exact total of the same condition, and the facet counts of scope AND `q` (facet filters are
+ * A search yields the page of hits (scope AND `q` AND facet filters, sorted, LIMIT/OFFSET; deep
+ * pages of column sorts without `q` after the previous page's last key, keyset.ts), the exact
+ * total of the same condition, and the facet counts of scope AND `q` (facet filters are
  * post-filters: counts ignore them).
  * - With `q`: one statement reads the matching documents once (search.repo `searchMatches`).
  * - Without `q`: hits, total and facets run side by side; the facet counts of the part of the
