@@ -89,6 +89,8 @@ export class PostgresIndexer implements Indexer {
   private readonly aggCache: AggCache<AggRow[]>;
   private readonly pages: AggCache<SearchPage>;
   private readonly totals: AggCache<number>;
+  /** Facet rows of callers' own parts (exact per stamp, like totals). */
+  private readonly ownRows: AggCache<AggRow[]>;
   private readonly keysets = new Keysets();
   private readonly keysetFrom: number;
 
@@ -99,6 +101,7 @@ export class PostgresIndexer implements Indexer {
     this.aggCache = new AggCache<AggRow[]>(o.aggCache);
     this.pages = new AggCache<SearchPage>({ maxEntries: 1000, ...o.resultCache });
     this.totals = new AggCache<number>({ maxEntries: 1000, ...o.resultCache });
+    this.ownRows = new AggCache<AggRow[]>({ maxEntries: 1000, ...o.resultCache });
     this.keysetFrom = o.keysetFrom ?? KEYSET_FROM;
   }
 
@@ -262,9 +265,18 @@ export class PostgresIndexer implements Indexer {
     const sharedCount = () => repo.countHits(this.db, shared);
     const counts = await Promise.all([
       stamp && scope.shareable ? this.totals.exact(JSON.stringify([shared.sql, shared.bindings]), sharedCount, stamp) : sharedCount(),
-      scope.personal ? repo.countHits(this.db, andAll([scope.common, scope.personal, facets])) : 0,
+      scope.personal ? this.exactOwn(this.totals, andAll([scope.common, scope.personal, facets]), 'n', repo.countHits, stamp) : 0,
     ]);
     return counts[0] + counts[1];
+  }
+
+  /**
+   * A figure of a caller's own part (`where`): exact per write stamp when there is one (the same
+   * rule as shared totals: never one that misses a committed write), else computed live.
+   */
+  private exactOwn<T>(cache: AggCache<T>, where: Sql, what: string, compute: (db: Knex, where: Sql) => Promise<T>, stamp: Stamp | null) {
+    const live = () => compute(this.db, where);
+    return stamp ? cache.exact(JSON.stringify([what, where.sql, where.bindings]), live, stamp) : live();
   }
 
   /**
@@ -290,8 +302,16 @@ export class PostgresIndexer implements Indexer {
           ]);
     const [a, b, c] = await Promise.all([
       this.aggCache.get(key, () => repo.facetRows(this.db, shared, o), stamp ?? undefined),
-      scope.personal ? repo.facetRows(this.db, andAll([scope.common, scope.personal]), { isPublished }) : Promise.resolve([]),
-      extra ? repo.fileTypeRows(this.db, extra) : Promise.resolve([]),
+      scope.personal
+        ? this.exactOwn(
+            this.ownRows,
+            andAll([scope.common, scope.personal]),
+            `r${isPublished ?? ''}`,
+            (db, w) => repo.facetRows(db, w, { isPublished }),
+            stamp,
+          )
+        : Promise.resolve([]),
+      extra ? this.exactOwn(this.ownRows, extra, 'f', repo.fileTypeRows, stamp) : Promise.resolve([]),
     ]);
     return [...a, ...b, ...c];
   }

@@ -130,4 +130,27 @@ describe('record search cached per write stamp (postgres engine)', () => {
     expect(after.total).toBe(signedIn.total);
     expect((await pg.search(plan(anonymous))).total).toBe(anon.total - 1);
   });
+  it("should serve a signed-in caller's own counts per stamp: only its page is read again, a write is seen", async () => {
+    const first = await pg.search(plan(user7));
+    let again: Awaited<ReturnType<PostgresIndexer['search']>> | undefined;
+    // The page of a scope with a personal part is read live; its own total and facets are not.
+    expect(
+      await reads(async () => {
+        again = await pg.search(plan(user7));
+      }),
+    ).toBe(1);
+    expect(again).toEqual(first);
+    const own = await db.raw(
+      "SELECT id FROM search_docs WHERE kind = 'record' AND is_latest AND deletion_status = 'P' AND access_record = 'restricted' AND owner_id = '7' LIMIT 1",
+    );
+    expect(own.rows.length).toBe(1);
+    await db.raw("UPDATE search_docs SET owner_id = '8' WHERE id = ? AND kind = 'record'", [own.rows[0].id]);
+    try {
+      const after = await pg.search(plan(user7));
+      expect(after.total).toBe(first.total - 1);
+      expect(counted(after.rows)).toBe(counted(first.rows) - 1);
+    } finally {
+      await db.raw("UPDATE search_docs SET owner_id = '7' WHERE id = ? AND kind = 'record'", [own.rows[0].id]);
+    }
+  });
 });
