@@ -17,7 +17,8 @@
  * others — is cached per stamp and served only while the stamp is unchanged and the entry was
  * computed with no writer in flight (`AggCache.exact`): never a total or a page that misses a
  * committed write (read-your-writes holds), and no recomputation while nothing is written. The
- * caller's own part (restricted records it may read) is always counted live. Facet counts of the
+ * caller's own part (restricted records it may read): its total and facet rows are cached per
+ * stamp under the same rule (per caller), its page is read live. Facet counts of the
  * shared part are exact while the stamp is unchanged, else under the facet cache's time rules.
  * File data is guarded by the caller's right to read the files (files-guard.ts): the cached
  * shared counts count only public files, the caller's other readable files are counted live.
