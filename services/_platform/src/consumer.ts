@@ -44,7 +44,7 @@ import { prepared, serviceOf } from './db.js';
 import { isConnectionError } from './errors.js';
 import type { EventEnvelope } from './events.js';
 import type { MsgLogger } from './nats.js';
-import { ensureStream } from './outbox.js';
+import { ensureStream, isStreamNotFound } from './outbox.js';
 
 /** Name of the stream keeping dead letters (`rdm.dlq.>`). */
 export const DLQ_STREAM = 'DLQ';
@@ -330,7 +330,11 @@ export function runConsumer<T = Record<string, unknown>>(opts: RunConsumerOption
       } catch (err) {
         if (stopped) break;
         failures++;
-        logger.error({ ...log, err }, 'consumer loop failed; retrying');
+        // Why no stack for a missing stream: it is the producer not being up yet (a fresh NATS), not a
+        // fault, and formatting a stack makes node load and parse the bundle's source map (~30 MiB
+        // kept for the life of a production-build process, see services/files/README.md).
+        if (isStreamNotFound(err)) logger.warn({ ...log, reason: (err as Error).message }, 'stream not there yet; retrying');
+        else logger.error({ ...log, err }, 'consumer loop failed; retrying');
       }
       current = undefined;
       if (!stopped) {

@@ -178,7 +178,8 @@ function assertNoRpcCapture(subjects: string[]): void {
   }
 }
 
-function isStreamNotFound(err: unknown): boolean {
+/** True for JetStream's "stream not found" (code 10059), whichever client call raised it. */
+export function isStreamNotFound(err: unknown): boolean {
   const e = err as { code?: number; name?: string; message?: string };
   return e?.code === 10059 || e?.name === 'StreamNotFoundError' || /stream not found/i.test(e?.message ?? '');
 }

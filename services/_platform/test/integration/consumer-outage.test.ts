@@ -1,8 +1,10 @@
 /**
  * Consumers through a database outage and their inbox upkeep (issue 10, defect 11): an outage
  * longer than every back-off sends no good message to the dead-letter queue, and old inbox rows
- * are pruned.
+ * are pruned. A consumer started before its stream exists waits for it with warnings that carry
+ * no stack (formatting one loads the bundle's source map into a production process for good).
  */
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DLQ_STREAM, runConsumer } from '../../src/consumer.js';
 import { createDb } from '../../src/db.js';
@@ -207,4 +209,49 @@ describe('events a consumer skips', () => {
     const inbox = await t.db('inbox').where({ consumer: 'skipper' }).orderBy('message_id').pluck('message_id');
     expect(inbox).toEqual([ids[0], ids[2], ids[4]].sort());
   });
+});
+
+describe('a consumer started before its stream exists', () => {
+  it(
+    'should warn without an error or a stack while waiting, then handle the events once the stream appears',
+    { timeout: 30_000 },
+    async () => {
+      const t = await testDb('cout', { migrationsDir: MIGRATIONS });
+      const ns = namespace();
+      cleanups.push(t.destroy, () => nats.jsm.streams.delete(ns.stream).catch(() => undefined));
+      const lines: { level: number; msg: string; err?: unknown; reason?: string }[] = [];
+      const captured = pino({ level: 'debug' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+      const handle = runConsumer<{ n: number }>({
+        db: t.db,
+        js: nats.js,
+        jsm: nats.jsm,
+        stream: ns.stream,
+        durable: 'early',
+        filterSubject: ns.subject,
+        logger: captured,
+        dlqSubject: ns.dlqSubject,
+        handler: async (trx, env) => {
+          await trx('effects').insert({ event_id: env.id, consumer: 'early', n: env.data.n });
+        },
+      });
+      cleanups.push(() => handle.stop());
+      await waitFor(async () => lines.some((l) => l.msg === 'stream not there yet; retrying'), { timeoutMs: 10_000 });
+      await ensureStream(nats.jsm, { name: ns.stream, subjects: [ns.subject] });
+      await handle.ready;
+      const relay = new OutboxRelay({ db: t.db, js: nats.js, logger, pollMs: 50 });
+      relay.start();
+      cleanups.push(() => relay.stop());
+      const ids = await writeEvents(t.db, ns.subject, 2);
+      await waitFor(async () => (await effectCounts(t.db, 'early')).size === 2, { timeoutMs: 15_000 });
+      expect([...(await effectCounts(t.db, 'early')).entries()].sort()).toEqual(ids.map((id) => [id, 1]).sort());
+      const waiting = lines.filter((l) => l.msg === 'stream not there yet; retrying');
+      expect(waiting.length).toBeGreaterThan(0);
+      for (const l of waiting) {
+        expect(l.level).toBe(40);
+        expect(l.err).toBeUndefined();
+        expect(l.reason).toMatch(/stream not found/i);
+      }
+      expect(lines.filter((l) => l.level >= 50)).toEqual([]);
+    },
+  );
 });
