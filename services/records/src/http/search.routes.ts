@@ -5,10 +5,12 @@
  * records routes.
  *
  * Hits of an answer the index shares between callers (frozen, cached per write stamp:
- * pg-indexer.ts) are rendered once per caller instead of on every request (issue 14: rendering,
- * a deep copy per hit, was most of a cached search's CPU). The rendering is a pure function of the
- * stored document, the caller and fixed settings, so it is exact for as long as the answer is;
- * it is keyed by the answer itself and dies with it.
+ * pg-indexer.ts) are rendered and turned into JSON once per caller instead of on every request
+ * (issue 14: a deep copy per hit, then the JSON of ~100 KB of hits, were most of a cached search's
+ * CPU); the rest of the envelope (total, facets, links) is rendered per request and the cached
+ * JSON spliced in. The rendering is a pure function of the stored document, the caller and fixed
+ * settings, so it is exact for as long as the answer is; it is keyed by the answer itself and
+ * dies with it.
  */
 import { type AppContext, type AppState, type Identity, listEnvelope, type Router } from '@rdm/platform';
 import { serializeItem } from '../domain/serializers.js';
@@ -29,14 +31,21 @@ type Rendered = Record<string, any>[];
 /** Callers rendered per shared answer at most (anonymous, then a few roles); more are rendered live. */
 const CALLERS_PER_ANSWER = 8;
 
-/** Rendered hits of shared (frozen) answers, per caller. */
-export class RenderedHits {
-  private readonly byAnswer = new WeakMap<Hits, Map<string, Rendered>>();
+/** How the JSON of every list envelope begins (listEnvelope puts the hits first), hits left empty. */
+const EMPTY_HITS = '{"hits":{"hits":[]';
+const HITS_OPEN = Buffer.from('{"hits":{"hits":');
 
-  /** The hits of `hits` rendered for `identity`: cached when the answer is shared, else `render()`. */
-  get(hits: Hits, identity: Identity, render: () => Rendered): Rendered {
+/** JSON (UTF-8 bytes) of the rendered hits of shared (frozen) answers, per caller. */
+export class RenderedHits {
+  private readonly byAnswer = new WeakMap<Hits, Map<string, Buffer>>();
+
+  /**
+   * The hits of `hits` rendered for `identity`, as JSON bytes, when the answer is shared (rendered
+   * once per caller); undefined when it is not (the caller renders live).
+   */
+  json(hits: Hits, identity: Identity, render: () => Rendered): Buffer | undefined {
     // Only shared answers are frozen; secret-link callers are never cached (as record reads).
-    if (!Object.isFrozen(hits) || identity.linkToken) return render();
+    if (!Object.isFrozen(hits) || identity.linkToken) return undefined;
     const caller = `${identity.sub ?? ''}\u0000${identity.roles.join(',')}`;
     let perCaller = this.byAnswer.get(hits);
     if (!perCaller) {
@@ -44,12 +53,10 @@ export class RenderedHits {
       this.byAnswer.set(hits, perCaller);
     }
     let out = perCaller.get(caller);
-    if (!out) {
-      if (perCaller.size >= CALLERS_PER_ANSWER) return render();
-      out = render();
-      // Shared with later requests: a write to it would leak between them, so it throws instead.
-      for (const item of out) Object.freeze(item);
-      perCaller.set(caller, Object.freeze(out) as Rendered);
+    if (out === undefined) {
+      if (perCaller.size >= CALLERS_PER_ANSWER) return undefined;
+      out = Buffer.from(JSON.stringify(render()));
+      perCaller.set(caller, out);
     }
     return out;
   }
@@ -62,10 +69,19 @@ export function registerSearchRoutes(router: Router<AppState>, deps: SearchRoute
 
   const render = (ctx: AppContext, r: SearchResult, path: string) => {
     const identity = ctx.state.identity;
-    const hits = rendered.get(r.hits, identity, () =>
-      r.hits.map((h) => serializeItem(h.doc, { baseUrl, identity, kind: h.kind, doiResolverUrl })),
-    );
-    ctx.body = listEnvelope({ hits, total: r.total, args: r.args, baseUrl, path, params: r.params, aggregations: r.aggregations });
+    const renderHits = () => r.hits.map((h) => serializeItem(h.doc, { baseUrl, identity, kind: h.kind, doiResolverUrl }));
+    const envelope = (hits: Rendered) =>
+      listEnvelope({ hits, total: r.total, args: r.args, baseUrl, path, params: r.params, aggregations: r.aggregations });
+    const hitsJson = rendered.json(r.hits, identity, renderHits);
+    const rest = hitsJson === undefined ? undefined : JSON.stringify(envelope([]));
+    if (hitsJson === undefined || !rest?.startsWith(EMPTY_HITS)) {
+      ctx.body = envelope(renderHits());
+      return;
+    }
+    // The same bytes koa would write for the whole envelope: the cached hits spliced into the rest
+    // (bytes, so that neither the length nor the write encodes the ~100 KB of hits again).
+    ctx.type = 'application/json';
+    ctx.body = Buffer.concat([HITS_OPEN, hitsJson, Buffer.from(rest.slice(EMPTY_HITS.length))]);
   };
 
   router.get('/api/records', async (ctx: AppContext) => {

@@ -126,6 +126,17 @@ export function recordSearchSuite(label: string, engine?: () => Promise<{ engine
         expect(hit.parent.access.grants).toBeUndefined();
       });
 
+      it('should answer a repeated search with the same JSON, typed as JSON (a shared answer is spliced from cached hits)', async () => {
+        const first = await search('');
+        const again = await search('');
+        expect(again.headers['content-type']).toBe('application/json; charset=utf-8');
+        expect(again.text).toBe(first.text);
+        // Compact JSON whose every part is there: what koa writes for the whole envelope.
+        expect(again.text).toBe(JSON.stringify(again.body));
+        expect(again.body.hits.hits.map((h: { id: string }) => h.id)).toEqual([ids.temples, ids.ocean, ids.romans]);
+        expect(Object.keys(again.body)).toEqual(['hits', 'aggregations', 'sortBy', 'links']);
+      });
+
       it('should compute every aggregation with labels and the exact bucket shape', async () => {
         const res = await search('');
         const aggs = res.body.aggregations;
