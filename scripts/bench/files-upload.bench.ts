@@ -46,7 +46,7 @@ import { signIdentity } from '../../services/_platform/src/identity.js';
 import { BUILD_SERVICES, buildService, isStale } from '../build.js';
 import { DEFAULT_PORTS, REPO_ROOT, SERVICES } from '../up.js';
 import { type CpuTargets, cpuDelta, cpuSnapshot, formatPerProcess, pgBackends, pidOfPort, rssMiBOf } from './lib/cpu.js';
-import { type BenchTarget, benchTarget, call, cliUser, expectStatus, load } from './lib/harness.js';
+import { type BenchTarget, benchTarget, call, cliUser, expectStatus, load, readRes } from './lib/harness.js';
 
 const env = process.env;
 const num = (name: string, dflt: number, min: number, max: number) => {
@@ -162,20 +162,7 @@ function putStream(base: string, path: string, total: number, headers: Record<st
         method: 'PUT',
         headers: { 'content-type': 'application/octet-stream', ...(CHUNKED ? {} : { 'content-length': String(total) }), ...headers },
       },
-      (res) => {
-        const parts: Buffer[] = [];
-        res.on('data', (c: Buffer) => parts.push(c));
-        res.on('end', () => {
-          const text = Buffer.concat(parts).toString();
-          let body: any = text;
-          try {
-            body = text ? JSON.parse(text) : undefined;
-          } catch {
-            /* not JSON */
-          }
-          resolveP({ status: res.statusCode ?? 0, body });
-        });
-      },
+      (res) => readRes(res).then(resolveP, reject),
     );
     req.on('error', reject);
     const pump = () => {
@@ -255,20 +242,7 @@ function rawCall(
           ...(json !== undefined ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(json)) } : {}),
         },
       },
-      (res) => {
-        const parts: Buffer[] = [];
-        res.on('data', (c: Buffer) => parts.push(c));
-        res.on('end', () => {
-          const text = Buffer.concat(parts).toString();
-          let body: any = text;
-          try {
-            body = text ? JSON.parse(text) : undefined;
-          } catch {
-            /* not JSON */
-          }
-          resolveP({ status: res.statusCode ?? 0, body });
-        });
-      },
+      (res) => readRes(res).then(resolveP, reject),
     );
     req.setTimeout(120_000, () => req.destroy(new Error(`${method} ${path}: no answer in 120 s`)));
     req.on('error', reject);
@@ -429,7 +403,7 @@ try {
     `  ratio gateway/cp ${(gwMBps / cpMBps).toFixed(2)} (aim ≥ ${AIM}${gwMBps / cpMBps >= AIM ? ': met' : ': NOT met'}), direct/cp ${(directMBps / cpMBps).toFixed(2)}, gateway/direct ${(gwMBps / directMBps).toFixed(2)}`,
   );
   say(
-    `  peak RSS MB (10^6 bytes): gateway ${(gw.rss.gateway ?? 0).toFixed(0)}, files ${filesPeak.toFixed(0)}, before the uploads ${idle.files.toFixed(0)} (aim ≤ ${RSS_LIMIT_BYTES / MB} MB${filesPeak * MB < RSS_LIMIT_BYTES && (gw.rss.gateway ?? 0) * MB < RSS_LIMIT_BYTES ? ': met' : ': NOT met'}); CPU ms per GiB through the gateway: gateway ${(gw.cpu.gateway ?? 0).toFixed(0)}, files ${(gw.cpu.files ?? 0).toFixed(0)} (load ${load()})`,
+    `  peak RSS MB (10^6 bytes): gateway ${(gw.rss.gateway ?? 0).toFixed(0)}, files ${filesPeak.toFixed(0)}, before the uploads ${idle.files.toFixed(0)} (aim ≤ ${RSS_LIMIT_BYTES / MB} MB${filesPeak * MB < RSS_LIMIT_BYTES && (gw.rss.gateway ?? 0) * MB < RSS_LIMIT_BYTES ? ': met' : ': NOT met'}); CPU ms per GiB through the gateway: gateway ${((gw.cpu.gateway ?? 0) / (TOTAL / 2 ** 30)).toFixed(0)}, files ${((gw.cpu.files ?? 0) / (TOTAL / 2 ** 30)).toFixed(0)} (load ${load()})`,
   );
 } catch (err) {
   console.error('files-upload bench failed:', err);

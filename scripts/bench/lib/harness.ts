@@ -6,7 +6,7 @@
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
-import { Agent, request } from 'node:http';
+import { Agent, type IncomingMessage, request } from 'node:http';
 import { createRequire } from 'node:module';
 import { connect } from 'node:net';
 import { loadavg } from 'node:os';
@@ -31,6 +31,25 @@ export interface Res {
 
 const agent = new Agent({ keepAlive: true, maxSockets: 512 });
 
+/** The whole answer of `res`, its body parsed as JSON when it is JSON (else the text). */
+export function readRes(res: IncomingMessage): Promise<Res> {
+  return new Promise((resolveP, reject) => {
+    const parts: Buffer[] = [];
+    res.on('data', (c: Buffer) => parts.push(c));
+    res.on('end', () => {
+      const text = Buffer.concat(parts).toString();
+      let body: any = text;
+      try {
+        body = text ? JSON.parse(text) : undefined;
+      } catch {
+        /* not JSON */
+      }
+      resolveP({ status: res.statusCode ?? 0, body });
+    });
+    res.on('error', reject);
+  });
+}
+
 /** One HTTP call over a keep-alive agent (JSON or raw bytes), 30 s bound. */
 export function call(base: string, method: string, path: string, o: { token?: string; json?: unknown; raw?: Buffer } = {}): Promise<Res> {
   const url = new URL(`${base}${path}`);
@@ -49,21 +68,7 @@ export function call(base: string, method: string, path: string, o: { token?: st
           ...(payload ? { 'content-length': String(payload.length) } : {}),
         },
       },
-      (res) => {
-        const parts: Buffer[] = [];
-        res.on('data', (c: Buffer) => parts.push(c));
-        res.on('end', () => {
-          const text = Buffer.concat(parts).toString();
-          let body: any = text;
-          try {
-            body = text ? JSON.parse(text) : undefined;
-          } catch {
-            /* not JSON */
-          }
-          resolveP({ status: res.statusCode ?? 0, body });
-        });
-        res.on('error', reject);
-      },
+      (res) => readRes(res).then(resolveP, reject),
     );
     req.setTimeout(30_000, () => req.destroy(new Error(`${method} ${path}: no answer in 30 s`)));
     req.on('error', reject);
