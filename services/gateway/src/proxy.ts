@@ -20,7 +20,7 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { AppError, Errors, IDENTITY_HEADER, injectTraceHeaders, isTelemetryEnabled } from '@rdm/platform';
 import { DEFAULT_DRAIN_LIMITS, type DrainLimits, answerEarly } from './early-answer.js';
-import { type Conn, type ResponseHead, type Sink, UpstreamPool } from './upstream.js';
+import { type Conn, HOP_BY_HOP, type ResponseHead, type Sink, UpstreamPool } from './upstream.js';
 
 /** One service the gateway forwards to. */
 export interface Upstream {
@@ -83,16 +83,8 @@ export interface ForwardOptions {
 }
 
 /** Request headers never forwarded (hop-by-hop, or replaced by the gateway). */
-const DROP_REQUEST = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-authenticate',
-  'proxy-authorization',
-  'proxy-connection',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
+const DROP_REQUEST = new Set<string>([
+  ...HOP_BY_HOP,
   'host',
   'expect',
   IDENTITY_HEADER,

@@ -22,8 +22,8 @@
  */
 import net, { type Socket } from 'node:net';
 
-/** Response headers never copied back to the client (hop-by-hop, or set by the gateway). */
-const DROP_RESPONSE = new Set([
+/** Hop-by-hop headers (RFC 9110 §7.6.1, and the legacy ones): never passed on, either way. */
+export const HOP_BY_HOP = [
   'connection',
   'keep-alive',
   'proxy-authenticate',
@@ -33,8 +33,10 @@ const DROP_RESPONSE = new Set([
   'trailer',
   'transfer-encoding',
   'upgrade',
-  'x-request-id',
-]);
+] as const;
+
+/** Response headers never copied back to the client (hop-by-hop, or set by the gateway). */
+const DROP_RESPONSE = new Set<string>([...HOP_BY_HOP, 'x-request-id']);
 
 /** A parsed final response head. */
 export interface ResponseHead {
