@@ -7,6 +7,9 @@
  */
 import { Ajv } from 'ajv';
 
+/** The identity secret of development and tests (public: production refuses to start with it). */
+export const DEVELOPMENT_IDENTITY_SECRET = 'dev-identity-secret-change-me';
+
 /** JSON Schema of one environment variable. */
 export type EnvProperty = {
   type: 'string' | 'integer' | 'number' | 'boolean';
@@ -51,7 +54,7 @@ export const baseConfigProperties = {
   },
   IDENTITY_SECRET: {
     type: 'string',
-    default: 'dev-identity-secret-change-me',
+    default: DEVELOPMENT_IDENTITY_SECRET,
     minLength: 16,
     description: 'Shared HMAC secret signing the identity header between gateway and services.',
   },
@@ -106,7 +109,12 @@ export function loadConfig<P extends Record<string, Prop>>(
     const v = env[key];
     if (v !== undefined && v !== '') data[key] = v;
   }
-  if (!validate(data)) {
+  const valid = validate(data);
+  if (valid && data.NODE_ENV === 'production' && 'IDENTITY_SECRET' in properties && data.IDENTITY_SECRET === DEVELOPMENT_IDENTITY_SECRET) {
+    // Why: the development secret is public (it is in this file); with it anyone can sign identities.
+    throw new ConfigError(['IDENTITY_SECRET: the development default is refused with NODE_ENV=production; set a random secret (at least 32 characters)']);
+  }
+  if (!valid) {
     const problems = (validate.errors ?? []).map((e) => {
       const key = e.instancePath.replace(/^\//, '') || String((e.params as { missingProperty?: string }).missingProperty ?? '');
       const got = key && env[key] !== undefined ? ` (got ${JSON.stringify(env[key])})` : '';

@@ -10,7 +10,7 @@ import Koa, { type Context, type Middleware, type Next } from 'koa';
 import getRawBody from 'raw-body';
 import { AppError, Errors, errorMiddleware } from './errors.js';
 import { Health } from './health.js';
-import { ANONYMOUS, IDENTITY_HEADER, type Identity, verifyIdentity } from './identity.js';
+import { ANONYMOUS, IDENTITY_REFUSAL_MESSAGES, type Identity, identityOf } from './identity.js';
 import { type Logger, redactUrl } from './logger.js';
 import { initMetrics, metricsMiddleware, renderMetrics } from './metrics.js';
 import { currentTraceId, extractTraceContext, isTelemetryEnabled, tracer } from './telemetry.js';
@@ -127,15 +127,11 @@ export function createHttpApp(opts: HttpAppOptions): { app: Koa<AppState>; healt
   if (opts.identitySecret) {
     const secret = opts.identitySecret;
     app.use(async (ctx: Context, next: Next) => {
-      const header = ctx.get(IDENTITY_HEADER);
-      if (!header) {
-        ctx.state.identity = ANONYMOUS;
-      } else {
-        const identity = verifyIdentity(header, secret);
-        // Why: a bad signature means the caller bypassed the gateway; never fall back to anonymous.
-        if (!identity) throw new AppError('invalid_identity', 401, 'Invalid identity signature.');
-        ctx.state.identity = identity;
-      }
+      const identity = identityOf(ctx.req, secret);
+      // Why: a bad, expired, unbound or replayed header means the caller bypassed the gateway or
+      // replays a captured header; never fall back to anonymous.
+      if (typeof identity === 'string') throw new AppError('invalid_identity', 401, IDENTITY_REFUSAL_MESSAGES[identity]);
+      ctx.state.identity = identity;
       return next();
     });
   } else {

@@ -20,6 +20,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseQuery } from 'node:querystring';
 import {
+  ANONYMOUS,
   AppError,
   Errors,
   INTERNAL_MESSAGE,
@@ -75,12 +76,6 @@ interface ConnectionMemo {
 const MEMO = Symbol('gateway.connection');
 type WithMemo<T> = T & { [MEMO]?: ConnectionMemo };
 
-/** Principal plus its signed identity header, re-signed once a second (the header holds `iat`). */
-interface Signed {
-  second: number;
-  value: string;
-}
-const SIGNED = new WeakMap<Principal, Signed>();
 
 /** The request path, for both the lean handler and koa. */
 export class Edge {
@@ -129,7 +124,14 @@ export class Edge {
     // ignores it); `anonymous` lets the caller go on without an identity. Why after the rate
     // limit: rejected tokens count against the caller's address, so guessing tokens is throttled.
     if (token !== undefined && !principal && p.rejectInvalid) throw invalidToken();
-    if (principal) ex.identityHeader = this.signed(principal);
+    // Every request gets a signed identity (anonymous ones too: it carries the client address the
+    // services' limiters key on), bound to this request and valid for seconds (identity.ts).
+    const identity = principal ? principal.identity : ANONYMOUS;
+    ex.identityHeader = signIdentity(ip === '' ? identity : { ...identity, clientIp: ip }, p.identitySecret, {
+      method: req.method ?? 'GET',
+      target: req.url ?? '',
+      requestId: ex.requestId,
+    });
   }
 
   /** Steps 3–5: route (404/405), body limit (413), forward. Throws AppError before the answer starts. */
@@ -261,16 +263,6 @@ export class Edge {
     const m = memo(req);
     m.anonKey ??= `a:${ip}`;
     return m.anonKey;
-  }
-
-  private signed(principal: Principal): string {
-    const second = Math.floor(Date.now() / 1000);
-    let s = SIGNED.get(principal);
-    if (s === undefined || s.second !== second) {
-      s = { second, value: signIdentity(principal.identity, this.p.identitySecret) };
-      SIGNED.set(principal, s);
-    }
-    return s.value;
   }
 }
 

@@ -20,7 +20,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ANONYMOUS, IDENTITY_HEADER, type Identity, type Logger, redactUrl, registry, verifyIdentity } from '@rdm/platform';
+import { type Identity, identityOf, type Logger, redactUrl, registry } from '@rdm/platform';
 import type { CachedRecordBody } from './record-read-cache.js';
 import type { StatsEdge } from './stats.middleware.js';
 
@@ -78,10 +78,9 @@ export class LeanRecordReads {
   private async answer(req: IncomingMessage, res: ServerResponse, id: string): Promise<void> {
     const p = this.p;
     const started = performance.now();
-    const header = req.headers[IDENTITY_HEADER];
-    // As http.ts: no header is anonymous; a bad signature is koa's 401.
-    const identity = typeof header !== 'string' || header === '' ? ANONYMOUS : verifyIdentity(header, p.identitySecret);
-    const hit = identity ? await p.cachedRead(id, identity) : undefined;
+    // As http.ts (the same check, once per request): a refused header is koa's 401.
+    const identity = identityOf(req, p.identitySecret);
+    const hit = typeof identity !== 'string' ? await p.cachedRead(id, identity) : undefined;
     if (hit === undefined) return this.koa(req, res);
     let body = hit.body;
     if (p.stats) {
