@@ -112,7 +112,9 @@ export function loadConfig<P extends Record<string, Prop>>(
   const valid = validate(data);
   if (valid && data.NODE_ENV === 'production' && 'IDENTITY_SECRET' in properties && data.IDENTITY_SECRET === DEVELOPMENT_IDENTITY_SECRET) {
     // Why: the development secret is public (it is in this file); with it anyone can sign identities.
-    throw new ConfigError(['IDENTITY_SECRET: the development default is refused with NODE_ENV=production; set a random secret (at least 32 characters)']);
+    throw new ConfigError([
+      'IDENTITY_SECRET: the development default is refused with NODE_ENV=production; set a random secret (at least 32 characters)',
+    ]);
   }
   if (!valid) {
     const problems = (validate.errors ?? []).map((e) => {

@@ -19,7 +19,12 @@ const T0 = Date.UTC(2026, 10, 27, 12, 0, 0);
 
 describe(verifyIdentity.name, () => {
   it('should round-trip a signed identity bound to its request', () => {
-    const v = verifyIdentity(signIdentity({ sub: '7', roles: ['admin'], clientIp: '203.0.113.9' }, secret, bind, T0), secret, bind, T0 + 1000);
+    const v = verifyIdentity(
+      signIdentity({ sub: '7', roles: ['admin'], clientIp: '203.0.113.9' }, secret, bind, T0),
+      secret,
+      bind,
+      T0 + 1000,
+    );
     expect(v).toMatchObject({ identity: { sub: '7', roles: ['admin'], clientIp: '203.0.113.9' } });
   });
   it('should refuse a tampered payload or another secret', () => {

@@ -76,7 +76,6 @@ interface ConnectionMemo {
 const MEMO = Symbol('gateway.connection');
 type WithMemo<T> = T & { [MEMO]?: ConnectionMemo };
 
-
 /** The request path, for both the lean handler and koa. */
 export class Edge {
   private readonly hist = registry.getSingleMetric('http_request_duration_seconds') as
