@@ -70,13 +70,21 @@ export const Errors = {
     new AppError('invalid_querystring', 400, 'Invalid querystring parameters.', { fieldErrors }),
   /**
    * 400 for an unparsable `q`. Pass the parser's error: a `q` over a limit (a `QueryLimitError`:
-   * length, nesting) says which limit, e.g. `Invalid query string syntax: query is longer than
-   * 2000 characters.`; any other syntax error keeps InvenioRDM's bare text.
+   * length, nesting, regex or wildcard terms, costly regex) says which limit, in the message
+   * (`Invalid query string syntax: query is longer than 2000 characters.`) and as a field error on
+   * `q`; any other syntax error keeps InvenioRDM's bare text.
    */
   invalidQuerySyntax: (cause?: unknown) => {
     const c = cause as { name?: string; message?: string } | undefined;
-    const detail = c?.name === 'QueryLimitError' && c.message ? `: ${c.message.charAt(0).toLowerCase()}${c.message.slice(1)}` : '.';
-    return new AppError('invalid_query_syntax', 400, `Invalid query string syntax${detail}`);
+    if (c?.name !== 'QueryLimitError' || !c.message) return new AppError('invalid_query_syntax', 400, 'Invalid query string syntax.');
+    return new AppError(
+      'invalid_query_syntax',
+      400,
+      `Invalid query string syntax: ${c.message.charAt(0).toLowerCase()}${c.message.slice(1)}`,
+      {
+        fieldErrors: [{ field: 'q', messages: [c.message] }],
+      },
+    );
   },
   /** 403, for anonymous and authenticated callers alike (InvenioRDM never sends 401). */
   permissionDenied: (message = 'Permission denied.') => new AppError('permission_denied', 403, message),

@@ -1,6 +1,7 @@
 /** Barrel of the shared search module: the `q` parser, its AST, the postgres compiler and the engine port (OpenSearch/Elasticsearch). */
 export * from './ast.js';
-export { MAX_QUERY_DEPTH, MAX_QUERY_LENGTH, type ParseOptions, parseQuery, parseQueryLenient } from './parser.js';
+export { MAX_COSTLY_TERMS, MAX_QUERY_DEPTH, MAX_QUERY_LENGTH, type ParseOptions, parseQuery, parseQueryLenient } from './parser.js';
+export { MAX_REGEX_LENGTH, MAX_REGEX_QUANTIFIERS, MAX_REGEX_REPEAT_TOTAL } from './regex.js';
 export { foldText, searchVectorSql } from './fold.js';
 export { luceneRegexToPostgres } from './regex.js';
 export {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { QueryLimitError, QuerySyntaxError } from './ast.js';
-import { parseQuery, parseQueryLenient } from './parser.js';
+import { MAX_COSTLY_TERMS, parseQuery, parseQueryLenient } from './parser.js';
 
 const t = (value: string, field?: string) =>
   field === undefined ? { type: 'term', value, wildcard: false } : { type: 'term', field, value, wildcard: false };
@@ -328,6 +328,37 @@ describe(parseQuery.name, () => {
     it('should accept nesting within the limit', () => {
       expect(parseQuery(`${'('.repeat(30)}a${')'.repeat(30)}`)).toEqual(t('a'));
     });
+
+    it('should refuse more regex terms than the limit (85 in one q held a records backend for 10 s)', () => {
+      expect(() => parseQuery(Array(85).fill('/(.*)x/').join(' '))).toThrow(QueryLimitError);
+      expect(() =>
+        parseQuery(
+          Array(MAX_COSTLY_TERMS + 1)
+            .fill('/ab.*/')
+            .join(' OR '),
+        ),
+      ).toThrow(`A query may hold at most ${MAX_COSTLY_TERMS} regular expression or wildcard terms.`);
+    });
+
+    it('should count wildcard terms, fielded or not, with regex terms, under NOT and in groups', () => {
+      const q = 'a* title:*b -c?d (/x.*/ OR e*f) NOT g*';
+      expect(() => parseQuery(q)).toThrow(QueryLimitError);
+      expect(parseQuery(q, { maxCostlyTerms: 6 }).type).toBe('and');
+    });
+
+    it('should accept the limit of regex and wildcard terms', () => {
+      expect(() => parseQuery(Array(MAX_COSTLY_TERMS).fill('ab*').join(' '))).not.toThrow();
+    });
+
+    it('should not count plain terms, phrases, exists, ranges or fuzzy terms (fuzziness is ignored)', () => {
+      const q = `${Array(50).fill('a').join(' ')} "b c" title:* year:[1 TO 2] d~2 e~`;
+      expect(() => parseQuery(q)).not.toThrow();
+    });
+
+    it('should refuse a costly regex as a limit, not as a syntax error', () => {
+      expect(() => parseQuery('/(.*){255}x/')).toThrow(QueryLimitError);
+      expect(() => parseQuery('title:/(a+)+/')).toThrow(QueryLimitError);
+    });
   });
 });
 
@@ -346,5 +377,10 @@ describe(parseQueryLenient.name, () => {
 
   it('should still enforce the length limit', () => {
     expect(() => parseQueryLenient(`(${'a'.repeat(3000)}`)).toThrow(QueryLimitError);
+  });
+
+  it('should still refuse costly regexes and too many regex or wildcard terms', () => {
+    expect(() => parseQueryLenient('/(.*){255}x/')).toThrow(QueryLimitError);
+    expect(() => parseQueryLenient(Array(85).fill('/a.*/').join(' '))).toThrow(QueryLimitError);
   });
 });

@@ -24,8 +24,13 @@
  * an error), and a NUL character is an error (PostgreSQL text cannot hold it).
  *
  * Errors: malformed input (unbalanced parentheses or quotes, dangling operators, `field:` with nothing,
- * bad ranges, bad regex, over-long or over-nested queries) throws `QuerySyntaxError` with a position.
- * `parseQueryLenient` is the InvenioRDM-style alternative that falls back to a plain word search.
+ * bad ranges, bad regex) throws `QuerySyntaxError` with a position. A `q` over a cost limit throws
+ * `QueryLimitError` (a `QuerySyntaxError` `parseQueryLenient` never softens): longer than 2000
+ * characters, nested deeper than 32, more than 5 regex or wildcard terms (each scans the index's words
+ * on PostgreSQL and expands into many terms on OpenSearch), or a regex the engines cannot run cheaply
+ * (nested quantifiers, large repetition counts: regex.ts). Fuzzy `~N` is ignored (a plain term), so it
+ * is not counted. `parseQueryLenient` is the InvenioRDM-style alternative that falls back to a plain
+ * word search.
  *
  * Why one file over 400 lines: one recursive-descent grammar, kept whole so that it reads top-down
  * from the loosest operator to the tokens.
@@ -41,12 +46,16 @@ export interface ParseOptions {
   maxLength?: number;
   /** Deepest accepted nesting of parentheses and NOT/+/- prefixes. Default 32. */
   maxDepth?: number;
+  /** Most regex and wildcard terms in one `q`. Default 5. */
+  maxCostlyTerms?: number;
 }
 
 /** Default longest `q`. */
 export const MAX_QUERY_LENGTH = 2000;
 /** Default deepest nesting. */
 export const MAX_QUERY_DEPTH = 32;
+/** Default most regex and wildcard terms in one `q`. */
+export const MAX_COSTLY_TERMS = 5;
 
 type Tok =
   | { k: 'eof'; pos: number }
@@ -591,7 +600,32 @@ export function parseQuery(q: string, opts: ParseOptions = {}): QueryAst {
   const nul = q.indexOf('\u0000');
   if (nul >= 0) throw new QuerySyntaxError('The query contains a NUL character.', nul);
   if (q.trim().length === 0) return { type: 'all' };
-  return new Parser(q, opts).parse();
+  const ast = new Parser(q, opts).parse();
+  const maxCostly = opts.maxCostlyTerms ?? MAX_COSTLY_TERMS;
+  if (countCostlyTerms(ast) > maxCostly) {
+    throw new QueryLimitError(`A query may hold at most ${maxCostly} regular expression or wildcard terms.`, -1);
+  }
+  return ast;
+}
+
+/**
+ * Regex and wildcard terms of `ast`: on PostgreSQL each one that no index serves scans the words of
+ * the index (or every value of a keyword field); OpenSearch expands each into the matching terms.
+ */
+function countCostlyTerms(ast: QueryAst): number {
+  switch (ast.type) {
+    case 'and':
+    case 'or':
+      return ast.children.reduce((n, c) => n + countCostlyTerms(c), 0);
+    case 'not':
+      return countCostlyTerms(ast.child);
+    case 'regex':
+      return 1;
+    case 'term':
+      return ast.wildcard ? 1 : 0;
+    default:
+      return 0;
+  }
 }
 
 /**

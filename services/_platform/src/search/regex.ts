@@ -4,30 +4,48 @@
  * invalid or explosive regex and a bad `q` is a 400, never a 500) and by the SQL compiler.
  *
  * Supported: literals, `.`, `[…]` / `[^…]` classes with ranges, `(…)`, `|`, `*` `+` `?`, `{n}` `{n,}`
- * `{n,m}` (n, m ≤ 255), `\d \w \s \D \W \S`, `\x` for a literal x. Rejected (QuerySyntaxError): Lucene's
- * optional operators `@ & ~ < > # "`, stacked quantifiers (`a**`, lazy `*?`), empty groups/branches,
- * counted repetition nested inside counted repetition, and patterns longer than 256 characters.
- * `^` and `$` are literals in Lucene and are escaped for PostgreSQL.
+ * `{n,m}`, `\d \w \s \D \W \S`, `\x` for a literal x. Rejected (QuerySyntaxError): Lucene's optional
+ * operators `@ & ~ < > # "`, stacked quantifiers (`a**`, lazy `*?`), empty groups/branches, malformed
+ * or reversed counts. `^` and `$` are literals in Lucene and are escaped for PostgreSQL.
+ *
+ * Refused as too expensive (QueryLimitError, never softened into a word search): a quantifier on a
+ * group that holds a quantifier (`(a+)+`, `(.*){255}`: one such term cost 10 s of PostgreSQL CPU over
+ * 243 vocabulary entries), repetition counts adding up to more than 64 (`.{0,255}x` costs ~0.03 ms per
+ * word, ten `.{0,32}` 0.2 ms: seconds over a large index), more than 16 quantifiers, nesting deeper
+ * than 10 groups and patterns longer than 256 characters. Measured with PostgreSQL 15's `~` on 2,000
+ * words; Lucene's determinization (OpenSearch) grows the same way.
  */
-import { QuerySyntaxError } from './ast.js';
+import { QueryLimitError, QuerySyntaxError } from './ast.js';
 
-const MAX_REGEX_LENGTH = 256;
-const MAX_REPEAT = 255;
+/** Longest accepted pattern (characters between the slashes). */
+export const MAX_REGEX_LENGTH = 256;
+/** Largest sum of the counts of a pattern's `{n}` / `{n,m}` repetitions (each counts its larger bound). */
+export const MAX_REGEX_REPEAT_TOTAL = 64;
+/** Most quantifiers (`*` `+` `?` `{…}`) in one pattern. */
+export const MAX_REGEX_QUANTIFIERS = 16;
 const CLASS_ESCAPES = new Set(['d', 'w', 's', 'D', 'W', 'S']);
 const UNSUPPORTED = new Set(['@', '&', '~', '<', '>', '#', '"']);
 
 interface GroupResult {
   out: string;
-  hasCountedRepeat: boolean;
+  /** The group holds a quantifier (a quantifier on the group itself would nest). */
+  hasQuantifier: boolean;
 }
 
 /** Validates a Lucene regex and returns the equivalent PostgreSQL ARE (unanchored). `offset` shifts error positions. */
 export function luceneRegexToPostgres(pattern: string, offset = 0): string {
   if (pattern.length === 0) throw new QuerySyntaxError('Empty regular expression.', offset);
-  if (pattern.length > MAX_REGEX_LENGTH) throw new QuerySyntaxError('Regular expression is too long.', offset);
+  if (pattern.length > MAX_REGEX_LENGTH) {
+    throw new QueryLimitError(`Regular expression is longer than ${MAX_REGEX_LENGTH} characters.`, offset);
+  }
   let i = 0;
+  let repeatTotal = 0;
+  let quantifiers = 0;
   const fail = (msg: string, at = i): never => {
     throw new QuerySyntaxError(msg, offset + at);
+  };
+  const tooCostly = (msg: string, at = i): never => {
+    throw new QueryLimitError(msg, offset + at);
   };
 
   const parseClass = (): string => {
@@ -67,47 +85,55 @@ export function luceneRegexToPostgres(pattern: string, offset = 0): string {
 
   const parseAlternation = (depth: number): GroupResult => {
     const branches: string[] = [];
-    let counted = false;
+    let quantified = false;
     for (;;) {
       const branchStart = i;
       let out = '';
-      let lastAtom: { start: number; counted: boolean } | null = null;
+      let lastAtom: { start: number; hasQuantifier: boolean } | null = null;
       let lastWasQuantifier = false;
       while (i < pattern.length && pattern[i] !== '|' && pattern[i] !== ')') {
         const c = pattern[i];
         if (c === '*' || c === '+' || c === '?' || c === '{') {
           if (!lastAtom) fail('Quantifier without anything to repeat in regular expression.');
           if (lastWasQuantifier) fail('Stacked quantifiers are not supported in regular expressions.');
+          // Why refused: a repeated group that itself repeats multiplies the states the engine
+          // explores (PostgreSQL: seconds per term; Lucene: too many determinized states).
+          if (lastAtom!.hasQuantifier) tooCostly('Nested quantifiers are not supported in regular expressions.');
+          if (++quantifiers > MAX_REGEX_QUANTIFIERS) {
+            tooCostly(`A regular expression may hold at most ${MAX_REGEX_QUANTIFIERS} quantifiers.`);
+          }
           if (c === '{') {
-            const m = /^\{(\d{1,3})(,(\d{0,3}))?\}/.exec(pattern.slice(i));
+            const m = /^\{(\d{1,6})(,(\d{0,6}))?\}/.exec(pattern.slice(i));
             if (!m) fail('Malformed {n,m} repetition in regular expression.');
             const lo = Number(m![1]);
             const hi = m![3] ? Number(m![3]) : undefined;
-            if (lo > MAX_REPEAT || (hi !== undefined && (hi > MAX_REPEAT || hi < lo)))
-              fail('Invalid repetition count in regular expression.');
-            if (lastAtom!.counted) fail('Nested counted repetition is not supported in regular expressions.');
+            if (hi !== undefined && hi < lo) fail('Invalid repetition count in regular expression.');
+            repeatTotal += Math.max(lo, hi ?? 0);
+            if (repeatTotal > MAX_REGEX_REPEAT_TOTAL) {
+              tooCostly(`Repetition counts of a regular expression may add up to at most ${MAX_REGEX_REPEAT_TOTAL}.`);
+            }
             out += m![0];
             i += m![0].length;
-            counted = true;
           } else {
             out += c;
             i++;
           }
+          quantified = true;
           lastWasQuantifier = true;
           continue;
         }
         lastWasQuantifier = false;
         const atomStart = i;
         if (c === '(') {
-          if (depth >= 10) fail('Regular expression is nested too deeply.');
+          if (depth >= 10) tooCostly('Regular expression is nested too deeply.');
           if (pattern[i + 1] === '?') fail('Group modifiers are not supported in regular expressions.');
           i++;
           const inner = parseAlternation(depth + 1);
           if (pattern[i] !== ')') fail('Unclosed group in regular expression.', atomStart);
           i++;
           out += `(${inner.out})`;
-          lastAtom = { start: atomStart, counted: inner.hasCountedRepeat };
-          if (inner.hasCountedRepeat) counted = true;
+          lastAtom = { start: atomStart, hasQuantifier: inner.hasQuantifier };
+          if (inner.hasQuantifier) quantified = true;
           continue;
         }
         if (c === '[') {
@@ -128,7 +154,7 @@ export function luceneRegexToPostgres(pattern: string, offset = 0): string {
           out += escapeLiteral(c);
           i++;
         }
-        lastAtom = { start: atomStart, counted: false };
+        lastAtom = { start: atomStart, hasQuantifier: false };
       }
       if (out.length === 0) fail('Empty branch in regular expression.', branchStart);
       branches.push(out);
@@ -138,7 +164,7 @@ export function luceneRegexToPostgres(pattern: string, offset = 0): string {
       }
       break;
     }
-    return { out: branches.join('|'), hasCountedRepeat: counted };
+    return { out: branches.join('|'), hasQuantifier: quantified };
   };
 
   const result = parseAlternation(0);

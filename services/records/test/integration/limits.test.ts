@@ -72,6 +72,7 @@ describe('records limits', () => {
     expect(res.body).toEqual({
       status: 400,
       message: `Invalid query string syntax: query is longer than ${MAX_QUERY_LENGTH} characters.`,
+      errors: [{ field: 'q', messages: [`Query is longer than ${MAX_QUERY_LENGTH} characters.`] }],
     });
   });
 });
