@@ -59,6 +59,32 @@ export const baseConfigProperties = {
     description: 'Shared HMAC secret signing the identity header between gateway and services.',
   },
   SHUTDOWN_TIMEOUT_MS: { type: 'integer', default: 10000, minimum: 0 },
+  HTTP_HEADERS_TIMEOUT_MS: { type: 'integer', default: 20000, minimum: 1000, description: 'Longest wait for a request head (then 408).' },
+  HTTP_REQUEST_TIMEOUT_MS: {
+    type: 'integer',
+    default: 3600000,
+    minimum: 0,
+    description: 'Longest wait for a whole request, body included (then 408; 0 = none); uploads must fit in it.',
+  },
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: {
+    type: 'integer',
+    default: 65000,
+    minimum: 1000,
+    description: 'How long an idle keep-alive connection stays open (keep it above the gateway pool idle time).',
+  },
+  HTTP_BODY_IDLE_TIMEOUT_MS: {
+    type: 'integer',
+    default: 15000,
+    minimum: 0,
+    description: 'A request body with no byte for this long while the service waits for it is cut (408; 0 = off).',
+  },
+  HTTP_BODY_MIN_BYTES_PER_SECOND: {
+    type: 'integer',
+    default: 1024,
+    minimum: 0,
+    description: 'Slowest accepted body rate, over each HTTP_BODY_RATE_WINDOW_MS the service waits for it (then 408; 0 = off).',
+  },
+  HTTP_BODY_RATE_WINDOW_MS: { type: 'integer', default: 10000, minimum: 100, description: 'Window of the body rate rule.' },
   RPC_TIMEOUT_MS: { type: 'integer', default: 3000, minimum: 50 },
   OTEL_ENABLED: { type: 'boolean', default: false, description: 'Start the OpenTelemetry SDK.' },
   SEARCH_ENGINE: {
@@ -85,6 +111,12 @@ export const baseConfigProperties = {
     description: 'Prefix of every index and alias name (several deployments or test runs on one cluster).',
   },
   SEARCH_TIMEOUT_MS: { type: 'integer', default: 5000, minimum: 100, description: 'Per-request timeout of the search engine.' },
+  SEARCH_STATEMENT_TIMEOUT_MS: {
+    type: 'integer',
+    default: 5000,
+    minimum: 100,
+    description: "Longest run of one search statement (PostgreSQL statement_timeout; the engines' own `timeout`); then 503.",
+  },
 } as const satisfies Record<string, EnvProperty>;
 
 type Prop = EnvProperty;

@@ -13,6 +13,7 @@ import { Health } from './health.js';
 import { ANONYMOUS, IDENTITY_REFUSAL_MESSAGES, type Identity, identityOf } from './identity.js';
 import { type Logger, redactUrl } from './logger.js';
 import { initMetrics, metricsMiddleware, renderMetrics } from './metrics.js';
+import { requestScope } from './request-scope.js';
 import { currentTraceId, extractTraceContext, isTelemetryEnabled, tracer } from './telemetry.js';
 
 /** State every request carries. */
@@ -93,6 +94,8 @@ export function createHttpApp(opts: HttpAppOptions): { app: Koa<AppState>; healt
   });
   app.use(errorMiddleware());
   app.use(metricsMiddleware());
+  // Why: searches deep in a service learn that their client went away and stop (request-scope.ts).
+  app.use(requestScope());
 
   // Health, readiness and metrics answer before identity checks.
   app.use(async (ctx: Context, next: Next) => {

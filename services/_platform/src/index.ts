@@ -8,6 +8,8 @@ export * from './list.js';
 export * from './html.js';
 export * from './openapi.js';
 export * from './http.js';
+export * from './http-bounds.js';
+export * from './request-scope.js';
 export * from './conditional.js';
 export * from './health.js';
 export * from './metrics.js';

@@ -18,9 +18,11 @@ import type Koa from 'koa';
 import { createDb, ensureServiceSchema, type Knex, migrate } from './db.js';
 import { eventSubjects } from './events.js';
 import type { Health } from './health.js';
+import { type HttpBoundsKey, httpServerBounds } from './http-bounds.js';
 import { createLogger, type Logger } from './logger.js';
 import { connectNats, type NatsHandle } from './nats.js';
 import { ensureStream, OutboxRelay } from './outbox.js';
+import { setSearchStatementTimeout } from './search/pg-read.js';
 import { runService, type Worker } from './service.js';
 import { startTelemetry } from './telemetry.js';
 
@@ -34,7 +36,12 @@ export interface ServiceMainConfig {
   NATS_URL: string;
   OTEL_ENABLED: boolean;
   SHUTDOWN_TIMEOUT_MS: number;
+  /** Search statements' timeout (search/pg-read.ts); absent: its default. */
+  SEARCH_STATEMENT_TIMEOUT_MS?: number;
 }
+
+/** The HTTP server bounds keys (http-bounds.ts); absent ones take their defaults. */
+type HttpBoundsConfig = Partial<Record<HttpBoundsKey, number>>;
 
 /** Something with a `stop()` (RPC servers, consumers). */
 export interface Stoppable {
@@ -111,6 +118,7 @@ export async function migrateService<C extends ServiceMainConfig>(
 export async function serviceMain<C extends ServiceMainConfig>(desc: ServiceDescription<C>): Promise<void> {
   const config = desc.loadConfig();
   const logger = createLogger(desc.name, config.LOG_LEVEL);
+  if (config.SEARCH_STATEMENT_TIMEOUT_MS !== undefined) setSearchStatementTimeout(config.SEARCH_STATEMENT_TIMEOUT_MS);
   const command = process.argv[2];
   if (command === 'migrate') {
     await migrateService(desc, config, logger);
@@ -149,6 +157,7 @@ export async function serviceMain<C extends ServiceMainConfig>(desc: ServiceDesc
     host: config.HOST,
     port: config.PORT,
     shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
+    bounds: httpServerBounds(config as HttpBoundsConfig),
     ready: s.ready,
     workers: [relay, ...(s.workers ?? []), stopAll('consumers', s.consumers ?? []), stopAll('rpc', s.rpc ?? [])],
     closers: [...(s.closers ?? []), () => nats.nc.drain(), () => db.destroy(), () => telemetry.shutdown()],

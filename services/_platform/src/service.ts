@@ -8,6 +8,7 @@
 import type { Server } from 'node:http';
 import type Koa from 'koa';
 import type { Health } from './health.js';
+import { createBoundedServer, DEFAULT_HTTP_SERVER_BOUNDS, type HttpServerBounds } from './http-bounds.js';
 import type { Logger } from './logger.js';
 import { rpcSubscriptionsFlushed } from './nats.js';
 
@@ -32,6 +33,8 @@ export interface RunServiceOptions {
   shutdownTimeoutMs?: number;
   /** More things readiness waits for (e.g. consumers' `ready`); RPC subscriptions are awaited anyway. */
   ready?: Promise<unknown>[];
+  /** Time bounds of the HTTP server (http-bounds.ts; default its defaults). */
+  bounds?: HttpServerBounds;
 }
 
 /** Start the HTTP server and workers; resolves once listening. Returns a stop function. */
@@ -44,11 +47,9 @@ export async function runService(o: RunServiceOptions): Promise<{ server: Server
       failed = reject;
     }),
   );
-  const server = o.app.listen(o.port, o.host);
-  server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 66_000;
-  // Why: uploads of large files can take long; the default 5-minute request timeout would cut them.
-  server.requestTimeout = 0;
+  // Why bounded: slow heads and bodies would otherwise hold connections (and the gateway's pool) for ever.
+  const server = createBoundedServer(o.app.callback(), o.bounds ?? DEFAULT_HTTP_SERVER_BOUNDS);
+  server.listen(o.port, o.host);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);

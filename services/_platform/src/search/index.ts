@@ -23,3 +23,13 @@ export {
   wildcardToLike,
 } from './sql.js';
 export * from './engine/index.js';
+export {
+  clientClosedRequest,
+  DEFAULT_SEARCH_STATEMENT_TIMEOUT_MS,
+  type SearchReadOptions,
+  searchQuery,
+  searchRead,
+  searchStatementTimeout,
+  searchTooLong,
+  setSearchStatementTimeout,
+} from './pg-read.js';

@@ -4,7 +4,7 @@
  * to a WHERE fragment over `search_vector`, facets counted on the un-filtered set (InvenioRDM's
  * post_filter semantics).
  */
-import { type FieldMap, type Knex, type SqlFragment, searchVectorSql } from '@rdm/platform';
+import { type FieldMap, type Knex, type SqlFragment, searchQuery, searchVectorSql } from '@rdm/platform';
 import type { CommunityAccess } from '../domain/community-input.js';
 import { htmlToText } from '@rdm/platform';
 
@@ -256,18 +256,25 @@ export async function searchCommunities(
       { column: 'c.seq', order: 'desc' },
     ]);
   hitsQ.offset(o.from).limit(o.size);
+  // Each statement bounded by the search timeout and cancelled when the client goes away (`q` decides its cost).
   const [rows, totalRow, types, vis] = await Promise.all([
-    hitsQ,
-    filtered().count({ n: '*' }).first(),
-    scoped(db, o)
-      .whereNotNull('c.type_id')
-      .select('c.type_id as key', db.raw("max(c.metadata->'type'->'title'->>'en') as label"), db.raw('count(*)::int as count'))
-      .groupBy('c.type_id')
-      .orderBy([{ column: 'count', order: 'desc' }, { column: 'key' }]),
-    scoped(db, o)
-      .select('c.visibility as key', db.raw('count(*)::int as count'))
-      .groupBy('c.visibility')
-      .orderBy([{ column: 'count', order: 'desc' }, { column: 'key' }]),
+    searchQuery(db, hitsQ),
+    searchQuery(db, filtered().count({ n: '*' }).first()),
+    searchQuery(
+      db,
+      scoped(db, o)
+        .whereNotNull('c.type_id')
+        .select('c.type_id as key', db.raw("max(c.metadata->'type'->'title'->>'en') as label"), db.raw('count(*)::int as count'))
+        .groupBy('c.type_id')
+        .orderBy([{ column: 'count', order: 'desc' }, { column: 'key' }]),
+    ),
+    searchQuery(
+      db,
+      scoped(db, o)
+        .select('c.visibility as key', db.raw('count(*)::int as count'))
+        .groupBy('c.visibility')
+        .orderBy([{ column: 'count', order: 'desc' }, { column: 'key' }]),
+    ),
   ]);
   return {
     rows: rows as CommunityRow[],

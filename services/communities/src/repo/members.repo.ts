@@ -2,7 +2,7 @@
  * SQL of members (active and pending) and archived invitations / membership requests.
  * Functions take a `Knex | Transaction`; the services open the transactions.
  */
-import { type FieldMap, type Knex, type SqlFragment, searchVectorSql } from '@rdm/platform';
+import { type FieldMap, type Knex, type SqlFragment, searchQuery, searchVectorSql } from '@rdm/platform';
 import type { Role } from '../domain/roles.js';
 
 /** A member row (active member, or pending invitation / membership request when `active` is false). */
@@ -219,8 +219,8 @@ function order(q: Knex.QueryBuilder, o: MemberSearch): void {
   q.orderBy('id');
 }
 
-async function facetCounts(base: () => Knex.QueryBuilder, column: string): Promise<MemberFacet[]> {
-  const rows = (await base().select(`${column} as key`).count({ count: '*' }).groupBy(column).orderBy('key')) as {
+async function facetCounts(db: Knex | Knex.Transaction, base: () => Knex.QueryBuilder, column: string): Promise<MemberFacet[]> {
+  const rows = (await searchQuery(db, base().select(`${column} as key`).count({ count: '*' }).groupBy(column).orderBy('key'))) as {
     key: unknown;
     count: string;
   }[];
@@ -250,11 +250,12 @@ export async function searchMembers(
   };
   const hits = filtered().select(COLUMNS);
   order(hits, o);
+  // Each statement bounded by the search timeout and cancelled when the client goes away (`q` decides its cost).
   const [rows, total, role, visible] = await Promise.all([
-    hits.offset(o.from).limit(o.size),
-    filtered().count({ n: '*' }).first(),
-    o.facets ? facetCounts(base, 'role') : Promise.resolve([]),
-    o.facets ? facetCounts(base, 'visible') : Promise.resolve([]),
+    searchQuery(db, hits.offset(o.from).limit(o.size)),
+    searchQuery(db, filtered().count({ n: '*' }).first()),
+    o.facets ? facetCounts(db, base, 'role') : Promise.resolve([]),
+    o.facets ? facetCounts(db, base, 'visible') : Promise.resolve([]),
   ]);
   return { rows, total: Number((total as { n: string } | undefined)?.n ?? 0), facets: { role, visibility: visible } };
 }
@@ -299,16 +300,19 @@ export async function searchRequests(
   const hits = filtered().select(COLUMNS);
   order(hits, o);
   const [rows, total, role, status, open] = await Promise.all([
-    hits.offset(o.from).limit(o.size),
-    filtered().count({ n: '*' }).first(),
-    facetCounts(base, 'role'),
-    facetCounts(base, 'request_status'),
+    searchQuery(db, hits.offset(o.from).limit(o.size)),
+    searchQuery(db, filtered().count({ n: '*' }).first()),
+    facetCounts(db, base, 'role'),
+    facetCounts(db, base, 'request_status'),
     (async () => {
-      const r = (await base()
-        .select(db.raw(`${isOpen} as key`))
-        .count({ count: '*' })
-        .groupByRaw(isOpen)
-        .orderBy('key', 'desc')) as {
+      const r = (await searchQuery(
+        db,
+        base()
+          .select(db.raw(`${isOpen} as key`))
+          .count({ count: '*' })
+          .groupByRaw(isOpen)
+          .orderBy('key', 'desc'),
+      )) as {
         key: boolean;
         count: string;
       }[];

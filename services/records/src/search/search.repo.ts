@@ -7,10 +7,10 @@
  * statement over the matching documents for queries with `q`, see `searchMatches`).
  * Each read statement runs in its own short read-only transaction with JIT off (PostgreSQL's JIT
  * compiles an aggregation over 100,000 rows for 300–900 ms, several times the query itself),
- * 16 MB of work memory and a statement timeout, so independent statements can run side by side
- * on the pool.
+ * 16 MB of work memory and the search statement timeout, cancelled when the client goes away
+ * (`searchRead`), so independent statements can run side by side on the pool.
  */
-import { Errors, type Knex, prepared, searchVectorSql } from '@rdm/platform';
+import { type Knex, prepared, searchRead, searchVectorSql } from '@rdm/platform';
 import type { ItemDoc } from '../model/rows.js';
 import { aggregationSql, fileTypeRowsSql } from './facet-sql.js';
 import { FILES_READABLE_COLUMN } from './files-guard.js';
@@ -184,26 +184,22 @@ export async function writersInFlight(db: Knex): Promise<boolean> {
   return Boolean((r.rows[0] as { busy: boolean }).busy);
 }
 
-/** Longest a search statement may run before it is cancelled (answered 503). */
-export const STATEMENT_TIMEOUT_MS = 10_000;
-
 /** Memory of one search statement's sorts, hashes and materialized matches (avoids temp files). */
 const WORK_MEM = '16MB';
 
-/** Run one statement with JIT off, enough work memory and a statement timeout. */
+/**
+ * Run one statement with JIT off, enough work memory, the search statement timeout (503 after
+ * SEARCH_STATEMENT_TIMEOUT_MS) and cancelled in PostgreSQL when the client goes away (`searchRead`).
+ */
 async function read<T>(db: Knex, sql: string, bindings: unknown[]): Promise<T[]> {
-  try {
-    return await db.transaction(async (trx) => {
-      await trx.raw(
-        `SET TRANSACTION READ ONLY; SET LOCAL jit = off; SET LOCAL work_mem = '${WORK_MEM}'; SET LOCAL statement_timeout = ${STATEMENT_TIMEOUT_MS}`,
-      );
+  return searchRead(
+    db,
+    async (trx) => {
       const r = await trx.raw(sql, bindings as Knex.RawBinding[]);
       return r.rows as T[];
-    });
-  } catch (err) {
-    if ((err as { code?: string }).code === '57014') throw Errors.serviceUnavailable('The search took too long; please refine it.');
-    throw err;
-  }
+    },
+    { settings: ['SET LOCAL jit = off', `SET LOCAL work_mem = '${WORK_MEM}'`] },
+  );
 }
 
 /** One page of hits: stored documents and their kind. */

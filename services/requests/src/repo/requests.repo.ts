@@ -3,7 +3,7 @@
  * locks. Every write of title/description recomputes the search document, so a search never
  * disagrees with the row (read-your-writes).
  */
-import { type Knex, prepared, type SqlFragment, searchVectorSql } from '@rdm/platform';
+import { type Knex, prepared, type SqlFragment, searchQuery, searchVectorSql } from '@rdm/platform';
 import type { PendingComment, Ref, RefType, RequestRow, Status } from '../domain/model.js';
 import { encodeNumber } from '../domain/number.js';
 
@@ -329,7 +329,13 @@ export async function searchRequests(
   ]);
   page.limit(s.limit).offset(s.offset);
   const total = withFacets(baseQuery(db, s)).count<{ n: string }[]>({ n: '*' });
-  const [rows, tc, sc, t] = await Promise.all([page, typeCounts, statusCounts, total]);
+  // Each statement bounded by the search timeout and cancelled when the client goes away (`q` decides its cost).
+  const [rows, tc, sc, t] = await Promise.all([
+    searchQuery(db, page),
+    searchQuery(db, typeCounts),
+    searchQuery(db, statusCounts),
+    searchQuery(db, total),
+  ]);
   return {
     hits: (rows as Row[]).map(toRequest),
     total: Number(t[0]?.n ?? 0),

@@ -3,7 +3,7 @@
  * write recomputes the search document, so it never disagrees with the row (the e-mail is in it
  * only while `email_visibility` is public, so a search never reveals a hidden address).
  */
-import { type FieldMap, foldText, type Knex, type SqlFragment, searchVectorSql } from '@rdm/platform';
+import { type FieldMap, foldText, type Knex, type SqlFragment, searchQuery, searchVectorSql } from '@rdm/platform';
 import type { Preferences, Profile, User } from '../domain/user.js';
 import { isoSql } from './sql.js';
 
@@ -184,7 +184,8 @@ export async function searchUsers(db: Knex, s: UserSearch): Promise<{ total: num
     if (s.where) q.whereRaw(s.where.sql, s.where.bindings as Knex.RawBinding[]);
     return q;
   };
-  const countRow = (await filter(db('users')).count<{ n: string }[]>({ n: '*' }))[0];
+  // Both statements bounded by the search timeout and cancelled when the client goes away (`q` decides their cost).
+  const countRow = (await searchQuery(db, filter(db('users')).count<{ n: string }[]>({ n: '*' })))[0];
   const total = Number(countRow?.n ?? 0);
   if (total === 0 || s.offset >= total) return { total, hits: [] };
   const q = filter(select(db));
@@ -199,7 +200,7 @@ export async function searchUsers(db: Knex, s: UserSearch): Promise<{ total: num
       { column: 'created', order: 'desc' },
       { column: 'id', order: 'desc' },
     ]);
-  const rows = (await q.limit(s.limit).offset(s.offset)) as Row[];
+  const rows = (await searchQuery(db, q.limit(s.limit).offset(s.offset))) as Row[];
   return { total, hits: rows.map(toUser) };
 }
 

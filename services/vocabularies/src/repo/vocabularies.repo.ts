@@ -6,7 +6,7 @@
  * it is the hottest query of the service (record validation, deposit forms), and a prepared
  * plan plus no query building keeps it well under a millisecond.
  */
-import type { Knex } from '@rdm/platform';
+import { type Knex, searchRead } from '@rdm/platform';
 import type { EntryRow, EntryRowInput } from '../domain/documents.js';
 
 /** ISO 8601 with microseconds and `+00:00`, as InvenioRDM renders timestamps. */
@@ -247,42 +247,49 @@ export interface EntrySearch {
   offset: number;
 }
 
-/** Page of entries of a type matching the search, with the total. */
-export async function searchEntries(db: Db, s: EntrySearch): Promise<{ rows: EntryRow[]; total: number }> {
+/**
+ * Page of entries of a type matching the search, with the total. Bounded by the search statement
+ * timeout and cancelled when the client goes away (`searchRead`: a `q` decides its cost).
+ */
+export async function searchEntries(db: Knex, s: EntrySearch): Promise<{ rows: EntryRow[]; total: number }> {
   const where = ['e.type = ?', ...s.where.map((w) => `(${w.sql})`)].join(' AND ');
   const whereBinds = [s.type, ...s.where.flatMap((w) => w.bindings)] as Binds;
-  const res = await db.raw(
-    `SELECT ${ENTRY_COLUMNS}, count(*) OVER ()::int AS total
-       FROM entries e
-      WHERE ${where}
-      ORDER BY ${s.orderBy.sql}
-      LIMIT ? OFFSET ?`,
-    [...whereBinds, ...(s.orderBy.bindings as Binds), s.limit, s.offset],
-  );
-  const rows = res.rows as (EntryRow & { total: number })[];
-  let total = rows[0]?.total;
-  if (total === undefined) {
-    if (s.offset === 0) total = 0;
-    else {
-      const c = await db.raw(`SELECT count(*)::int AS n FROM entries e WHERE ${where}`, whereBinds);
-      total = (c.rows[0] as { n: number }).n;
+  return searchRead(db, async (trx) => {
+    const res = await trx.raw(
+      `SELECT ${ENTRY_COLUMNS}, count(*) OVER ()::int AS total
+         FROM entries e
+        WHERE ${where}
+        ORDER BY ${s.orderBy.sql}
+        LIMIT ? OFFSET ?`,
+      [...whereBinds, ...(s.orderBy.bindings as Binds), s.limit, s.offset],
+    );
+    const rows = res.rows as (EntryRow & { total: number })[];
+    let total = rows[0]?.total;
+    if (total === undefined) {
+      if (s.offset === 0) total = 0;
+      else {
+        const c = await trx.raw(`SELECT count(*)::int AS n FROM entries e WHERE ${where}`, whereBinds);
+        total = (c.rows[0] as { n: number }).n;
+      }
     }
-  }
-  return { rows: rows.map(({ total: _t, ...r }) => r), total };
+    return { rows: rows.map(({ total: _t, ...r }) => r), total };
+  });
 }
 
-/** Bucket counts of a JSON path over the entries matching a search (awards' `funders` facet). */
+/** Bucket counts of a JSON path over the entries matching a search (awards' `funders` facet); bounded like `searchEntries`. */
 export async function termsAgg(
-  db: Db,
+  db: Knex,
   s: Pick<EntrySearch, 'type' | 'where'>,
   expr: string,
   size = 10,
 ): Promise<{ key: string; doc_count: number }[]> {
   const where = ['e.type = ?', ...s.where.map((w) => `(${w.sql})`)].join(' AND ');
-  const res = await db.raw(
-    `SELECT ${expr} AS key, count(*)::int AS doc_count FROM entries e WHERE ${where} AND ${expr} IS NOT NULL
-      GROUP BY 1 ORDER BY 2 DESC, 1 ASC LIMIT ?`,
-    [s.type, ...(s.where.flatMap((w) => w.bindings) as Binds), size],
-  );
-  return res.rows as { key: string; doc_count: number }[];
+  return searchRead(db, async (trx) => {
+    const res = await trx.raw(
+      `SELECT ${expr} AS key, count(*)::int AS doc_count FROM entries e WHERE ${where} AND ${expr} IS NOT NULL
+        GROUP BY 1 ORDER BY 2 DESC, 1 ASC LIMIT ?`,
+      [s.type, ...(s.where.flatMap((w) => w.bindings) as Binds), size],
+    );
+    return res.rows as { key: string; doc_count: number }[];
+  });
 }

@@ -1,0 +1,184 @@
+/**
+ * Time bounds of a service's HTTP server, so that slow clients cannot hold its connections (and,
+ * behind the gateway, its upstream pool): `createBoundedServer(handler, bounds)`.
+ *
+ * - headers: the whole head must arrive within `headersTimeoutMs` (node's `headersTimeout`);
+ * - body: while the service waits for body bytes, none for `bodyIdleTimeoutMs`, or fewer than
+ *   `bodyMinBytesPerSecond` over a window of `bodyRateWindowMs`, cuts the request (a body trickling
+ *   a byte every 5 s is cut after one window). A rate rule, not a total time: a 1 GiB upload at any
+ *   ordinary rate passes. Time the service itself is not reading (its buffer full: a handler still
+ *   checking permissions, storage applying backpressure) is not counted against the client;
+ * - the whole request: `requestTimeoutMs` (node's `requestTimeout`, 0 = none), a last resort set
+ *   long enough for the largest upload at a modest rate;
+ * - idle keep-alive connections close after `keepAliveTimeoutMs` (above the gateway pool's idle
+ *   time, so the gateway never sends on a connection the service is closing).
+ *
+ * A cut answers 408 with InvenioRDM's JSON error body and `Connection: close` when the answer has
+ * not started, and closes the connection in every case. Node's own answers to a broken or timed-out
+ * request head (400, 408, 413, 431) get the same JSON body.
+ */
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+
+/** The bounds (milliseconds, bytes per second); 0 turns a body rule or the request timeout off. */
+export interface HttpServerBounds {
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  keepAliveTimeoutMs: number;
+  bodyIdleTimeoutMs: number;
+  bodyMinBytesPerSecond: number;
+  bodyRateWindowMs: number;
+  /** How often bodies in flight are checked (default: a tenth of the shortest body bound, 100 ms to 1 s). */
+  checkIntervalMs?: number;
+}
+
+/** The defaults of the base configuration (`HTTP_*` variables). */
+export const DEFAULT_HTTP_SERVER_BOUNDS: HttpServerBounds = {
+  headersTimeoutMs: 20_000,
+  requestTimeoutMs: 3_600_000,
+  keepAliveTimeoutMs: 65_000,
+  bodyIdleTimeoutMs: 15_000,
+  bodyMinBytesPerSecond: 1024,
+  bodyRateWindowMs: 10_000,
+};
+
+/** The bounds from a configuration holding the `HTTP_*` keys (defaults for absent ones). */
+export function httpServerBounds(c: Partial<Record<HttpBoundsKey, number>>): HttpServerBounds {
+  const d = DEFAULT_HTTP_SERVER_BOUNDS;
+  return {
+    headersTimeoutMs: c.HTTP_HEADERS_TIMEOUT_MS ?? d.headersTimeoutMs,
+    requestTimeoutMs: c.HTTP_REQUEST_TIMEOUT_MS ?? d.requestTimeoutMs,
+    keepAliveTimeoutMs: c.HTTP_KEEP_ALIVE_TIMEOUT_MS ?? d.keepAliveTimeoutMs,
+    bodyIdleTimeoutMs: c.HTTP_BODY_IDLE_TIMEOUT_MS ?? d.bodyIdleTimeoutMs,
+    bodyMinBytesPerSecond: c.HTTP_BODY_MIN_BYTES_PER_SECOND ?? d.bodyMinBytesPerSecond,
+    bodyRateWindowMs: c.HTTP_BODY_RATE_WINDOW_MS ?? d.bodyRateWindowMs,
+  };
+}
+
+/** The configuration keys of the bounds. */
+export type HttpBoundsKey =
+  | 'HTTP_HEADERS_TIMEOUT_MS'
+  | 'HTTP_REQUEST_TIMEOUT_MS'
+  | 'HTTP_KEEP_ALIVE_TIMEOUT_MS'
+  | 'HTTP_BODY_IDLE_TIMEOUT_MS'
+  | 'HTTP_BODY_MIN_BYTES_PER_SECOND'
+  | 'HTTP_BODY_RATE_WINDOW_MS';
+
+/** Message of a request cut for a body that came too slowly. */
+export const BODY_TIMEOUT_MESSAGE = 'Request timeout: the request body was not received in time.';
+
+/** An HTTP server running `handler` within `bounds` (not listening yet). */
+export function createBoundedServer(handler: RequestListener, bounds: HttpServerBounds): Server {
+  const checks = [bounds.headersTimeoutMs, bounds.requestTimeoutMs].filter((t) => t > 0);
+  const server = createServer(
+    {
+      // Why: node checks these timeouts every 30 s by default, so a 20 s bound would be 20-50 s.
+      connectionsCheckingInterval: Math.max(250, Math.min(1000, ...checks.map((t) => Math.floor(t / 4)))),
+      headersTimeout: bounds.headersTimeoutMs,
+      requestTimeout: bounds.requestTimeoutMs,
+    },
+    handler,
+  );
+  server.keepAliveTimeout = bounds.keepAliveTimeoutMs;
+  server.on('clientError', answerClientError);
+  watchBodies(server, bounds);
+  return server;
+}
+
+/** One request whose body has not fully arrived. */
+interface BodyWatch {
+  req: IncomingMessage;
+  res: ServerResponse;
+  socket: Socket;
+  /** When the counters were last advanced. */
+  at: number;
+  lastBytes: number;
+  idleMs: number;
+  windowMs: number;
+  windowBytes: number;
+}
+
+function watchBodies(server: Server, b: HttpServerBounds): void {
+  if (b.bodyIdleTimeoutMs <= 0 && (b.bodyMinBytesPerSecond <= 0 || b.bodyRateWindowMs <= 0)) return;
+  const bounds = [b.bodyIdleTimeoutMs, b.bodyMinBytesPerSecond > 0 ? b.bodyRateWindowMs : 0].filter((t) => t > 0);
+  const every = b.checkIntervalMs ?? Math.max(100, Math.min(1000, Math.floor(Math.min(...bounds) / 10)));
+  const watches = new Set<BodyWatch>();
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    if (req.complete || !hasBody(req)) return;
+    watches.add({ req, res, socket: req.socket, at: Date.now(), lastBytes: req.socket.bytesRead, idleMs: 0, windowMs: 0, windowBytes: 0 });
+  });
+  const timer = setInterval(() => {
+    const now = Date.now();
+    for (const w of watches) {
+      const dt = now - w.at;
+      w.at = now;
+      if (w.req.complete || w.socket.destroyed) {
+        watches.delete(w);
+        continue;
+      }
+      const bytes = w.socket.bytesRead;
+      const got = bytes - w.lastBytes;
+      w.lastBytes = bytes;
+      // Why: with its buffer full the service is the slow side (socket reads are paused); not the client's time.
+      if (w.req.readableLength >= w.req.readableHighWaterMark) continue;
+      w.idleMs = got > 0 ? 0 : w.idleMs + dt;
+      w.windowMs += dt;
+      w.windowBytes += got;
+      let slow = b.bodyIdleTimeoutMs > 0 && w.idleMs >= b.bodyIdleTimeoutMs;
+      if (b.bodyMinBytesPerSecond > 0 && b.bodyRateWindowMs > 0 && w.windowMs >= b.bodyRateWindowMs) {
+        slow ||= w.windowBytes < (b.bodyMinBytesPerSecond * w.windowMs) / 1000;
+        w.windowMs = 0;
+        w.windowBytes = 0;
+      }
+      if (slow) {
+        watches.delete(w);
+        cut(w);
+      }
+    }
+  }, every);
+  timer.unref();
+  server.once('close', () => clearInterval(timer));
+}
+
+/** True when the request announces a body (a length above 0, or chunked). */
+function hasBody(req: IncomingMessage): boolean {
+  const len = req.headers['content-length'];
+  return (len !== undefined && len !== '0') || req.headers['transfer-encoding'] !== undefined;
+}
+
+/** 408 (when the answer has not started) and close the connection. */
+function cut(w: BodyWatch): void {
+  const { res, socket } = w;
+  if (res.headersSent || res.writableEnded) {
+    socket.destroy();
+    return;
+  }
+  const body = JSON.stringify({ status: 408, message: BODY_TIMEOUT_MESSAGE });
+  res.writeHead(408, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), Connection: 'close' });
+  res.end(body, () => socket.destroy());
+  // The handler reading the body sees it fail once the socket closes; its answer is dropped (the 408 went first).
+  // Why a deadline: a client that does not read its answer must not keep the socket either.
+  setTimeout(() => socket.destroy(), 1000).unref();
+}
+
+const CLIENT_ERRORS: Record<string, [number, string, string]> = {
+  ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request Timeout', 'Request timeout: the request was not received in time.'],
+  HPE_HEADER_OVERFLOW: [431, 'Request Header Fields Too Large', 'Request header fields too large.'],
+  HPE_CHUNK_EXTENSIONS_OVERFLOW: [413, 'Payload Too Large', 'Request chunk extensions too large.'],
+};
+
+/**
+ * Node's answer to a request it could not parse or did not receive in time (its default, with
+ * InvenioRDM's JSON body instead of an empty one): only while no answer has started, then close.
+ */
+function answerClientError(err: Error & { code?: string }, socket: Socket): void {
+  const message = socket as Socket & { _httpMessage?: ServerResponse | null };
+  if (socket.writable && !message._httpMessage?.headersSent) {
+    const [status, reason, text] = CLIENT_ERRORS[err.code ?? ''] ?? [400, 'Bad Request', 'Bad request.'];
+    const body = JSON.stringify({ status, message: text });
+    socket.write(
+      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(err);
+}

@@ -1,0 +1,116 @@
+/**
+ * `searchRead` on the real PostgreSQL: a search statement stops at the statement timeout (503, not
+ * 500), and stops in PostgreSQL when its client goes away (seen in pg_stat_activity), behind the
+ * platform's koa app on a real socket; the pooled connection comes back clean. Bounded in time.
+ */
+import type { AddressInfo } from 'node:net';
+import { connect } from 'node:net';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isAppError } from '../../src/errors.js';
+import { createBoundedServer, DEFAULT_HTTP_SERVER_BOUNDS } from '../../src/http-bounds.js';
+import { createHttpApp, mountRouter, Router } from '../../src/http.js';
+import { searchRead } from '../../src/search/pg-read.js';
+import { TEST_DATABASE_URL, type TestDb, testDb, testLogger, uniqueId, waitFor } from '../../src/testing/index.js';
+
+let t: TestDb;
+/** A session of the login user: a service's role may not read other sessions' statements. */
+let admin: pg.Client;
+beforeAll(async () => {
+  t = await testDb('searchread', { migrationsDir: false, pool: { max: 2 } });
+  admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
+  await admin.connect();
+});
+afterAll(async () => {
+  await admin?.end();
+  await t?.destroy();
+});
+
+/** Backends running a statement that contains `marker`. */
+async function running(marker: string): Promise<number> {
+  const r = await admin.query(
+    `SELECT count(*)::int AS n FROM pg_stat_activity WHERE state = 'active' AND query LIKE $1 AND pid <> pg_backend_pid()`,
+    [`%${marker}%`],
+  );
+  return (r.rows[0] as { n: number }).n;
+}
+
+describe('searchRead', () => {
+  it('should stop a statement at the timeout with a 503, never a 500', async () => {
+    const t0 = Date.now();
+    const err = await searchRead(t.db, (trx) => trx.raw('SELECT pg_sleep(10)'), { timeoutMs: 300, signal: null }).catch((e) => e);
+    expect(Date.now() - t0).toBeLessThan(3000);
+    expect(isAppError(err) && { status: err.status, message: err.message }).toEqual({
+      status: 503,
+      message: 'The search took too long; please refine it.',
+    });
+  });
+
+  it('should run read-only with the timeout set only for its own transaction', async () => {
+    const inside = await searchRead(t.db, async (trx) => (await trx.raw('SHOW statement_timeout')).rows[0].statement_timeout, {
+      timeoutMs: 1234,
+      signal: null,
+    });
+    expect(inside).toBe('1234ms');
+    const after = (await t.db.raw('SHOW statement_timeout')).rows[0].statement_timeout;
+    expect(after).toBe('0');
+    const write = await searchRead(t.db, (trx) => trx.raw('CREATE TABLE nope (x int)'), { signal: null }).catch((e) => e);
+    expect((write as { code?: string }).code).toBe('25006'); // read_only_sql_transaction
+  });
+
+  it('should cancel the statement in PostgreSQL when the client goes away, and return a clean connection', async () => {
+    const marker = `search_marker_${uniqueId()}`;
+    const { app } = createHttpApp({ name: 'search-read-test', logger: testLogger() });
+    const router = new Router();
+    let outcome: unknown;
+    router.get('/slow', async (ctx) => {
+      try {
+        await searchRead(t.db, (trx) => trx.raw(`SELECT pg_sleep(30), '${marker}'`), { timeoutMs: 60_000 });
+        ctx.body = { done: true };
+      } catch (e) {
+        outcome = e;
+        throw e;
+      }
+    });
+    mountRouter(app, router);
+    const server = createBoundedServer(app.callback(), DEFAULT_HTTP_SERVER_BOUNDS);
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
+    socket.on('error', () => undefined);
+    try {
+      socket.write('GET /slow HTTP/1.1\r\nHost: x\r\n\r\n');
+      await waitFor(async () => (await running(marker)) === 1, { timeoutMs: 5000, intervalMs: 50, message: 'the search never started' });
+      const gone = Date.now();
+      socket.destroy();
+      await waitFor(async () => (await running(marker)) === 0, { timeoutMs: 3000, intervalMs: 50, message: 'the search kept running' });
+      expect(Date.now() - gone).toBeLessThan(3000);
+      await waitFor(() => outcome !== undefined, { timeoutMs: 3000, intervalMs: 20 });
+      expect(isAppError(outcome) && outcome.status).toBe(499);
+      // The pool (2 connections) still answers on both: none was left in a cancelled or timed-out state.
+      const pids = await Promise.all(
+        [0, 1].map(() => searchRead(t.db, (trx) => trx.raw('SELECT pg_backend_pid() AS pid, 1 AS ok'), { signal: null })),
+      );
+      expect(pids.map((p) => p.rows[0].ok)).toEqual([1, 1]);
+    } finally {
+      socket.destroy();
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
+  });
+
+  it('should not start a statement for a client already gone', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    let ran = false;
+    const err = await searchRead(
+      t.db,
+      async (trx) => {
+        ran = true;
+        return trx.raw('SELECT 1');
+      },
+      { signal: controller.signal },
+    ).catch((e) => e);
+    expect(ran).toBe(false);
+    expect(isAppError(err) && err.status).toBe(499);
+  });
+});
