@@ -13,6 +13,8 @@
 # Needs a JDK 17+ and Maven (apt: openjdk-17-jdk-headless maven, installed when absent).
 # Measured on the 2-core dev machine: build 60-80 s the first time (53 MB of jars in target/lib);
 # start 17-25 s with an empty data dir, 8-12 s with existing data; RSS about 1 GB (-Xms1g -Xmx1g).
+# Search bounds set on the node (Main.java): search.default_search_timeout 10s, no partial results,
+# search tasks cancelled after 30 s, search.max_buckets 20000, indices.query.bool.max_clause_count 1024.
 # Data: <repo>/.data/opensearch, pid: .data/opensearch.pid, log: .data/opensearch.log.
 # Env: OPENSEARCH_PORT (9200), OPENSEARCH_TRANSPORT_PORT (9300), OPENSEARCH_HEAP (1g),
 #      OPENSEARCH_DATA_DIR, OPENSEARCH_START_TIMEOUT (240 s).

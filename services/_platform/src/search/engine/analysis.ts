@@ -4,6 +4,7 @@
  * (`textField`, `keywordField`, `dateField`, …) so that every index analyses text the way the postgres
  * engine folds it (`foldText`: lowercase + ASCII folding), and suggest fields use edge n-grams.
  */
+import { MAX_REGEX_LENGTH } from '../regex.js';
 
 /** Analysis and shard settings of every index (one shard: exact facet counts, as on postgres). */
 export const baseIndexSettings = {
@@ -11,6 +12,8 @@ export const baseIndexSettings = {
   number_of_replicas: 0,
   // Deleted versions are remembered this long, so a late index of an older revision stays ignored.
   'index.gc_deletes': '1h',
+  // The engine's own cap on a regexp's length, the parser's (regex.ts): no other path sends a longer one.
+  'index.max_regex_length': MAX_REGEX_LENGTH,
   analysis: {
     analyzer: {
       // Full text: words, lower-cased and ASCII-folded (`Römäns` → `romans`), like `foldText` + `simple`.

@@ -8,7 +8,7 @@
  * | unfielded term              | `vec @@ plainto_tsquery(fold(v))`      | `match` on the full-text field, operator AND         |
  * | phrase / sloppy phrase      | `phraseto_tsquery` / `plainto_tsquery` | `match_phrase` / `match` AND                         |
  * | `foo*` / other wildcard     | `'foo':*` / lexeme LIKE                | `prefix` / `wildcard` on the analysed tokens (folded)|
- * | regex                       | lexeme `~`                             | `regexp` on the analysed tokens                      |
+ * | regex                       | lexeme `~`                             | `regexp` on the analysed tokens (bounded determinization) |
  * | keyword term/wildcard/regex | `lower(x) = lower(v)` / LIKE / `~*`    | `term`/`wildcard`/`regexp` with `case_insensitive`   |
  * | date term and range         | period from `parseDatePeriod`          | `range` with the same period bounds                  |
  * | number                      | `= ?::numeric` / comparisons           | `term` / `range`                                     |
@@ -30,6 +30,13 @@ import type { AggSpec, DslFieldMap, DslFieldSpec, DslOptions, SearchRequest, Sor
 export type Dsl = Record<string, unknown>;
 
 type Frag = Dsl | null; // null: the clause imposes no condition
+
+/**
+ * Lucene's determinization budget of a `regexp` query (its own default: 10,000). Measured on OpenSearch
+ * 2.19: ORCID- and DOI-like patterns, `[a-z]{3,12}ing`, `.*a.*b.*c.*` need under 1,000; `.{0,16}x.{0,16}`
+ * needs more than 4,000 (refused: 400). The parser's regex limits (regex.ts) come first.
+ */
+export const REGEX_MAX_DETERMINIZED_STATES = 2000;
 
 const MATCH_ALL: Dsl = { match_all: {} };
 const MATCH_NONE: Dsl = { match_none: {} };
@@ -216,7 +223,7 @@ class Builder {
         return n.slop ? { match: { [path]: { query: v, operator: 'and' } } } : { match_phrase: { [path]: { query: v } } };
       }
       case 'regex':
-        return { regexp: { [path]: { value: n.value } } };
+        return { regexp: { [path]: { value: n.value, max_determinized_states: REGEX_MAX_DETERMINIZED_STATES } } };
       default:
         return MATCH_NONE;
     }
@@ -238,7 +245,7 @@ class Builder {
       case 'range':
         return rangeOf(path, n, norm) ?? { exists: { field: path } };
       case 'regex':
-        return { regexp: { [path]: { value: n.value, case_insensitive: ci } } };
+        return { regexp: { [path]: { value: n.value, case_insensitive: ci, max_determinized_states: REGEX_MAX_DETERMINIZED_STATES } } };
       case 'term':
       case 'phrase':
         if (n.type === 'term' && n.wildcard) return { wildcard: { [path]: { value: norm(n.value), case_insensitive: ci } } };

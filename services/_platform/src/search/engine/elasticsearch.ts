@@ -15,7 +15,7 @@ const BULK_TIMEOUT_MS = 120_000;
 /** `SearchEngine` on Elasticsearch 8. */
 export class ElasticsearchEngine extends DslEngine {
   constructor(opts: EngineOptions) {
-    super('elasticsearch', new ElasticsearchLowLevel(opts));
+    super('elasticsearch', new ElasticsearchLowLevel(opts), opts.timeoutMs);
   }
 }
 
@@ -46,8 +46,9 @@ class ElasticsearchLowLevel implements LowLevel {
       return { id: r._id, status: r.status, error: r.error };
     });
   }
-  async search(index: string, body: Record<string, unknown>) {
-    return this.c.search({ index, ...(body as any) });
+  async search(index: string, body: Record<string, unknown>, signal?: AbortSignal) {
+    // Why no partial results: a search over its `timeout` must fail (503), not answer wrong counts.
+    return this.c.search({ index, ...(body as any), allow_partial_search_results: false }, { signal });
   }
   async aliasIndices(alias: string): Promise<string[]> {
     try {

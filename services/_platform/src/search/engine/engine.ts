@@ -3,9 +3,17 @@
  * behind an alias, reindex-and-swap), external-version writes, bulk, search through the shared DSL
  * builder, and error mapping (engine unreachable → 503 with Retry-After; a query the engine rejects →
  * `QuerySyntaxError`). Subclasses only adapt their official client's calls (`LowLevel`).
+ *
+ * Bounded work: every search carries the engine's own `timeout` (the search statement timeout, below
+ * the client's request timeout so the engine stops first) with partial results refused, so a search
+ * over its time is a 503 `The search took too long; please refine it.` as on PostgreSQL, never a page
+ * of partial hits and counts; a search whose client went away is aborted (the engine cancels a search
+ * whose HTTP connection closes) and answers 499.
  */
 import { AppError, RETRY_AFTER_SECONDS } from '../../errors.js';
+import { clientGoneSignal } from '../../request-scope.js';
 import { QuerySyntaxError } from '../ast.js';
+import { clientClosedRequest, searchStatementTimeout, searchTooLong } from '../pg-read.js';
 import { baseIndexSettings } from './analysis.js';
 import { buildSearchBody } from './dsl.js';
 import type {
@@ -33,7 +41,8 @@ export interface LowLevel {
   index(index: string, doc: IndexDoc, refresh: RefreshPolicy): Promise<void>;
   delete(index: string, id: string, version: number, refresh: RefreshPolicy): Promise<void>;
   bulk(lines: object[], refresh: RefreshPolicy): Promise<BulkItem[]>;
-  search(index: string, body: Record<string, unknown>): Promise<any>;
+  /** A search with `allow_partial_search_results=false`, aborted when `signal` aborts. */
+  search(index: string, body: Record<string, unknown>, signal?: AbortSignal): Promise<any>;
   /** Index names the alias points at; [] when the alias does not exist. */
   aliasIndices(alias: string): Promise<string[]>;
   createIndex(name: string, body: { settings: object; mappings: object; aliases?: object }): Promise<void>;
@@ -53,8 +62,19 @@ export function statusOf(e: unknown): number | undefined {
 
 /** The engine's error type string (`version_conflict_engine_exception`, …). */
 function errorType(e: unknown): string | undefined {
-  const body = (e as { meta?: { body?: any }; body?: any })?.meta?.body ?? (e as { body?: any })?.body;
-  return body?.error?.type;
+  return errorBody(e)?.error?.type;
+}
+
+function errorBody(e: unknown): any {
+  return (e as { meta?: { body?: any }; body?: any })?.meta?.body ?? (e as { body?: any })?.body;
+}
+
+/** True when the engine stopped a search at its `timeout` (partial results refused: a 500 of the shards). */
+export function isSearchTimeout(e: unknown): boolean {
+  const causes: Array<{ type?: string; reason?: string }> = errorBody(e)?.error?.root_cause ?? [];
+  return causes.some(
+    (c) => c.type === 'time_exceeded_exception' || (c.type === 'query_phase_execution_exception' && c.reason === 'Time exceeded'),
+  );
 }
 
 const DOWN_ERRORS = new Set(['ConnectionError', 'TimeoutError', 'NoLivingConnectionsError', 'RequestAbortedError']);
@@ -87,6 +107,8 @@ export class DslEngine implements SearchEngine {
   constructor(
     readonly kind: 'opensearch' | 'elasticsearch',
     protected readonly ll: LowLevel,
+    /** The client's request timeout (ms): the engine's own search timeout stays below it. */
+    private readonly requestTimeoutMs = 5000,
   ) {}
 
   /** Runs `fn`, turning a transport failure into a 503 AppError. */
@@ -158,17 +180,25 @@ export class DslEngine implements SearchEngine {
 
   async search(alias: string, req: SearchRequest): Promise<SearchResult> {
     const body = buildSearchBody(req); // throws QuerySyntaxError before any call
+    // Why below the client's timeout: the engine then stops the search itself and says so.
+    body.timeout = `${Math.max(1, Math.min(searchStatementTimeout(), this.requestTimeoutMs - 500))}ms`;
+    const signal = clientGoneSignal();
+    if (signal?.aborted) throw clientClosedRequest();
     const res = await this.guard(async () => {
       try {
-        return await this.ll.search(alias, body);
+        return await this.ll.search(alias, body, signal);
       } catch (e) {
+        if (signal?.aborted) throw clientClosedRequest();
         const s = statusOf(e);
+        if (isSearchTimeout(e)) throw searchTooLong();
         // The engine refused the query itself (too many clauses, a regex it cannot run): a bad `q`.
         if (s === 400) throw new QuerySyntaxError(`The search engine rejected the query (${errorType(e) ?? 'bad request'}).`, -1);
         if (s === 404) throw Object.assign(searchUnavailable(), { cause: new Error(`index ${alias} missing`) }); // not ready
         throw e;
       }
     });
+    // A cluster that allows partial results anyway (its own setting) answers 200 with `timed_out`.
+    if (res.timed_out === true) throw searchTooLong();
     const t = res.hits.total;
     const total = typeof t === 'number' ? t : (t?.value ?? res.hits.hits.length); // absent when not tracked
     return {

@@ -13,7 +13,7 @@ const BULK_TIMEOUT_MS = 120_000;
 /** `SearchEngine` on OpenSearch. */
 export class OpenSearchEngine extends DslEngine {
   constructor(opts: EngineOptions) {
-    super('opensearch', new OpenSearchLowLevel(opts));
+    super('opensearch', new OpenSearchLowLevel(opts), opts.timeoutMs);
   }
 }
 
@@ -45,8 +45,16 @@ class OpenSearchLowLevel implements LowLevel {
       return { id: r._id, status: r.status, error: r.error };
     });
   }
-  async search(index: string, body: Record<string, unknown>) {
-    return (await this.c.search({ index, body: body as any })).body;
+  async search(index: string, body: Record<string, unknown>, signal?: AbortSignal) {
+    // Why no partial results: a search over its `timeout` must fail (503), not answer wrong counts.
+    const req = this.c.search({ index, body: body as any, allow_partial_search_results: false });
+    const abort = () => req.abort();
+    signal?.addEventListener('abort', abort, { once: true });
+    try {
+      return (await req).body;
+    } finally {
+      signal?.removeEventListener('abort', abort);
+    }
   }
   async aliasIndices(alias: string): Promise<string[]> {
     try {

