@@ -16,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Knex } from 'knex';
+import pg from 'pg';
 import { pino } from 'pino';
 import { createDb, dropServiceSchema, ensureServiceSchema, migrate } from '../db.js';
 import { connectNats, type NatsHandle } from '../nats.js';
@@ -100,6 +101,29 @@ export function withParams(url: string, params?: Record<string, string>): string
   const u = new URL(url);
   for (const [k, v] of Object.entries(params)) u.searchParams.set(k, v);
   return u.toString();
+}
+
+/**
+ * A session of the login user that counts the statements running in PostgreSQL whose text matches
+ * every `LIKE` pattern given (a service's role cannot read other sessions' statements). For tests
+ * that a statement was cancelled.
+ */
+export async function statementWatch(
+  url = TEST_DATABASE_URL,
+): Promise<{ running(...likes: string[]): Promise<number>; close(): Promise<void> }> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  return {
+    async running(...likes: string[]) {
+      const conds = likes.map((_l, i) => `AND query LIKE $${i + 1}`).join(' ');
+      const r = await client.query(
+        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE state = 'active' AND pid <> pg_backend_pid() ${conds}`,
+        likes,
+      );
+      return (r.rows[0] as { n: number }).n;
+    },
+    close: () => client.end(),
+  };
 }
 
 /** Connect to the test NATS (`NATS_URL` or `url`), with a `close()` that drains. */

@@ -5,35 +5,26 @@
  */
 import type { AddressInfo } from 'node:net';
 import { connect } from 'node:net';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isAppError } from '../../src/errors.js';
 import { createBoundedServer, DEFAULT_HTTP_SERVER_BOUNDS } from '../../src/http-bounds.js';
 import { createHttpApp, mountRouter, Router } from '../../src/http.js';
 import { searchRead } from '../../src/search/pg-read.js';
-import { TEST_DATABASE_URL, type TestDb, testDb, testLogger, uniqueId, waitFor } from '../../src/testing/index.js';
+import { statementWatch, type TestDb, testDb, testLogger, uniqueId, waitFor } from '../../src/testing/index.js';
 
 let t: TestDb;
-/** A session of the login user: a service's role may not read other sessions' statements. */
-let admin: pg.Client;
+let watch: Awaited<ReturnType<typeof statementWatch>>;
 beforeAll(async () => {
   t = await testDb('searchread', { migrationsDir: false, pool: { max: 2 } });
-  admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
-  await admin.connect();
+  watch = await statementWatch();
 });
 afterAll(async () => {
-  await admin?.end();
+  await watch?.close();
   await t?.destroy();
 });
 
 /** Backends running a statement that contains `marker`. */
-async function running(marker: string): Promise<number> {
-  const r = await admin.query(
-    `SELECT count(*)::int AS n FROM pg_stat_activity WHERE state = 'active' AND query LIKE $1 AND pid <> pg_backend_pid()`,
-    [`%${marker}%`],
-  );
-  return (r.rows[0] as { n: number }).n;
-}
+const running = (marker: string) => watch.running(`%${marker}%`);
 
 describe('searchRead', () => {
   it('should stop a statement at the timeout with a 503, never a 500', async () => {

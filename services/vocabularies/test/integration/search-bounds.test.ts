@@ -14,7 +14,7 @@ import {
   runService,
   setSearchStatementTimeout,
 } from '@rdm/platform';
-import type { TestDb } from '@rdm/platform/testing';
+import { statementWatch, type TestDb, waitFor } from '@rdm/platform/testing';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configProperties } from '../../src/config.js';
@@ -65,6 +65,37 @@ describe('search cost (GET /api/vocabularies/<type>?q=…)', () => {
       setSearchStatementTimeout(DEFAULT_SEARCH_STATEMENT_TIMEOUT_MS);
     }
     expect((await http.get('/api/vocabularies/languages').query({ q })).status).toBe(200);
+  });
+
+  it('should cancel a running search in PostgreSQL when its client disconnects', async () => {
+    // Three costly terms within the limits: ~2.4 s on the shipped languages on the 2-core dev machine.
+    const q = '/.{0,32}[a-z]{0,31}x/ OR /[a-z]{0,32}.{0,31}y/ OR /.{0,32}[a-z]{0,31}z/';
+    const watch = await statementWatch(); // the entries search with a regex match
+    const running = () => watch.running('%FROM entries e%', '%~%');
+    const { app, health } = appOver(t);
+    const { server, stop } = await runService({
+      name: 'vocabularies-cancel',
+      app,
+      health,
+      logger: createLogger('vocabularies-test', 'silent'),
+      host: '127.0.0.1',
+      port: 0,
+    });
+    const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
+    socket.on('error', () => undefined);
+    try {
+      socket.write(`GET /api/vocabularies/languages?q=${encodeURIComponent(q)} HTTP/1.1\r\nHost: x\r\n\r\n`);
+      await waitFor(async () => (await running()) > 0, { timeoutMs: 5000, intervalMs: 20, message: 'the search never ran' });
+      const gone = Date.now();
+      socket.destroy();
+      await waitFor(async () => (await running()) === 0, { timeoutMs: 5000, intervalMs: 20, message: 'the search kept running' });
+      // Without the cancel it runs on for most of its ~2.4 s.
+      expect(Date.now() - gone).toBeLessThan(600);
+    } finally {
+      socket.destroy();
+      await stop('test');
+      await watch.close();
+    }
   });
 });
 
