@@ -214,6 +214,46 @@ describe('PUT /api/requests/<id>', () => {
     expect((await env.http.put(`/api/requests/${r.id}`).set(as(INVITEE)).set('If-Match', '1').send({ title: 'x' })).status).toBe(412);
   });
 
+  // Issue 18, finding 2: the review saga publishes `topic.record` into `receiver.community`, so a
+  // creator who re-aims a created review at someone else's draft must be refused.
+  it('should refuse a changed topic or receiver of a created request (400 per field), for the creator and administrators alike', async () => {
+    const mine = env.fake.add({ title: 'Mine', review_policy: 'open' });
+    const r = await createRequest(env, {
+      type: 'community-submission',
+      created_by: { user: OTHER },
+      receiver: { community: mine.id },
+      topic: { record: 'abcde-fgh12' },
+    });
+    expect(r.status).toBe('created');
+    const reaim = await env.http
+      .put(`/api/requests/${r.id}`)
+      .set(as(OTHER))
+      .send({ topic: { record: 'vwxyz-abc34' }, receiver: { community: community.id } });
+    expect(reaim.status).toBe(400);
+    expect(reaim.body).toEqual({
+      status: 400,
+      message: 'A validation error occurred.',
+      errors: [
+        { field: 'receiver', messages: ['The receiver of this request cannot be changed.'] },
+        { field: 'topic', messages: ['The topic of this request cannot be changed.'] },
+      ],
+    });
+    const admin = await env.http
+      .put(`/api/requests/${r.id}`)
+      .set(as('99', ['admin']))
+      .send({ topic: { record: 'vwxyz-abc34' } });
+    expect(admin.status).toBe(400);
+    // Echoing the current references back is no change, and title/description still change.
+    const echo = await env.http
+      .put(`/api/requests/${r.id}`)
+      .set(as(OTHER))
+      .send({ title: 'Mine', topic: { record: 'abcde-fgh12' }, receiver: { community: mine.id } })
+      .expect(200);
+    expect(echo.body).toMatchObject({ title: 'Mine', topic: { record: 'abcde-fgh12' }, receiver: { community: mine.id } });
+    const stored = await env.http.get(`/api/requests/${r.id}`).set(as(OTHER)).expect(200);
+    expect(stored.body).toMatchObject({ topic: { record: 'abcde-fgh12' }, receiver: { community: mine.id } });
+  });
+
   it('should refuse updates of closed requests except for administrators', async () => {
     const r = await invite();
     await env.http.post(`/api/requests/${r.id}/actions/decline`).set(as(INVITEE)).expect(200);
