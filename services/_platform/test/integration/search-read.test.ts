@@ -51,7 +51,7 @@ describe('searchRead', () => {
 
   it('should cancel the statement in PostgreSQL when the client goes away, and return a clean connection', async () => {
     const marker = `search_marker_${uniqueId()}`;
-    const { app } = createHttpApp({ name: 'search-read-test', logger: testLogger() });
+    const { app } = createHttpApp({ name: 'search-read-test', logger: testLogger(), requestScope: true });
     const router = new Router();
     let outcome: unknown;
     router.get('/slow', async (ctx) => {
