@@ -26,6 +26,8 @@ export * from './engine/index.js';
 export {
   clientClosedRequest,
   DEFAULT_SEARCH_STATEMENT_TIMEOUT_MS,
+  type OnSearch,
+  type Runnable,
   type SearchReadOptions,
   searchQuery,
   searchRead,

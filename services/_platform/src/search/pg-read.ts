@@ -71,17 +71,27 @@ interface PgConnection {
   __knex__disposed?: unknown;
 }
 
+/** A knex query builder or raw statement (both run on a given connection or transaction). */
+export interface Runnable extends PromiseLike<unknown> {
+  connection(conn: unknown): unknown;
+  transacting(trx: Knex.Transaction): unknown;
+}
+
+/** Binds a query to the bounded transaction `searchRead` opened: `await on(db.raw(sql, b))`. */
+export type OnSearch = <Q extends Runnable>(query: Q) => Q;
+
 /**
- * Run a search's statements bounded in time and cancelled when the client goes away. Given a
+ * Run a search's statements bounded in time and cancelled when the client goes away: `run` gets
+ * `on`, which binds each query (built on `db` as usual) to the bounded transaction. Given a
  * transaction instead of the pool, runs in it unchanged: its owner decides its bounds (and owns
  * its connection).
  */
 export async function searchRead<T>(
   db: Knex | Knex.Transaction,
-  run: (trx: Knex.Transaction) => Promise<T>,
+  run: (on: OnSearch) => Promise<T>,
   opts: SearchReadOptions = {},
 ): Promise<T> {
-  if (db.isTransaction) return run(db as Knex.Transaction);
+  if (db.isTransaction) return run((q) => q.transacting(db as Knex.Transaction) as typeof q);
   const signal = opts.signal === undefined ? clientGoneSignal() : (opts.signal ?? undefined);
   if (signal?.aborted) throw clientClosedRequest();
   const timeout = opts.timeoutMs ?? statementTimeoutMs;
@@ -95,19 +105,28 @@ export async function searchRead<T>(
       conn.__knex__disposed = err;
     });
   };
+  const on: OnSearch = (q) => q.connection(conn) as typeof q;
+  let open = false;
   try {
     // The client may have left while the statement waited for a pooled connection.
     if (signal?.aborted) throw clientClosedRequest();
     signal?.addEventListener('abort', onAbort, { once: true });
-    const set = ['SET TRANSACTION READ ONLY', `SET LOCAL statement_timeout = ${timeout}`, ...(opts.settings ?? [])].join('; ');
-    return await db.transaction(
-      async (trx) => {
-        await trx.raw(set);
-        return run(trx);
-      },
-      { connection: conn },
-    );
+    // Why one statement: BEGIN and the settings in one round trip (knex's transaction would take two).
+    await db.raw(['BEGIN READ ONLY', `SET LOCAL statement_timeout = ${timeout}`, ...(opts.settings ?? [])].join('; ')).connection(conn);
+    open = true;
+    const out = await run(on);
+    open = false;
+    await db.raw('COMMIT').connection(conn);
+    return out;
   } catch (err) {
+    if (open) {
+      await db
+        .raw('ROLLBACK')
+        .connection(conn)
+        .catch((e: unknown) => {
+          conn.__knex__disposed = e; // a connection left inside a transaction must not go back to the pool
+        });
+    }
     if (signal?.aborted) throw clientClosedRequest();
     if ((err as { code?: string }).code === QUERY_CANCELED) throw searchTooLong();
     throw err;
@@ -118,10 +137,7 @@ export async function searchRead<T>(
   }
 }
 
-/** A query builder or raw statement: what `searchQuery` runs. */
-type Runnable = PromiseLike<unknown> & { transacting(trx: Knex.Transaction): unknown };
-
 /** One knex query (builder or raw) run by `searchRead`: `await searchQuery(db, db('t').where(…))`. */
 export function searchQuery<Q extends Runnable>(db: Knex | Knex.Transaction, query: Q, opts: SearchReadOptions = {}): Promise<Awaited<Q>> {
-  return searchRead(db, async (trx): Promise<Awaited<Q>> => (await (query.transacting(trx) as PromiseLike<unknown>)) as Awaited<Q>, opts);
+  return searchRead(db, async (on): Promise<Awaited<Q>> => (await on(query)) as Awaited<Q>, opts);
 }

@@ -29,7 +29,7 @@ const running = (marker: string) => watch.running(`%${marker}%`);
 describe('searchRead', () => {
   it('should stop a statement at the timeout with a 503, never a 500', async () => {
     const t0 = Date.now();
-    const err = await searchRead(t.db, (trx) => trx.raw('SELECT pg_sleep(10)'), { timeoutMs: 300, signal: null }).catch((e) => e);
+    const err = await searchRead(t.db, (on) => on(t.db.raw('SELECT pg_sleep(10)')), { timeoutMs: 300, signal: null }).catch((e) => e);
     expect(Date.now() - t0).toBeLessThan(3000);
     expect(isAppError(err) && { status: err.status, message: err.message }).toEqual({
       status: 503,
@@ -38,14 +38,14 @@ describe('searchRead', () => {
   });
 
   it('should run read-only with the timeout set only for its own transaction', async () => {
-    const inside = await searchRead(t.db, async (trx) => (await trx.raw('SHOW statement_timeout')).rows[0].statement_timeout, {
+    const inside = await searchRead(t.db, async (on) => (await on(t.db.raw('SHOW statement_timeout'))).rows[0].statement_timeout, {
       timeoutMs: 1234,
       signal: null,
     });
     expect(inside).toBe('1234ms');
     const after = (await t.db.raw('SHOW statement_timeout')).rows[0].statement_timeout;
     expect(after).toBe('0');
-    const write = await searchRead(t.db, (trx) => trx.raw('CREATE TABLE nope (x int)'), { signal: null }).catch((e) => e);
+    const write = await searchRead(t.db, (on) => on(t.db.raw('CREATE TABLE nope (x int)')), { signal: null }).catch((e) => e);
     expect((write as { code?: string }).code).toBe('25006'); // read_only_sql_transaction
   });
 
@@ -56,7 +56,7 @@ describe('searchRead', () => {
     let outcome: unknown;
     router.get('/slow', async (ctx) => {
       try {
-        await searchRead(t.db, (trx) => trx.raw(`SELECT pg_sleep(30), '${marker}'`), { timeoutMs: 60_000 });
+        await searchRead(t.db, (on) => on(t.db.raw(`SELECT pg_sleep(30), '${marker}'`)), { timeoutMs: 60_000 });
         ctx.body = { done: true };
       } catch (e) {
         outcome = e;
@@ -79,7 +79,7 @@ describe('searchRead', () => {
       expect(isAppError(outcome) && outcome.status).toBe(499);
       // The pool (2 connections) still answers on both: none was left in a cancelled or timed-out state.
       const pids = await Promise.all(
-        [0, 1].map(() => searchRead(t.db, (trx) => trx.raw('SELECT pg_backend_pid() AS pid, 1 AS ok'), { signal: null })),
+        [0, 1].map(() => searchRead(t.db, (on) => on(t.db.raw('SELECT pg_backend_pid() AS pid, 1 AS ok')), { signal: null })),
       );
       expect(pids.map((p) => p.rows[0].ok)).toEqual([1, 1]);
     } finally {
@@ -95,9 +95,9 @@ describe('searchRead', () => {
     let ran = false;
     const err = await searchRead(
       t.db,
-      async (trx) => {
+      async (on) => {
         ran = true;
-        return trx.raw('SELECT 1');
+        return on(t.db.raw('SELECT 1'));
       },
       { signal: controller.signal },
     ).catch((e) => e);

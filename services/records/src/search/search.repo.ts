@@ -194,8 +194,8 @@ const WORK_MEM = '16MB';
 async function read<T>(db: Knex, sql: string, bindings: unknown[]): Promise<T[]> {
   return searchRead(
     db,
-    async (trx) => {
-      const r = await trx.raw(sql, bindings as Knex.RawBinding[]);
+    async (on) => {
+      const r = await on(db.raw(sql, bindings as Knex.RawBinding[]));
       return r.rows as T[];
     },
     { settings: ['SET LOCAL jit = off', `SET LOCAL work_mem = '${WORK_MEM}'`] },

@@ -254,21 +254,23 @@ export interface EntrySearch {
 export async function searchEntries(db: Knex, s: EntrySearch): Promise<{ rows: EntryRow[]; total: number }> {
   const where = ['e.type = ?', ...s.where.map((w) => `(${w.sql})`)].join(' AND ');
   const whereBinds = [s.type, ...s.where.flatMap((w) => w.bindings)] as Binds;
-  return searchRead(db, async (trx) => {
-    const res = await trx.raw(
-      `SELECT ${ENTRY_COLUMNS}, count(*) OVER ()::int AS total
+  return searchRead(db, async (on) => {
+    const res = await on(
+      db.raw(
+        `SELECT ${ENTRY_COLUMNS}, count(*) OVER ()::int AS total
          FROM entries e
         WHERE ${where}
         ORDER BY ${s.orderBy.sql}
         LIMIT ? OFFSET ?`,
-      [...whereBinds, ...(s.orderBy.bindings as Binds), s.limit, s.offset],
+        [...whereBinds, ...(s.orderBy.bindings as Binds), s.limit, s.offset],
+      ),
     );
     const rows = res.rows as (EntryRow & { total: number })[];
     let total = rows[0]?.total;
     if (total === undefined) {
       if (s.offset === 0) total = 0;
       else {
-        const c = await trx.raw(`SELECT count(*)::int AS n FROM entries e WHERE ${where}`, whereBinds);
+        const c = await on(db.raw(`SELECT count(*)::int AS n FROM entries e WHERE ${where}`, whereBinds));
         total = (c.rows[0] as { n: number }).n;
       }
     }
@@ -284,11 +286,13 @@ export async function termsAgg(
   size = 10,
 ): Promise<{ key: string; doc_count: number }[]> {
   const where = ['e.type = ?', ...s.where.map((w) => `(${w.sql})`)].join(' AND ');
-  return searchRead(db, async (trx) => {
-    const res = await trx.raw(
-      `SELECT ${expr} AS key, count(*)::int AS doc_count FROM entries e WHERE ${where} AND ${expr} IS NOT NULL
-        GROUP BY 1 ORDER BY 2 DESC, 1 ASC LIMIT ?`,
-      [s.type, ...(s.where.flatMap((w) => w.bindings) as Binds), size],
+  return searchRead(db, async (on) => {
+    const res = await on(
+      db.raw(
+        `SELECT ${expr} AS key, count(*)::int AS doc_count FROM entries e WHERE ${where} AND ${expr} IS NOT NULL
+          GROUP BY 1 ORDER BY 2 DESC, 1 ASC LIMIT ?`,
+        [s.type, ...(s.where.flatMap((w) => w.bindings) as Binds), size],
+      ),
     );
     return res.rows as { key: string; doc_count: number }[];
   });
