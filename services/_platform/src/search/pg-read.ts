@@ -1,5 +1,5 @@
 /**
- * Bounded search statements on PostgreSQL: `searchRead(db, (trx) => …)` runs the statements a
+ * Bounded search statements on PostgreSQL: `searchRead(db, (on) => on(db.raw(…)))` runs the statements a
  * search makes in a short read-only transaction whose `statement_timeout` is the search timeout
  * (`SEARCH_STATEMENT_TIMEOUT_MS`, set once at start by `serviceMain`), and cancels them in
  * PostgreSQL when the client of the request goes away (`clientGoneSignal`), so an abandoned or
@@ -13,9 +13,10 @@
  * for this server now; a 4xx would say it is wrong); the client gone → 499 (nobody reads it; the
  * access log shows it). Never a 500.
  *
- * Why a connection of our own instead of `db.transaction` alone: the cancel must reach the backend
- * while our statement runs there, never after the connection went back to the pool and runs someone
- * else's statement; so the connection is released only once the cancel was delivered.
+ * Why a connection of our own instead of `db.transaction`: the cancel must reach the backend while
+ * our statement runs there, never after the connection went back to the pool and runs someone else's
+ * statement, so the connection is released only once the cancel was delivered; and BEGIN with its
+ * settings is one round trip (a search statement costs two more: BEGIN…SET, COMMIT).
  */
 import type { Knex } from 'knex';
 import { AppError, Errors } from '../errors.js';
