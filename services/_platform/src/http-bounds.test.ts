@@ -213,6 +213,25 @@ describe('createBoundedServer', () => {
     expect(parse(c.received()).headers).toContain('connection: close');
   });
 
+  it('should keep an idle keep-alive connection past the head timeout (the gateway pool reuses it)', { timeout: 10_000 }, async () => {
+    const { port } = await start(BOUNDS);
+    const c = client(port);
+    const ask = async (n: number) => {
+      c.socket.write('POST /x HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\nok');
+      await within(
+        (async () => {
+          while (c.received().split('"bytes"').length - 1 < n) await sleep(20);
+        })(),
+        3000,
+      );
+    };
+    await ask(1);
+    await sleep(BOUNDS.headersTimeoutMs * 2 + BOUNDS.bodyIdleTimeoutMs); // idle between requests
+    await ask(2);
+    expect(c.received().match(/HTTP\/1\.1 200/g)).toHaveLength(2);
+    expect(c.received()).not.toContain('408');
+  });
+
   it('should answer a malformed request with a JSON 400 (node would send an empty body)', async () => {
     const { port } = await start(BOUNDS);
     const c = client(port);
