@@ -69,12 +69,6 @@ export const configProperties = {
     description:
       'Timeout of rdm.requests.rpc.action (submit-review waits for an auto-accepted publication): keep it above REQUEST_EFFECT_WAIT_MS of requests.',
   },
-  COMMUNITIES_ROLES_TTL_MS: {
-    type: 'integer',
-    default: 5000,
-    minimum: 0,
-    description: 'How long community roles are cached (dropped on membership events).',
-  },
   STATS_ENABLED: {
     type: 'boolean',
     default: true,

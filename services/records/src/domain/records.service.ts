@@ -105,7 +105,13 @@ export class RecordsService {
       const { record } = found;
       if (record.deletion_status !== 'P') throw Errors.gone();
       const parent = found.parent!;
-      await this.access.require('read', identity, ctxOf(record, parent), parent);
+      const ctx = ctxOf(record, parent);
+      await this.access.require('read', identity, ctx, parent);
+      // A stamp lets HTTP reuse this rendering for this caller (record-read-cache.ts) while the
+      // record and parent rows are unchanged: only when those rows and the caller decided the read.
+      // A read allowed by a community role is not reusable: the role lives in the communities
+      // service, outside the stamp, and must be asked again by the next read.
+      if (!this.access.can('read', identity, ctx)) return { kind: 'record', doc: recordDoc(record, parent) };
       const stamp = repo.stampOf(record.revision_id, parent.revision_id, record.deletion_status);
       return { kind: 'record', doc: recordDoc(record, parent), stamp };
     }

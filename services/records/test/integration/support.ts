@@ -232,8 +232,7 @@ export async function startEnv(o: { search?: { engine: SearchEngine; prefix: str
     files: new RpcFilesClient(nats.nc, 2000),
     vocabularies: new RpcVocabulariesClient(nats.nc, 2000),
     requests: new RpcRequestsClient(nats.nc, 2000, 5000),
-    // Roles never cached in tests: every change is seen at once.
-    communities: new RpcCommunitiesClient(nats.nc, 2000, 0),
+    communities: new RpcCommunitiesClient(nats.nc, 2000),
     nc: nats.nc,
     ...(o.search ? { engineIndex: new EngineIndexer({ db: tdb.db, engine: o.search.engine, logger, prefix: o.search.prefix }) } : {}),
   };
