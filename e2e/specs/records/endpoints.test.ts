@@ -79,6 +79,22 @@ describe('GET /api/records/<id>', () => {
     expect((await api(`/api/records/${r.id}`, { token: other.token })).body).toEqual(DENIED);
     expect((await api(`/api/records/${r.id}`, { token: owner.token })).status).toBe(200);
   });
+
+  it('should redirect a parent id to its latest version only for callers who may read it', async () => {
+    const r = await publishedRecord(owner.token, walkthroughMetadata(), { record: 'restricted', files: 'restricted' });
+    const mine = await api(`/api/records/${r.parent.id}`, { token: owner.token });
+    expect(mine.status).toBe(302);
+    expect(mine.headers.get('location')).toBe(`${baseUrl()}/api/records/${r.id}`);
+    // Anyone else: the answer of an id that does not exist (no Location, nothing to tell).
+    for (const token of [undefined, other.token]) {
+      const res = await api(`/api/records/${r.parent.id}`, { token });
+      expect(res.status).toBe(404);
+      expect(res.body).toEqual(NO_PID);
+      expect(res.headers.get('location')).toBeNull();
+    }
+    const pub = await publishedRecord(owner.token, walkthroughMetadata());
+    expect((await api(`/api/records/${pub.parent.id}`)).status).toBe(302);
+  });
 });
 
 describe('/api/records/<id>/draft', () => {
@@ -190,6 +206,17 @@ describe('POST /api/records/<id>/draft/actions/publish', () => {
 });
 
 describe('/api/records/<id>/draft/pids/doi', () => {
+  it('GET should not be served: the same 405 for an existing draft and an unknown id, to anyone', async () => {
+    const d = (await createDraft(owner.token)).body;
+    for (const token of [undefined, other.token, owner.token]) {
+      for (const id of [d.id, UNKNOWN]) {
+        const res = await api(`/api/records/${id}/draft/pids/doi`, { token });
+        expect(res.status).toBe(405);
+        expect(res.body).toEqual({ status: 405, message: 'The method is not allowed for the requested URL.' });
+      }
+    }
+  });
+
   it('POST should reserve a DOI (201) and DELETE should discard it (204)', async () => {
     const d = (await createDraft(owner.token)).body;
     const res = await api(`/api/records/${d.id}/draft/pids/doi`, { method: 'POST', token: owner.token });

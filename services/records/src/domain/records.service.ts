@@ -9,7 +9,16 @@
  *
  * Methods return views (`{kind, doc}`) that routes render with `serializeItem`.
  */
-import { Errors, type EventEnvelope, type FieldError, type Identity, type Knex, withTransaction, writeOutbox } from '@rdm/platform';
+import {
+  AppError,
+  Errors,
+  type EventEnvelope,
+  type FieldError,
+  type Identity,
+  type Knex,
+  withTransaction,
+  writeOutbox,
+} from '@rdm/platform';
 import * as repo from '../repo/records.repo.js';
 import { AccessComponent, ctxOf } from './access.component.js';
 import {
@@ -119,6 +128,20 @@ export class RecordsService {
     const parent = await repo.getParent(this.d.db, id);
     if (!parent) throw Errors.pidDoesNotExist();
     if (!parent.latest_id) throw Errors.pidNotRegistered();
+    // Permission before the redirect: the Location would name the latest version of a record the
+    // caller may not read. Such a caller gets the answer of an id that does not exist (no oracle).
+    // A deleted latest version is redirected to: its id answers with the tombstone (410, or 404
+    // when hidden), the same to everyone.
+    const latest = await repo.getRecord(this.d.db, parent.latest_id);
+    if (!latest) throw Errors.pidDoesNotExist();
+    if (latest.deletion_status === 'P') {
+      try {
+        await this.access.require('read', identity, ctxOf(latest, parent), parent);
+      } catch (err) {
+        if (err instanceof AppError && err.status === 403) throw Errors.pidDoesNotExist();
+        throw err;
+      }
+    }
     return { redirect: `${this.d.config.baseUrl}/api/records/${encodeURIComponent(parent.latest_id)}` };
   }
 
@@ -387,11 +410,6 @@ export class RecordsService {
   /** POST /api/records/{id}/draft/pids/{scheme}. */
   reservePid(identity: Identity, id: string, scheme: string): Promise<ItemView> {
     return this.pids.reserve(identity, id, scheme);
-  }
-
-  /** GET /api/records/{id}/draft/pids/{scheme}. */
-  pidsProbe(id: string): Promise<void> {
-    return this.pids.probe(id);
   }
 
   /** DELETE /api/records/{id}/draft/pids/{scheme}. */

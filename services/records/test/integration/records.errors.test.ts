@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { as, type Env, fullMetadata, startEnv } from './support.js';
+import { as, BASE, type Env, fullMetadata, startEnv } from './support.js';
 
 const OWNER = '301';
 const OTHER = '302';
@@ -159,6 +159,22 @@ describe('records errors and edge cases', () => {
       expect((await env.request.get(`/api/records/${d.parent.id}`)).body).toEqual(NOT_REGISTERED);
     });
 
+    it('should redirect a parent id only for callers who may read its latest version (others: an unknown id)', async () => {
+      const d = await publishable({ metadata: fullMetadata(), access: { record: 'restricted', files: 'restricted' } });
+      expect((await publish(d.id)).status).toBe(202);
+      const mine = await env.request.get(`/api/records/${d.parent.id}`).set(as(OWNER));
+      expect(mine.status).toBe(302);
+      expect(mine.headers.location).toBe(`${BASE}/api/records/${d.id}`);
+      for (const who of [{}, as(OTHER)]) {
+        const res = await env.request.get(`/api/records/${d.parent.id}`).set(who);
+        expect(res.status).toBe(404);
+        expect(res.body).toEqual(NO_PID);
+        expect(res.headers.location).toBeUndefined();
+        // The export formats redirect the same way (the same read).
+        expect((await env.request.get(`/api/records/${d.parent.id}/export/json`).set(who)).status).toBe(404);
+      }
+    });
+
     it('should refuse a bad sort or size on the versions list', async () => {
       const d = await create();
       // `newest` is a valid sort here (InvenioRDM accepts every record sort option): see records.workflow.test.ts.
@@ -237,10 +253,15 @@ describe('records errors and edge cases', () => {
       expect((await env.request.put(`/api/records/${fresh.id}/draft`).set(as(OWNER)).send(body)).status).toBe(200);
     });
 
-    it("should answer the spec's GET …/draft/pids/doi with 204 (404 for unknown ids)", async () => {
+    it('should serve no GET on …/draft/pids/doi: the same 405 for an existing draft and an unknown id', async () => {
       const d = await create();
-      expect((await env.request.get(`/api/records/${d.id}/draft/pids/doi`)).status).toBe(204);
-      expect((await env.request.get('/api/records/aaaaa-aaa00/draft/pids/doi')).body).toEqual(NO_PID);
+      const known = await env.request.get(`/api/records/${d.id}/draft/pids/doi`).set(as(OTHER));
+      const unknown = await env.request.get('/api/records/aaaaa-aaa00/draft/pids/doi').set(as(OTHER));
+      const anonymous = await env.request.get(`/api/records/${d.id}/draft/pids/doi`);
+      for (const res of [known, unknown, anonymous]) {
+        expect(res.status).toBe(405);
+        expect(res.body).toEqual({ status: 405, message: 'The method is not allowed for the requested URL.' });
+      }
     });
 
     it('should disable files only when the draft has none', async () => {
