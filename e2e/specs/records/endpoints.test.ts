@@ -49,6 +49,22 @@ describe('POST /api/records', () => {
     ]);
   });
 
+  it('should keep no unconfigured custom field and refuse an oversized custom_fields section', async () => {
+    const res = await createDraft(owner.token, { metadata: walkthroughMetadata(), custom_fields: { 'x:y': 'z', many: [1, 2, 3] } });
+    expect(res.status).toBe(201);
+    expect(res.body.custom_fields).toEqual({});
+    expect(res.body.errors).toEqual([
+      { field: 'custom_fields.x:y', messages: ['Unknown field.'] },
+      { field: 'custom_fields.many', messages: ['Unknown field.'] },
+    ]);
+    const huge = await createDraft(owner.token, {
+      metadata: walkthroughMetadata(),
+      custom_fields: { many: Array.from({ length: 200_000 }, () => 0) },
+    });
+    expect(huge.status).toBe(400);
+    expect(huge.body.errors).toEqual([{ field: 'custom_fields', messages: ['Custom fields larger than 65536 bytes.'] }]);
+  });
+
   it('should refuse unknown vocabulary ids with 400 and save nothing', async () => {
     const res = await createDraft(owner.token, { metadata: { ...walkthroughMetadata(), languages: [{ id: 'xx-nope' }] } });
     expect(res.status).toBe(400);

@@ -41,6 +41,7 @@ import {
   type RecordsServiceDeps,
   type VersionsView,
 } from './component.js';
+import type { CustomFields } from './custom-fields.js';
 import { fieldErrors } from './errors.js';
 import { type AuthorizeFilesRequest, type BucketGrant, FilesComponent } from './files.component.js';
 import { MediaComponent } from './media.component.js';
@@ -68,8 +69,8 @@ export interface CommitOptions {
 }
 
 /** The lax write form of a body (InvenioRDM's save: invalid values dropped into `errors`); 400 on hard errors. */
-function loadInput(body: unknown): LoadResult {
-  const input = loadWriteForm(body);
+function loadInput(body: unknown, customFields: CustomFields | undefined): LoadResult {
+  const input = loadWriteForm(body, customFields);
   if (input.hardErrors.length) throw Errors.validation(input.hardErrors);
   return input;
 }
@@ -87,7 +88,7 @@ export class RecordsService {
   constructor(private readonly d: RecordsServiceDeps) {
     const { db, index, logger, config } = d;
     this.access = new AccessComponent(config, () => this.hooks);
-    this.metadata = new MetadataComponent(d.vocabularies);
+    this.metadata = new MetadataComponent(d.vocabularies, config.customFields);
     this.media = new MediaComponent({ db, files: d.files, access: this.access, logger });
     this.files = new FilesComponent({ db, files: d.files, index, access: this.access, media: this.media, logger, baseUrl: config.baseUrl });
     this.pids = new PidsComponent({ db, index, config, access: this.access, files: this.files });
@@ -169,7 +170,7 @@ export class RecordsService {
   /** POST /api/records. */
   async createDraft(identity: Identity, body: unknown): Promise<ItemView> {
     recordsPolicy.require('create', identity);
-    const w: DraftWrite = { identity, input: loadInput(body), patch: {}, errors: [] };
+    const w: DraftWrite = { identity, input: loadInput(body, this.d.config.customFields), patch: {}, errors: [] };
     this.access.onCreate(w);
     this.media.onCreate(w);
     await this.metadata.onCreate(w);
@@ -198,7 +199,16 @@ export class RecordsService {
     const ctx = ctxOf(draft, parent);
     recordsPolicy.require('update_draft', identity, ctx);
     if (ifMatch !== undefined && ifMatch !== draft.revision_id) throw Errors.revisionMismatch(ifMatch, draft.revision_id);
-    const w: DraftWrite = { identity, input: loadInput(body), draft, parent, ctx, hasRecord, patch: {}, errors: [] };
+    const w: DraftWrite = {
+      identity,
+      input: loadInput(body, this.d.config.customFields),
+      draft,
+      parent,
+      ctx,
+      hasRecord,
+      patch: {},
+      errors: [],
+    };
     this.access.onUpdate(w);
     await this.metadata.onUpdate(w);
     await this.files.onUpdate(w);

@@ -116,6 +116,32 @@ describe('records errors and edge cases', () => {
       expect(res.status).toBe(406);
     });
 
+    it('should drop unknown custom fields with `Unknown field.` and refuse an oversized section (400, nothing saved)', async () => {
+      const res = await env.request
+        .post('/api/records')
+        .set(as(OWNER))
+        .send({ metadata: fullMetadata(), custom_fields: { 'x:anything': 'y', list: Array.from({ length: 1000 }, (_, i) => i) } });
+      expect(res.status).toBe(201);
+      expect(res.body.custom_fields).toEqual({});
+      expect(res.body.errors).toEqual([
+        { field: 'custom_fields.x:anything', messages: ['Unknown field.'] },
+        { field: 'custom_fields.list', messages: ['Unknown field.'] },
+      ]);
+      expect((await env.db('drafts').where({ id: res.body.id }).first()).custom_fields).toEqual({});
+      const before = Number((await env.db('drafts').count({ n: '*' }))[0].n);
+      const huge = await env.request
+        .post('/api/records')
+        .set(as(OWNER))
+        .send({ metadata: fullMetadata(), custom_fields: { list: Array.from({ length: 100_000 }, () => 0) } });
+      expect(huge.status).toBe(400);
+      expect(huge.body).toEqual({
+        status: 400,
+        message: 'A validation error occurred.',
+        errors: [{ field: 'custom_fields', messages: ['Custom fields larger than 65536 bytes.'] }],
+      });
+      expect(Number((await env.db('drafts').count({ n: '*' }))[0].n)).toBe(before);
+    });
+
     it('should never answer 5xx to odd bodies (fuzz)', async () => {
       const odd: unknown[] = [null, 0, 'x', [], {}, [{}], { a: 1 }, 'x'.repeat(5000), -1.5, true];
       for (const v of odd) {
