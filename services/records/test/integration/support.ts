@@ -29,6 +29,11 @@ export function as(user: string | null, roles: string[] = []): Record<string, st
   return testIdentityHeader({ sub: user, roles }, SECRET);
 }
 
+/** The identity header of an anonymous caller whose address the gateway established as `ip`. */
+export function anonymousFrom(ip: string): Record<string, string> {
+  return testIdentityHeader({ sub: null, roles: [], clientIp: ip }, SECRET);
+}
+
 /** In-memory files service behind the real RPC subjects. */
 export class FakeFiles {
   buckets = new Map<string, { locked: boolean; entries: ManifestEntry[] }>();
