@@ -4,6 +4,7 @@ import { ensureStream, eventSubjects, OutboxRelay } from '@rdm/platform';
 import { testLogger, waitFor } from '@rdm/platform/testing';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ACCESS_EFFECT_MESSAGES } from '../../src/domain/access-request-effects.component.js';
 import { ACCESS_REQUESTS_DURABLE, accessRequestWorkers } from '../../src/events/access-requests.consumer.js';
 import { smtpSender } from '../../src/mail/mailer.js';
 import { GUEST_ASK_LIMIT } from '../../src/http/access-request.routes.js';
@@ -212,6 +213,32 @@ describe('access requests (records side)', () => {
     expect(statuses).toEqual([...Array(GUEST_ASK_LIMIT.max).fill(400), 429]);
     const other = await env.request.post(`/api/records/${r.id}/access/request`).set(anonymousFrom('10.9.0.8')).send({ email: 'nope' });
     expect(other.status).toBe(400);
+  });
+
+  // Issue 18: every request type's effect re-checks authority at accept time.
+  it("should grant nothing when the accepted request is not records' own request of that record or its receiver is not the owner", async () => {
+    const r = await record({ allow_user_requests: true });
+    const other = await record({ allow_user_requests: true });
+    const req = (await ask(r.id, ASKER).expect(200)).body;
+    const base = { id: req.id, type: 'user-access-request', created_by: { user: ASKER }, payload: { permission: 'manage' } };
+    // Aimed at another record than the one asked for.
+    const reaimed = await send('accepted', { ...base, topic: { record: other.id } });
+    const f1 = await waitFor(async () => (await outbox('rdm.records.access-request.failed', 'request_id', req.id))[0]);
+    expect(f1.payload.data).toEqual({ request_id: req.id, record_id: other.id, message: ACCESS_EFFECT_MESSAGES.notThisRequest });
+    await waitFor(() => processed(reaimed.id));
+    // Received (and accepted) by someone who does not own the record.
+    const stranger = await send('accepted', { ...base, topic: { record: r.id }, receiver: { user: OTHER }, actor: { user: OTHER } });
+    await waitFor(() => processed(stranger.id));
+    const failures = await outbox('rdm.records.access-request.failed', 'request_id', req.id);
+    expect(failures.map((f) => f.payload.data.message)).toEqual([
+      ACCESS_EFFECT_MESSAGES.notThisRequest,
+      ACCESS_EFFECT_MESSAGES.notTheOwner,
+    ]);
+    expect(await outbox('rdm.records.access-request.granted', 'request_id', req.id)).toHaveLength(0);
+    for (const id of [r.id, other.id]) {
+      const users = await env.request.get(`/api/records/${id}/access/users`).set(as(OWNER)).expect(200);
+      expect(users.body.hits.hits).toEqual([]);
+    }
   });
 
   it('should verify a guest by e-mail, create the request on confirmation, and mail the secret link once accepted', async () => {
