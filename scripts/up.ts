@@ -33,7 +33,8 @@
  * e2e reuses `startStack()` (see e2e/support/global-setup.ts) with other ports and a log dir.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, openSync, closeSync, readFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -59,6 +60,19 @@ export const DEFAULT_ENV: Readonly<Record<string, string>> = Object.freeze({
   PUBLIC_BASE_URL: 'http://127.0.0.1:5000',
   IDENTITY_SECRET: 'dev-identity-secret-change-me',
 });
+
+/** The random identity secret of the stack under `root` (`.data/identity-secret`, made once, mode 600). */
+export function stackIdentitySecret(root: string): string {
+  const file = join(root, '.data', 'identity-secret');
+  if (existsSync(file)) {
+    const kept = readFileSync(file, 'utf8').trim();
+    if (kept.length >= 32) return kept;
+  }
+  mkdirSync(dirname(file), { recursive: true });
+  const secret = randomBytes(32).toString('base64url');
+  writeFileSync(file, `${secret}\n`, { mode: 0o600 });
+  return secret;
+}
 
 /** How to start the stack. */
 export interface StackOptions {
@@ -158,6 +172,9 @@ export function planStack(opts: StackOptions = {}): { specs: ServiceSpec[]; skip
   const shared: Record<string, string> = { ...DEFAULT_ENV, PUBLIC_BASE_URL: `http://127.0.0.1:${portOf(GATEWAY)}`, ...urls };
   for (const [k, v] of Object.entries(baseEnv)) if (v !== undefined && k in shared) shared[k] = v;
   Object.assign(shared, opts.env ?? {});
+  // Why: the default secret is public and production builds refuse it (platform config.ts); a
+  // stack nobody gave a secret gets its own random one, kept under .data for its restarts.
+  if (shared.IDENTITY_SECRET === DEFAULT_ENV.IDENTITY_SECRET) shared.IDENTITY_SECRET = stackIdentitySecret(root);
   const runtime = opts.runtime ?? 'tsx';
   const loader = runtime === 'tsx' ? tsxLoaderUrl(root) : '';
   if (runtime === 'dist') shared.NODE_ENV = baseEnv.NODE_ENV ?? 'production';

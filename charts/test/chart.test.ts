@@ -151,7 +151,7 @@ describe.each(SETS)('charts/rdm with $name', (values) => {
     }
   });
 
-  it('takes every secret value from values or the existing Secret, never inline in a pod', () => {
+  it('takes every secret value from values (or generates it) or the existing Secret, never inline in a pod', () => {
     const existing = values.files.includes('ci/production-values.yaml') ? 'rdm-production' : undefined;
     const secrets = byKind(objs, 'Secret');
     const names = new Set(secrets.map((s) => s.metadata.name));
@@ -163,8 +163,10 @@ describe.each(SETS)('charts/rdm with $name', (values) => {
     for (const s of secrets) {
       expect(s.data).toBeUndefined();
       for (const [k, v] of Object.entries(s.stringData as Record<string, string>)) {
-        // Every value is a values.yaml value (the database URL is assembled from postgresql.*).
+        // Every value is a values.yaml value (the database URL is assembled from postgresql.*; the
+        // identity secret, left empty in values.yaml, is generated: 48 random characters).
         if (k === 'DATABASE_URL') expect(v).toBe('postgres://rdm:rdm-dev-password@rdm-postgresql:5432/rdm');
+        else if (k === 'IDENTITY_SECRET') expect(v).toMatch(/^[A-Za-z0-9]{48}$/);
         else expect(valuesText, k).toContain(v);
       }
     }
@@ -234,6 +236,24 @@ describe.each(SETS)('charts/rdm with $name', (values) => {
   });
 });
 
+describe('charts/rdm identity secret', () => {
+  const secretOf = (set: string[]) => {
+    const objs = render({ name: 'identity', files: [], set });
+    const secret = objs.find((o) => o.kind === 'Secret' && o.metadata.name === 'rdm-secrets');
+    return secret?.stringData?.IDENTITY_SECRET as string | undefined;
+  };
+  it('generates a random secret when none is given (never the public development default)', () => {
+    const a = secretOf([]);
+    const b = secretOf([]);
+    expect(a).toMatch(/^[A-Za-z0-9]{48}$/);
+    expect(b).toMatch(/^[A-Za-z0-9]{48}$/);
+    expect(a).not.toBe(b);
+  });
+  it('uses the given secret', () => {
+    expect(secretOf(['secrets.identitySecret=a-secret-of-sufficient-length-0123456789'])).toBe('a-secret-of-sufficient-length-0123456789');
+  });
+});
+
 describe('charts/rdm values.schema.json', () => {
   const fails = (set: string[]) => () => runHelm(['template', 'rdm', CHART, ...set.flatMap((s) => ['--set', s])]);
   it.each([
@@ -242,6 +262,7 @@ describe('charts/rdm values.schema.json', () => {
     ['an unknown key', ['ingress.hostname=x']],
     ['an unknown service', ['services.billing.replicas=1']],
     ['a short identity secret', ['secrets.identitySecret=short']],
+    ['the public development identity secret', ['secrets.identitySecret=dev-identity-secret-change-me']],
     ['a non-URL NATS address', ['nats.enabled=false', 'nats.url=localhost:4222']],
   ])('refuses %s', (_what, set) => {
     expect(fails(set)).toThrow(/values don't meet the specifications of the schema/);

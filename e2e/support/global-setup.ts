@@ -35,6 +35,7 @@
  * Teardown stops every child (by the pids in that file), the private NATS and any container,
  * then releases the lock.
  */
+import { randomBytes } from 'node:crypto';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -137,7 +138,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
         DATABASE_URL: databaseUrl,
         NATS_URL: nats.url,
         PUBLIC_BASE_URL: baseUrl,
-        IDENTITY_SECRET: process.env.IDENTITY_SECRET ?? 'dev-identity-secret-change-me',
+        // A random secret per run: production builds refuse the public development default.
+        IDENTITY_SECRET: process.env.IDENTITY_SECRET ?? randomBytes(32).toString('base64url'),
         LOG_LEVEL: process.env.E2E_LOG_LEVEL ?? 'info',
         FILES_STORAGE_PATH: process.env.E2E_FILES_STORAGE_PATH ?? filesDir,
         MAIL_SINK_DIR: mailDir,

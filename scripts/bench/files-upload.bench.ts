@@ -42,9 +42,9 @@ import { createReadStream, createWriteStream, mkdirSync, rmSync, statSync } from
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { signIdentity } from '../../services/_platform/src/identity.js';
+import { signedHeaders } from './lib/identity.js';
 import { BUILD_SERVICES, buildService, isStale } from '../build.js';
-import { DEFAULT_PORTS, REPO_ROOT, SERVICES } from '../up.js';
+import { DEFAULT_PORTS, REPO_ROOT, SERVICES, stackIdentitySecret } from '../up.js';
 import { type CpuTargets, cpuDelta, cpuSnapshot, formatPerProcess, pgBackends, pidOfPort, rssMiBOf } from './lib/cpu.js';
 import { type BenchTarget, benchTarget, call, cliUser, expectStatus, load, readRes } from './lib/harness.js';
 
@@ -196,23 +196,23 @@ async function uploadOne(
   base: string,
   recordId: string,
   key: string,
-  headers: Record<string, string>,
+  headers: (method: string, path: string) => Record<string, string>,
   md5: string,
   targets: CpuTargets,
 ): Promise<Upload> {
   const files = `/api/records/${recordId}/draft/files`;
-  const init = await rawCall(base, 'POST', files, headers, JSON.stringify([{ key }]));
+  const init = await rawCall(base, 'POST', files, headers('POST', files), JSON.stringify([{ key }]));
   expectStatus('init', init, 201);
   const rss = rssSampler(targets);
   const c0 = cpuSnapshot(targets);
   let t = performance.now();
-  const put = await putStream(base, `${files}/${key}/content`, TOTAL, headers);
+  const put = await putStream(base, `${files}/${key}/content`, TOTAL, headers('PUT', `${files}/${key}/content`));
   const putMs = performance.now() - t;
   const cpu = cpuDelta(c0, cpuSnapshot(targets));
   const peak = rss.stop();
   expectStatus('upload', put, 200);
   t = performance.now();
-  const commit = await rawCall(base, 'POST', `${files}/${key}/commit`, headers);
+  const commit = await rawCall(base, 'POST', `${files}/${key}/commit`, headers('POST', `${files}/${key}/commit`));
   const commitMs = performance.now() - t;
   expectStatus('commit', commit, 200);
   if (commit.body.checksum !== `md5:${md5}` || commit.body.size !== TOTAL) {
@@ -317,13 +317,14 @@ try {
   const base = target.base;
   const filesPort = external ? num('BENCH_FILES_PORT', DEFAULT_PORTS.files, 1, 65535) : PORT_BASE + 1 + SERVICES.indexOf('files');
   const filesBase = `http://127.0.0.1:${filesPort}`;
-  const secret = env.IDENTITY_SECRET ?? 'dev-identity-secret-change-me';
+  // The stack's secret: the one given to it, else the random one scripts/up.ts keeps under .data.
+  const secret = env.IDENTITY_SECRET ?? stackIdentitySecret(REPO_ROOT);
   const storageDir = external
     ? join(REPO_ROOT, '.data', 'bench-upload-copy')
     : join(REPO_ROOT, '.data', 'bench-upload-files', 'bench-copy');
   const user = await cliUser(target.databaseUrl, EMAIL);
   const bearer = { authorization: `Bearer ${user.token}` };
-  const identity = { 'x-rdm-identity': signIdentity({ sub: user.id, roles: [] }, secret) };
+  const identity = (method: string, path: string) => signedHeaders({ sub: user.id, roles: [] }, secret, method, path);
   const d = await call(base, 'POST', '/api/records', {
     token: user.token,
     json: {
@@ -380,7 +381,7 @@ try {
   say(`  RSS MB before the uploads:  gateway ${idle.gateway.toFixed(0)}, files ${idle.files.toFixed(0)}`);
   const direct = await uploadOne(filesBase, id, 'direct.bin', identity, md5, targets);
   show('upload direct to files', direct);
-  const gw = await uploadOne(base, id, 'gateway.bin', bearer, md5, targets);
+  const gw = await uploadOne(base, id, 'gateway.bin', () => bearer, md5, targets);
   show('upload through gateway', gw);
   await call(base, 'DELETE', `/api/records/${id}/draft`, { token: user.token });
 

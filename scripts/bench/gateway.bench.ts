@@ -281,7 +281,7 @@ function startGateway(main: string, port: number, natsUrl: string, recordsUrl: s
       PORT: String(port),
       HOST: '127.0.0.1',
       NATS_URL: natsUrl,
-      IDENTITY_SECRET: 'dev-identity-secret-change-me',
+      IDENTITY_SECRET: 'bench-identity-secret-0123456789-gateway',
       LOG_LEVEL: GW_LOG_LEVEL,
       VOCABULARIES_URL: `http://127.0.0.1:${BARE_PORT}`,
       ...(recordsUrl ? { RECORDS_URL: recordsUrl } : {}),

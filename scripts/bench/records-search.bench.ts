@@ -44,11 +44,15 @@ import { createDb, dropServiceSchema, ensureServiceSchema, type Knex, migrate } 
 import type { SearchPlan } from '../../services/records/src/search/indexer.js';
 import { PostgresIndexer } from '../../services/records/src/search/pg-indexer.js';
 import { type CpuTargets, cpuDelta, cpuSnapshot, formatPerProcess } from './lib/cpu.js';
+import type { Identity } from '../../services/_platform/src/index.js';
+import { autocannonSigner } from './lib/identity.js';
 import {
   RECORDS_MIGRATIONS,
   measureAll,
   printTable,
+  SECRET,
   type Shape,
+  shapeHeaders,
   type Stats,
   seedTo,
   shapes,
@@ -94,7 +98,8 @@ async function measureCold(db: Knex, base: string, list: Shape[], rounds: number
     for (const [k, shape] of list.entries()) {
       await bumpStamp(db);
       const t0 = performance.now();
-      const res = await fetch(`${base}${shape.path(i)}`, { headers: shape.headers });
+      const target = shape.path(i);
+      const res = await fetch(`${base}${target}`, { headers: shapeHeaders(shape, target) });
       await res.text();
       times[k].push(performance.now() - t0);
       if (res.status !== 200) errors[k]++;
@@ -192,12 +197,13 @@ async function startChildApp(): Promise<{ base: string; pid: number; close: () =
 async function concurrentRun(
   base: string,
   path: string,
-  headers: Record<string, string> | undefined,
+  as: Identity | undefined,
   cpu: CpuTargets,
 ): Promise<{ rps: number; p50: number; p99: number; bad: number; cpu: Record<string, number>; load: string }> {
-  await autocannon({ url: `${base}${path}`, connections: 50, duration: 2, headers });
+  const requests = autocannonSigner(as, SECRET, path);
+  await autocannon({ url: `${base}${path}`, connections: 50, duration: 2, requests });
   const c0 = cpuSnapshot(cpu);
-  const r = await autocannon({ url: `${base}${path}`, connections: 50, duration: CONCURRENT_SECONDS, headers });
+  const r = await autocannon({ url: `${base}${path}`, connections: 50, duration: CONCURRENT_SECONDS, requests });
   const used = cpuDelta(c0, cpuSnapshot(cpu));
   const n = Math.max(1, r.requests.total);
   return {
@@ -218,7 +224,7 @@ async function explainShapes(db: Knex, base: string): Promise<void> {
   db.on('query', listener);
   for (const s of shapes()) {
     seen.length = 0;
-    await fetch(`${base}${s.path(1)}`, { headers: s.headers }).then((r) => r.text());
+    await fetch(`${base}${s.path(1)}`, { headers: shapeHeaders(s, s.path(1)) }).then((r) => r.text());
     console.log(`\n===== EXPLAIN ${s.name}: ${s.path(1)}`);
     for (const q of [...seen]) {
       const plan = await db.raw(`EXPLAIN (ANALYZE, BUFFERS) ${q.sql.replace(/\$\d+/g, '?')}`, q.bindings as Knex.RawBinding[]);
@@ -291,7 +297,7 @@ try {
       const child = await startChildApp();
       try {
         const cpu: CpuTargets = { procs: { 'records app': child.pid }, database: dbName };
-        const auth = shapes().find((x) => x.headers)?.headers;
+        const auth = shapes().find((x) => x.as)?.as;
         console.log(`\n50 connections, ${CONCURRENT_SECONDS} s each, records app in a child process (pid ${child.pid}):`);
         const runs: [string, () => Promise<Awaited<ReturnType<typeof concurrentRun>>>][] = [
           ['anonymous match-all', () => concurrentRun(child.base, '/api/records', undefined, cpu)],
@@ -335,7 +341,7 @@ try {
     const total = ((await (await fetch(`${gw}/api/records?size=1`)).json()) as any).hits.total;
     const { results } = await measureAll(
       gw,
-      shapes().filter((x) => !x.headers),
+      shapes().filter((x) => !x.as),
       { warmup: WARMUP, iterations: ITERATIONS },
     );
     printTable(`gateway ${gw} (that stack's own data: ${total} visible records)`, results);

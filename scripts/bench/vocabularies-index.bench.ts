@@ -35,7 +35,7 @@ import { createApp } from '../../services/vocabularies/src/app.js';
 import { loadVocabularies } from '../../services/vocabularies/src/domain/loader.service.js';
 import { VocabularySearchIndex } from '../../services/vocabularies/src/search/entry-index.js';
 import { largeVocabularyCorpus } from '../../services/vocabularies/test/corpus.js';
-import { signIdentity } from '../../services/_platform/src/index.js';
+import { signedHeaders } from './lib/identity.js';
 
 const NAMES = Math.max(1000, Number(process.env.BENCH_VOCAB_NAMES ?? 20_000));
 const ROUNDS = Math.max(10, Number(process.env.BENCH_SEARCH_ROUNDS ?? 100));
@@ -116,7 +116,7 @@ try {
 
   const config = { PUBLIC_BASE_URL: 'http://127.0.0.1:5000', IDENTITY_SECRET: SECRET, ENTRY_CACHE_SIZE: 0, ENTRY_CACHE_TTL_MS: 0 };
   const apps = { postgres: createApp({ config, logger, db: t.db }), opensearch: createApp({ config, logger, db: t.db, search: index }) };
-  const headers = { 'x-rdm-identity': signIdentity({ ...SYSTEM }, SECRET) };
+
   const { default: request } = await import('supertest');
   for (const path of SHAPES) {
     const row: string[] = [];
@@ -126,7 +126,9 @@ try {
       let hits = -1;
       for (let i = 0; i < ROUNDS; i++) {
         const a = performance.now();
-        const res = await request(cb).get(path).set(headers);
+        const res = await request(cb)
+          .get(path)
+          .set(signedHeaders({ ...SYSTEM }, SECRET, 'GET', path));
         ms.push(performance.now() - a);
         if (res.status !== 200) throw new Error(`${kind} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
         hits = res.body.hits.total;

@@ -10,7 +10,8 @@
  */
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { type Knex, searchVectorSql, signIdentity } from '../../../services/_platform/src/index.js';
+import { type Identity, type Knex, searchVectorSql } from '../../../services/_platform/src/index.js';
+import { signedHeaders } from './identity.js';
 import { testLogger } from '../../../services/_platform/src/testing/index.js';
 import { createApp } from '../../../services/records/src/app.js';
 import { encodeId } from '../../../services/records/src/domain/ids.js';
@@ -362,13 +363,19 @@ export interface Shape {
   name: string;
   /** Query string for iteration i. */
   path: (i: number) => string;
-  headers?: Record<string, string>;
+  /** Who calls (anonymous when absent); each request is signed for itself (`shapeHeaders`). */
+  as?: Identity;
+}
+
+/** The headers of one request of `shape` to `target`. */
+export function shapeHeaders(shape: Shape, target: string): Record<string, string> {
+  return signedHeaders(shape.as, SECRET, 'GET', target);
 }
 
 export function shapes(): Shape[] {
   const rnd = mulberry32(99);
   const pick = <T>(xs: T[], lo: number, hi: number) => xs[lo + Math.floor(rnd() * (hi - lo))];
-  const auth = { 'x-rdm-identity': signIdentity({ sub: 'u17', roles: [] }, SECRET) };
+  const auth: Identity = { sub: 'u17', roles: [] };
   const types = [...new Set(RESOURCE_TYPES.map((t) => t.type))];
   return [
     { name: 'no q (facets, mostrecent)', path: () => '/api/records' },
@@ -388,7 +395,7 @@ export function shapes(): Shape[] {
       name: 'publication_date filter',
       path: () => `/api/records?publication_date=${1990 + Math.floor(rnd() * 25)}--${2015 + Math.floor(rnd() * 10)}`,
     },
-    { name: 'authenticated, no q', path: () => '/api/records', headers: auth },
+    { name: 'authenticated, no q', path: () => '/api/records', as: auth },
   ];
 }
 
@@ -435,7 +442,8 @@ export async function measureAll(base: string, list: Shape[], o: MeasureOptions)
       let status = 'ERR';
       let body: any;
       try {
-        const res = await fetch(`${base}${shape.path(i)}`, { headers: shape.headers });
+        const target = shape.path(i);
+        const res = await fetch(`${base}${target}`, { headers: shapeHeaders(shape, target) });
         status = String(res.status);
         body = await res.json().catch(() => undefined);
       } catch {

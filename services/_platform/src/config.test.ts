@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { baseConfigProperties, ConfigError, loadConfig } from './config.js';
+import { baseConfigProperties, ConfigError, DEVELOPMENT_IDENTITY_SECRET, loadConfig } from './config.js';
 
 describe(loadConfig.name, () => {
   const props = { ...baseConfigProperties, PORT: { type: 'integer', default: 5101, minimum: 1, maximum: 65535 } } as const;
@@ -31,5 +31,14 @@ describe(loadConfig.name, () => {
 
   it('should treat empty strings as unset', () => {
     expect(loadConfig(props, { PORT: '' }).PORT).toBe(5101);
+  });
+
+  it('should refuse the public development identity secret in production, and only there', () => {
+    expect(() => loadConfig(props, { NODE_ENV: 'production' })).toThrow(/IDENTITY_SECRET: the development default is refused/);
+    expect(() => loadConfig(props, { NODE_ENV: 'production', IDENTITY_SECRET: DEVELOPMENT_IDENTITY_SECRET })).toThrow(ConfigError);
+    expect(loadConfig(props, { NODE_ENV: 'production', IDENTITY_SECRET: 'a-random-secret-of-32-characters!' }).IDENTITY_SECRET).toBe(
+      'a-random-secret-of-32-characters!',
+    );
+    expect(loadConfig(props, { NODE_ENV: 'development' }).IDENTITY_SECRET).toBe(DEVELOPMENT_IDENTITY_SECRET);
   });
 });

@@ -9,7 +9,8 @@
  * `scripts/infra/postgres.sh start` and `scripts/infra/nats.sh start`.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes, randomUUID } from 'node:crypto';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -18,6 +19,7 @@ import { fileURLToPath } from 'node:url';
 import type { Knex } from 'knex';
 import { pino } from 'pino';
 import { createDb, dropServiceSchema, ensureServiceSchema, migrate } from '../db.js';
+import { IDENTITY_HEADER, type Identity, signIdentity } from '../identity.js';
 import { connectNats, type NatsHandle } from '../nats.js';
 
 export { registerEventSchema } from '../events.js';
@@ -252,3 +254,53 @@ export function withGatewayComponents(fragment: Record<string, unknown>): Record
   return doc;
 }
 export { TEST_OPENSEARCH_URL, openSearchAvailable, requireOpenSearch, startEsCompatProxy } from './search-engines.js';
+
+// ---------------------------------------------------------------- identities in tests
+
+const TEST_IDENTITY_PREFIX = 'test.';
+
+/**
+ * A test's request header naming who calls (`x-rdm-identity: test.<payload>.<mac>`). Services
+ * refuse it as it is (it is not bound to a request); `gatewayFront` turns it into the header the
+ * gateway would send. Why not sign it here: a signed identity is bound to the method, target and
+ * request id of one request and used once, which a header built before the request cannot be.
+ */
+export function testIdentityHeader(identity: Identity, secret: string): Record<string, string> {
+  const payload = Buffer.from(JSON.stringify({ sub: identity.sub, roles: identity.roles, ip: identity.clientIp })).toString('base64url');
+  const mac = createHmac('sha256', secret).update(`${TEST_IDENTITY_PREFIX}${payload}`).digest('base64url');
+  return { [IDENTITY_HEADER]: `${TEST_IDENTITY_PREFIX}${payload}.${mac}` };
+}
+
+/**
+ * The gateway's part in front of a service under test: a request carrying a `testIdentityHeader`
+ * gets an `x-request-id` (when it has none) and the identity signed for exactly this request, as
+ * the gateway signs it; every other header, forged or replayed ones included, reaches the service
+ * untouched, so its refusals stay tested.
+ */
+export function gatewayFront(handler: RequestListener, secret: string): RequestListener {
+  return (req, res) => {
+    const h = req.headers[IDENTITY_HEADER];
+    if (typeof h === 'string' && h.startsWith(TEST_IDENTITY_PREFIX)) {
+      const dot = h.lastIndexOf('.');
+      const payload = h.slice(TEST_IDENTITY_PREFIX.length, dot);
+      const mac = createHmac('sha256', secret).update(h.slice(0, dot)).digest('base64url');
+      if (mac === h.slice(dot + 1)) {
+        const o = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { sub: string | null; roles: string[]; ip?: string };
+        let rid = req.headers['x-request-id'];
+        if (typeof rid !== 'string' || rid === '') {
+          rid = randomUUID();
+          req.headers['x-request-id'] = rid;
+        }
+        const identity: Identity = { sub: o.sub, roles: o.roles };
+        if (o.ip !== undefined) identity.clientIp = o.ip;
+        req.headers[IDENTITY_HEADER] = signIdentity(identity, secret, { method: req.method ?? '', target: req.url ?? '', requestId: rid });
+      }
+    }
+    return handler(req, res);
+  };
+}
+
+/** A koa app (or any request listener) listening on 127.0.0.1 behind `gatewayFront`. */
+export function listenBehindFront(handler: RequestListener, secret: string, port = 0): Server {
+  return createServer(gatewayFront(handler, secret)).listen(port, '127.0.0.1');
+}

@@ -3,10 +3,12 @@ import { callRpc, RpcError } from '@rdm/platform';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, as, BASE, communityBody, type Harness, startHarness } from './support.js';
+import { gatewayFront } from '@rdm/platform/testing';
+import { SECRET } from './support.js';
 
 let h: Harness;
 let app: Harness['sut']['app'];
-const api = () => request(app.callback());
+const api = () => request(gatewayFront(app.callback(), SECRET));
 
 beforeAll(async () => {
   h = await startHarness({ COMMUNITIES_LOGO_MAX_BYTES: 1000 });
@@ -83,7 +85,7 @@ describe('POST /api/communities', () => {
     const denied = await api().post('/api/communities').set(as('6')).send(communityBody('user-made'));
     expect(denied.body).toEqual({ status: 403, message: 'Permission denied.' });
     const open = h.appWith({ COMMUNITY_CREATORS: 'users' }).app;
-    const res = await request(open.callback()).post('/api/communities').set(as('6')).send(communityBody('user-made'));
+    const res = await request(gatewayFront(open.callback(), SECRET)).post('/api/communities').set(as('6')).send(communityBody('user-made'));
     expect(res.status).toBe(201);
     expect(await h.db.db('members').where({ community_id: res.body.id }).first()).toMatchObject({ member_id: '6', role: 'owner' });
   });
@@ -147,7 +149,7 @@ describe('community statistics: record_views and record_downloads', () => {
     // Records gone (the client's 503): the read still answers, with zeros.
     const gone = { communityUsage: () => Promise.reject(new RpcError('rdm.records.rpc.community-usage')) };
     const { app: without } = h.appWith({}, { usage: gone });
-    const down = await request(without.callback()).get(`/api/communities/${c.id}`).set(as('2'));
+    const down = await request(gatewayFront(without.callback(), SECRET)).get(`/api/communities/${c.id}`).set(as('2'));
     expect(down.status).toBe(200);
     expect(down.body.statistics).toMatchObject({ record_views: 0, record_downloads: 0 });
   });

@@ -7,11 +7,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCommunitiesConsumers } from '../../src/events/consumers.js';
 import { upsertParent } from '../../src/repo/stats.repo.js';
 import { ADMIN, as, BASE, communityBody, type Harness, startHarness } from './support.js';
+import { gatewayFront } from '@rdm/platform/testing';
+import { SECRET } from './support.js';
 
 let h: Harness;
 let app: Harness['sut']['app'];
 let consumers: { stop(): Promise<void>; ready: Promise<void> }[] = [];
-const api = () => request(app.callback());
+const api = () => request(gatewayFront(app.callback(), SECRET));
 
 beforeAll(async () => {
   h = await startHarness();
@@ -380,9 +382,10 @@ describe('membership requests', () => {
     });
     expect((await api().get(`/api/communities/${c.id}/membership-requests`).set(as('5'))).status).toBe(403);
     const disabled = h.appWith({ COMMUNITIES_ALLOW_MEMBERSHIP_REQUESTS: false }).app;
-    expect((await request(disabled.callback()).post(`/api/communities/${c.id}/membership-requests`).set(as('7')).send({})).status).toBe(
-      403,
-    );
+    expect(
+      (await request(gatewayFront(disabled.callback(), SECRET)).post(`/api/communities/${c.id}/membership-requests`).set(as('7')).send({}))
+        .status,
+    ).toBe(403);
     await publish('rdm.requests.request.accepted', requestEvent(row.request_id, 'community-membership-request', c.id, '6'));
     await waitFor(async () => (await h.db.db('members').where({ community_id: c.id, member_id: '6' }).first())?.active === true, {
       timeoutMs: 15_000,

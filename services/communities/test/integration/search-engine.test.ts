@@ -14,6 +14,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CommunitiesApp } from '../../src/app.js';
 import { CommunitySearchIndex } from '../../src/search/community-index.js';
 import { ADMIN, as, type Harness, communityBody, startHarness } from './support.js';
+import { gatewayFront } from '@rdm/platform/testing';
+import { SECRET } from './support.js';
 
 const osUrl = await requireOpenSearch('communities search on OpenSearch/Elasticsearch');
 
@@ -78,12 +80,12 @@ describe.skipIf(!osUrl)('communities search: postgres = OpenSearch = Elasticsear
         },
         access: { visibility: i % 5 === 4 ? 'restricted' : 'public' },
       });
-      const res = await request(apps.opensearch.app.callback()).post('/api/communities').set(ADMIN).send(body);
+      const res = await request(gatewayFront(apps.opensearch.app.callback(), SECRET)).post('/api/communities').set(ADMIN).send(body);
       expect(res.status, JSON.stringify(res.body)).toBe(201);
       if (i % 5 === 4) await h.seed(res.body.id, { 5: 'reader' });
       if (i === 3) await h.seed(res.body.id, { 2: 'owner' });
       if (i < 3) {
-        const f = await request(apps.opensearch.app.callback())
+        const f = await request(gatewayFront(apps.opensearch.app.callback(), SECRET))
           .post(`/api/communities/${res.body.id}/featured`)
           .set(ADMIN)
           .send({ start_date: '2020-01-01T00:00:00Z' });
@@ -99,7 +101,8 @@ describe.skipIf(!osUrl)('communities search: postgres = OpenSearch = Elasticsear
     await h?.stop();
   });
 
-  const get = (app: CommunitiesApp, path: string, who: Record<string, string>) => request(app.app.callback()).get(path).set(who);
+  const get = (app: CommunitiesApp, path: string, who: Record<string, string>) =>
+    request(gatewayFront(app.app.callback(), SECRET)).get(path).set(who);
   const shape = (b: any) => ({
     total: b.hits?.total,
     ids: b.hits?.hits?.map((c: any) => c.slug),
@@ -156,7 +159,7 @@ describe.skipIf(!osUrl)('communities search: postgres = OpenSearch = Elasticsear
   it("shows the writer's update in its very next search (inline index with refresh wait_for)", async () => {
     const app = apps.opensearch;
     const c = (await get(app, '/api/communities/c-01', ADMIN)).body;
-    const put = await request(app.app.callback())
+    const put = await request(gatewayFront(app.app.callback(), SECRET))
       .put(`/api/communities/${c.id}`)
       .set(ADMIN)
       .send({ ...communityBody('c-01'), metadata: { title: 'Zebra sightings' } });
@@ -167,7 +170,7 @@ describe.skipIf(!osUrl)('communities search: postgres = OpenSearch = Elasticsear
   it('reindex rebuilds the index from PostgreSQL (a change made without indexing becomes searchable)', async () => {
     const c = (await get(apps.postgres, '/api/communities/c-02', ADMIN)).body;
     // Through the postgres app: the row changes, the index does not (no inline index, no relay here).
-    const put = await request(apps.postgres.app.callback())
+    const put = await request(gatewayFront(apps.postgres.app.callback(), SECRET))
       .put(`/api/communities/${c.id}`)
       .set(ADMIN)
       .send({ ...communityBody('c-02'), metadata: { title: 'Yak herders' } });
@@ -187,9 +190,12 @@ describe.skipIf(!osUrl)('communities search: postgres = OpenSearch = Elasticsear
     expect(s.status).toBe(503);
     expect(s.body).toEqual({ status: 503, message: 'Service unavailable.' });
     expect(Date.now() - t0).toBeLessThan(5000);
-    const w = await request(app.app.callback()).post('/api/communities').set(ADMIN).send(communityBody('written-while-down'));
+    const w = await request(gatewayFront(app.app.callback(), SECRET))
+      .post('/api/communities')
+      .set(ADMIN)
+      .send(communityBody('written-while-down'));
     expect(w.status).toBe(201);
-    const ready = await request(app.app.callback()).get('/readyz');
+    const ready = await request(gatewayFront(app.app.callback(), SECRET)).get('/readyz');
     expect(ready.body.checks.search).toMatch(/^degraded/);
     await dead.close();
   });

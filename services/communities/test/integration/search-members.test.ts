@@ -17,6 +17,8 @@ import { INVITATION, MEMBERSHIP_REQUEST } from '../../src/domain/members.service
 import { CommunitySearchIndex } from '../../src/search/community-index.js';
 import { MemberSearchIndex } from '../../src/search/member-index.js';
 import { ADMIN, as, communityBody, type Harness, startHarness } from './support.js';
+import { gatewayFront } from '@rdm/platform/testing';
+import { SECRET } from './support.js';
 
 const osUrl = await requireOpenSearch('community member lists on OpenSearch/Elasticsearch');
 
@@ -70,9 +72,10 @@ const M_QUERIES = [
 ];
 const SORTS = ['name', 'newest', 'oldest'];
 
-const get = (app: CommunitiesApp, path: string, who: Record<string, string>) => request(app.app.callback()).get(path).set(who);
+const get = (app: CommunitiesApp, path: string, who: Record<string, string>) =>
+  request(gatewayFront(app.app.callback(), SECRET)).get(path).set(who);
 const send = (app: CommunitiesApp, method: 'post' | 'put' | 'delete', path: string, who: Record<string, string>, body: unknown) =>
-  request(app.app.callback())
+  request(gatewayFront(app.app.callback(), SECRET))
     [method](path)
     .set(who)
     .send(body as object);

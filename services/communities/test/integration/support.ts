@@ -9,8 +9,16 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Identity, LocalStorage, type NatsHandle, type RpcServer, serveRpc, signIdentity } from '@rdm/platform';
-import { type NatsServerProcess, spawnNatsServer, type TestDb, testDb, testLogger, testNats } from '@rdm/platform/testing';
+import { type Identity, LocalStorage, type NatsHandle, type RpcServer, serveRpc } from '@rdm/platform';
+import {
+  type NatsServerProcess,
+  spawnNatsServer,
+  type TestDb,
+  testDb,
+  testLogger,
+  testNats,
+  testIdentityHeader,
+} from '@rdm/platform/testing';
 import { createApp, type CommunitiesApp } from '../../src/app.js';
 import type { CreateRequestInput, UserInfo } from '../../src/domain/ports.js';
 import type { Role } from '../../src/domain/roles.js';
@@ -26,7 +34,7 @@ export const BASE = 'https://repo.test';
 /** Headers carrying a signed identity (none for anonymous). */
 export function as(sub: string | null, roles: string[] = []): Record<string, string> {
   if (sub === null) return {};
-  return { 'x-rdm-identity': signIdentity({ sub, roles } as Identity, SECRET) };
+  return testIdentityHeader({ sub, roles } as Identity, SECRET);
 }
 /** An administrator. */
 export const ADMIN = as('1', ['admin']);

@@ -7,6 +7,8 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CI, createHarness, type Harness, identityHeader, makeEngine, S3_MISSING, s3Available } from './support.js';
+import { listenBehindFront } from '@rdm/platform/testing';
+import { SECRET } from './support.js';
 
 const S3_UP = await s3Available();
 const ENGINES = (['local', 's3'] as const).filter((k) => k === 'local' || S3_UP || CI);
@@ -41,7 +43,7 @@ describe.each(ENGINES)('files commit race and ranges (%s storage)', (kind) => {
   beforeAll(async () => {
     if (kind === 's3' && !S3_UP) throw new Error(S3_MISSING);
     h = await createHarness(await makeEngine(kind));
-    server = h.app.listen(0, '127.0.0.1');
+    server = listenBehindFront(h.app.callback(), SECRET);
     await once(server, 'listening');
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });

@@ -8,6 +8,8 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, type Harness, identityHeader, makeEngine } from './support.js';
+import { listenBehindFront } from '@rdm/platform/testing';
+import { SECRET } from './support.js';
 
 const OWNER = 'user-owner';
 
@@ -34,7 +36,7 @@ describe('files with remembered draft grants (FILES_GRANT_CACHE_MS)', () => {
   beforeAll(async () => {
     // Why a TTL of a minute: the test must never see a grant expire on its own (no timing in tests).
     h = await createHarness(await makeEngine('local'), {}, { grantCacheMs: 60_000 });
-    server = h.app.listen(0, '127.0.0.1');
+    server = listenBehindFront(h.app.callback(), SECRET);
     await once(server, 'listening');
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });

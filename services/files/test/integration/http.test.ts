@@ -10,6 +10,8 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CI, type Harness, S3_MISSING, createHarness, identityHeader, makeEngine, s3Available } from './support.js';
 import { readZip } from './zip.js';
+import { listenBehindFront } from '@rdm/platform/testing';
+import { SECRET } from './support.js';
 
 const S3_UP = await s3Available();
 if (!S3_UP && !CI) console.warn(`[files http tests] skipping S3: ${S3_MISSING}`);
@@ -116,7 +118,7 @@ describe.each(ENGINES)('files HTTP API (%s storage)', (kind) => {
       FILES_MAX_RECORD_BYTES: 8 * 1024 * 1024,
       FILES_MAX_FILE_BYTES: 6 * 1024 * 1024,
     });
-    server = h.app.listen(0, '127.0.0.1');
+    server = listenBehindFront(h.app.callback(), SECRET);
     await once(server, 'listening');
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });

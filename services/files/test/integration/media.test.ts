@@ -15,6 +15,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FilesTarget } from '../../src/domain/authorizer.js';
 import { onDraftDeleted, onRecordPublished } from '../../src/events/consumers.js';
 import { type Harness, createHarness, identityHeader, makeEngine } from './support.js';
+import { listenBehindFront } from '@rdm/platform/testing';
+import { SECRET } from './support.js';
 
 const OWNER = 'user-owner';
 
@@ -69,7 +71,7 @@ describe('media files', () => {
 
   beforeAll(async () => {
     h = await createHarness(await makeEngine('local'));
-    server = h.app.listen(0, '127.0.0.1');
+    server = listenBehindFront(h.app.callback(), SECRET);
     await once(server, 'listening');
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });

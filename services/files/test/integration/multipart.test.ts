@@ -11,6 +11,8 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { S3_MIN_PART_BYTES } from '../../src/domain/multipart.js';
 import { CI, type Harness, S3_MISSING, createHarness, identityHeader, makeEngine, s3Available } from './support.js';
+import { listenBehindFront } from '@rdm/platform/testing';
+import { SECRET } from './support.js';
 
 const S3_UP = await s3Available();
 if (!S3_UP && !CI) console.warn(`[files multipart tests] skipping S3: ${S3_MISSING}`);
@@ -72,7 +74,7 @@ describe.each(ENGINES)('multipart transfer (%s storage)', (kind) => {
   beforeAll(async () => {
     if (kind === 's3' && !S3_UP) throw new Error(S3_MISSING);
     h = await createHarness(await makeEngine(kind));
-    server = h.app.listen(0, '127.0.0.1');
+    server = listenBehindFront(h.app.callback(), SECRET);
     await once(server, 'listening');
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });

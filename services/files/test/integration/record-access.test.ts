@@ -18,6 +18,7 @@ import { JetStreamFreshness } from '../../src/events/record-access.consumers.js'
 import { findRecordAccess } from '../../src/repo/record-access.repo.js';
 import { RpcFilesAuthorizer } from '../../src/rpc/records.client.js';
 import { createHarness, type Harness, makeEngine, SECRET } from './support.js';
+import { gatewayFront } from '@rdm/platform/testing';
 
 describe('files authorize public downloads from the copy of records access', () => {
   let h: Harness;
@@ -41,7 +42,10 @@ describe('files authorize public downloads from the copy of records access', () 
       FILES_UPLOAD_STALE_MS: 3_600_000,
       FILES_JANITOR_INTERVAL_MS: 60_000,
     };
-    return createApp({ config, logger: testLogger('files-copy'), db: h.tdb.db, storage: h.engine.storage, authorizer }).app.callback();
+    return gatewayFront(
+      createApp({ config, logger: testLogger('files-copy'), db: h.tdb.db, storage: h.engine.storage, authorizer }).app.callback(),
+      SECRET,
+    );
   }
 
   const envelope = (type: string, data: Record<string, unknown>) => ({

@@ -8,8 +8,17 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AppError, Errors, type Identity, type RpcServer, SYSTEM, serveRpc, signIdentity } from '@rdm/platform';
-import { type NatsServerProcess, type TestDb, spawnNatsServer, testDb, testLogger, testNats, uniqueId } from '@rdm/platform/testing';
+import { AppError, Errors, type Identity, type RpcServer, SYSTEM, serveRpc } from '@rdm/platform';
+import {
+  type NatsServerProcess,
+  type TestDb,
+  spawnNatsServer,
+  testDb,
+  testLogger,
+  testNats,
+  uniqueId,
+  testIdentityHeader,
+} from '@rdm/platform/testing';
 import { createApp, type FilesApp } from '../../src/app.js';
 import type { AuthorizeFilesRequest, BucketGrant } from '../../src/domain/authorizer.js';
 import { GrantCache } from '../../src/domain/grant-cache.js';
@@ -45,7 +54,7 @@ export async function privateNats(): Promise<NatsServerProcess> {
 /** Signed identity header of a user (or anonymous when `sub` is null). */
 export function identityHeader(sub: string | null, roles: string[] = []): Record<string, string> {
   if (sub === null && roles.length === 0) return {};
-  return { 'x-rdm-identity': signIdentity({ sub, roles } as Identity, SECRET) };
+  return testIdentityHeader({ sub, roles } as Identity, SECRET);
 }
 
 /** A record as the stub records service knows it. */

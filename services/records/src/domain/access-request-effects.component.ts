@@ -15,6 +15,9 @@
  *   the link to the guest.
  * - The record deleted or unknown → `rdm.records.access-request.failed` (the request goes back
  *   to submitted; a later accept tries again).
+ * - Authority re-checked at accept time (issue 18): the request's receiver must still be the
+ *   record's owner (only the owner grants access), and its topic and creator must be those of
+ *   records' own row of the request; otherwise `…failed` too, and nothing is granted.
  * - `declined`, `cancelled`, `expired`, `deleted` → the request no longer blocks a new one.
  *
  * At most once per request: the `access_requests` row is locked and its `effect` set in the same
@@ -46,6 +49,13 @@ const CLOSING = new Set([
 const RANK: Record<AccessLevel, number> = { view: 1, preview: 2, edit: 3, manage: 4 };
 const GRANT_LEVELS: AccessLevel[] = ['view', 'preview', 'edit', 'manage'];
 const LINK_LEVELS = ['view', 'preview', 'edit'] as const;
+
+/** Messages of refused access-request effects (in `rdm.records.access-request.failed`). */
+export const ACCESS_EFFECT_MESSAGES = {
+  recordGone: 'The record no longer exists.',
+  notThisRequest: 'The request does not match the access request made for this record.',
+  notTheOwner: "The request's receiver is not the record's owner.",
+} as const;
 
 /** What the component needs. */
 export interface AccessRequestEffectsDeps {
@@ -105,17 +115,24 @@ export class AccessRequestEffectsComponent {
       return;
     }
     const found = await repo.getRecordWithParent(trx, recordId);
-    if (!found?.parent || found.record.deletion_status !== 'P') {
-      await writeOutbox(trx, {
-        subject: 'rdm.records.access-request.failed',
-        aggregate: { type: 'request', id: r.id, revision: 0 },
-        data: { request_id: r.id, record_id: recordId, message: 'The record no longer exists.' },
-      });
-      return;
-    }
+    if (!found?.parent || found.record.deletion_status !== 'P') return this.fail(trx, r, recordId, ACCESS_EFFECT_MESSAGES.recordGone);
     const parent = (await repo.getParent(trx, found.parent.id, true))!;
+    const requester = guest ? String(r.created_by?.email ?? '').toLowerCase() : String(r.created_by?.user ?? '');
+    if (row && (row.parent_id !== parent.id || row.requester !== requester)) {
+      return this.fail(trx, r, recordId, ACCESS_EFFECT_MESSAGES.notThisRequest);
+    }
+    if (!parent.owner_id || r.receiver?.user !== parent.owner_id) return this.fail(trx, r, recordId, ACCESS_EFFECT_MESSAGES.notTheOwner);
     if (guest) await this.createLink(trx, r, parent, recordId, payload);
     else await this.grantUser(trx, r, parent, recordId, payload);
+  }
+
+  /** The effect refused: `rdm.records.access-request.failed` (the request goes back to submitted). */
+  private async fail(trx: Knex.Transaction, r: RequestEventData, recordId: string, message: string): Promise<void> {
+    await writeOutbox(trx, {
+      subject: 'rdm.records.access-request.failed',
+      aggregate: { type: 'request', id: r.id, revision: 0 },
+      data: { request_id: r.id, record_id: recordId, message },
+    });
   }
 
   private async grantUser(

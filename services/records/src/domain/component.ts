@@ -113,9 +113,18 @@ export interface LoadedDraft {
   hasRecord: boolean;
 }
 
-/** The draft `id` with its parent (one statement); 410 for a deleted record, else 404. */
-export async function loadDraft(db: Knex | Knex.Transaction, id: string): Promise<LoadedDraft> {
+/**
+ * The draft `id` with its parent (one statement); 410 for a deleted record, else 404.
+ *
+ * With `write` (every write to a draft but its deletion): 410 as well when the published version
+ * the draft stems from is deleted — an edit draft's own record, or the latest version a
+ * new-version draft was copied from. Why: an administrator's deletion must hold (issue 18,
+ * finding 7); such a draft, made before the deletion, would otherwise put the removed content
+ * back online when saved with files or published. Reads and deleting the draft stay allowed.
+ */
+export async function loadDraft(db: Knex | Knex.Transaction, id: string, o: { write?: boolean } = {}): Promise<LoadedDraft> {
   const found = await repo.getDraftWithParent(db, id);
+  if (found?.parent && o.write && found.sourceDeleted) throw Errors.gone();
   if (found?.parent) return { draft: found.draft, parent: found.parent, hasRecord: found.hasRecord };
   if (!found) {
     const record = await repo.getRecord(db, id);

@@ -52,6 +52,10 @@ export const SAGA_MESSAGES = {
   alreadyPublished: 'The record is already published.',
   recordGone: 'The record does not exist.',
   communityGone: 'The community does not exist.',
+  notTheReview: 'This request is not the review of the draft.',
+  creatorMaySubmit: "The request's creator may not submit this draft.",
+  creatorMayInclude: "The request's creator may not manage this record.",
+  recordDeleted: 'The record has been deleted.',
 } as const;
 
 /** Field errors, collected and reported together. */

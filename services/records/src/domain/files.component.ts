@@ -129,10 +129,12 @@ export class FilesComponent {
 
   /** POST /api/records/{id}/draft/actions/files-import: link the previous version's files. */
   async importFiles(identity: Identity, id: string): Promise<Record<string, unknown>> {
-    const { draft, parent, hasRecord } = await loadDraft(this.d.db, id);
+    const { draft, parent, hasRecord } = await loadDraft(this.d.db, id, { write: true });
     this.d.access.requirePlain('import_files', identity, ctxOf(draft, parent));
     const latest = parent.latest_id ? await repo.getRecord(this.d.db, parent.latest_id) : undefined;
     if (!latest) throw Errors.notFound();
+    // The files of a deleted version are not linked into anything (issue 18, finding 7).
+    if (latest.deletion_status !== 'P') throw Errors.gone();
     this.d.access.requirePlain('read_files', identity, ctxOf(latest, parent));
     if (!draft.files.enabled) throw RecordErrors.filesMustBeEnabled();
     const current = hasRecord ? { count: latest.files.count ?? 0 } : await this.d.files.manifest(draft.bucket_id);
@@ -180,7 +182,7 @@ export class FilesComponent {
     const identity = await withLinkToken(this.d.db, base, req.access_token);
     if (req.bucket === 'media') return this.d.media.authorize(req, identity);
     if (req.scope === 'draft') {
-      const { draft, parent, hasRecord } = await loadDraft(this.d.db, req.record_id);
+      const { draft, parent, hasRecord } = await loadDraft(this.d.db, req.record_id, { write: req.action === 'update' });
       await this.d.access.require(req.action === 'update' ? 'update_draft' : 'read_draft', identity, ctxOf(draft, parent), parent);
       return grantOf(draft, hasRecord);
     }

@@ -171,7 +171,7 @@ export class MediaComponent {
   /** authorize-files with `bucket: "media"` (identity already widened by a link token): the grant or 404/403/410. */
   async authorize(req: MediaAuthorizeRequest, identity: Identity): Promise<MediaGrant> {
     if (req.scope === 'draft') {
-      const { draft, parent } = await loadDraft(this.d.db, req.record_id);
+      const { draft, parent } = await loadDraft(this.d.db, req.record_id, { write: req.action === 'update' });
       await this.d.access.require(req.action === 'update' ? 'update_draft' : 'read_draft', identity, ctxOf(draft, parent), parent);
       return grantOf(draft, false);
     }

@@ -165,7 +165,7 @@ export class RecordsService {
 
   /** PUT /api/records/{id}/draft: full replace of metadata/custom_fields; pids/access when sent. */
   async updateDraft(identity: Identity, id: string, body: unknown, ifMatch?: number): Promise<ItemView> {
-    const { draft, parent, hasRecord } = await loadDraft(this.d.db, id);
+    const { draft, parent, hasRecord } = await loadDraft(this.d.db, id, { write: true });
     const ctx = ctxOf(draft, parent);
     recordsPolicy.require('update_draft', identity, ctx);
     if (ifMatch !== undefined && ifMatch !== draft.revision_id) throw Errors.revisionMismatch(ifMatch, draft.revision_id);
@@ -240,24 +240,34 @@ export class RecordsService {
   // ---------------------------------------------------------------------------------------
   // edit / publish
 
-  /** POST /api/records/{id}/draft: the edit draft of a published record (idempotent). */
+  /**
+   * POST /api/records/{id}/draft: the edit draft of a published record (idempotent). A deleted
+   * record is not edited, not even through an edit draft made before its deletion: 410 with its
+   * tombstone (issue 18, finding 7; InvenioRDM disables `edit` on deleted records).
+   */
   async edit(identity: Identity, id: string): Promise<ItemView> {
     const existing = await repo.getDraft(this.d.db, id);
     if (existing) {
       const parent = (await repo.getParent(this.d.db, existing.parent_id))!;
       this.access.requirePlain('edit', identity, ctxOf(existing, parent));
-      const hasRecord = !!(await repo.getRecord(this.d.db, id));
-      const { summary } = await this.files.summaryOf(existing, hasRecord);
-      return { kind: 'draft', doc: draftDoc(existing, parent, hasRecord, summary) };
+      const current = await repo.getRecord(this.d.db, id);
+      if (current && current.deletion_status !== 'P') throw Errors.gone();
+      const { summary } = await this.files.summaryOf(existing, !!current);
+      return { kind: 'draft', doc: draftDoc(existing, parent, !!current, summary) };
     }
     const record = await repo.getRecord(this.d.db, id);
     if (!record) throw Errors.pidDoesNotExist();
     const parent = (await repo.getParent(this.d.db, record.parent_id))!;
-    if (record.deletion_status !== 'P') throw Errors.permissionDenied();
+    if (record.deletion_status !== 'P') throw Errors.gone();
     this.access.requirePlain('edit', identity, ctxOf(record, parent));
     const media = await this.media.editCopy(record);
     return withTransaction(this.d.db, async (trx) => {
       const lockedRecord = (await repo.getRecord(trx, id, true))!;
+      // Deleted meanwhile (the deletion locks the same row): no edit draft of it.
+      if (lockedRecord.deletion_status !== 'P') {
+        await this.media.drop(media.bucket_id);
+        throw Errors.gone();
+      }
       const again = await repo.getDraft(trx, id);
       const lockedParent = (await repo.getParent(trx, record.parent_id))!;
       const frozen = frozenSummary(lockedRecord.files);
@@ -278,7 +288,7 @@ export class RecordsService {
 
   /** POST /api/records/{id}/draft/actions/publish. */
   async publish(identity: Identity, id: string): Promise<ItemView> {
-    const { draft, parent, hasRecord } = await loadDraft(this.d.db, id);
+    const { draft, parent, hasRecord } = await loadDraft(this.d.db, id, { write: true });
     this.access.requirePlain('publish', identity, ctxOf(draft, parent));
     // An open review blocks a direct publication (checked again on the locked parent below).
     this.hooks.beforePublish?.(parent);
@@ -324,6 +334,7 @@ export class RecordsService {
     if (!locked) throw Errors.pidDoesNotExist();
     o.checkParent?.(lockedParent);
     const lockedRecord = isEdit ? await repo.getRecord(trx, id, true) : undefined;
+    await this.requireLiveSource(trx, lockedParent, lockedRecord, isEdit);
     const pids = await this.pids.onPublish(trx, locked, lockedRecord, lockedParent);
     const now = new Date();
     const extra = o.parentPatch?.(lockedParent) ?? {};
@@ -353,6 +364,17 @@ export class RecordsService {
       data: { ...recordPublishedData(published, newParent, o.requestId), ...this.media.publishedEventData(published, lockedRecord) },
     });
     return { view: { kind: 'record', doc }, event: event as EventEnvelope };
+  }
+
+  /**
+   * A publication never brings a deleted record's content back (issue 18, finding 7): 410 when
+   * the edited record, or (new version) the latest version the draft was copied from, is deleted.
+   * Checked on the row locked FOR UPDATE, as the deletion locks it: a deletion racing the
+   * publication is either seen here or waits until the publication committed.
+   */
+  private async requireLiveSource(trx: Knex.Transaction, parent: ParentRow, record: RecordRow | undefined, isEdit: boolean) {
+    const source = isEdit ? record : parent.latest_id ? await repo.getRecord(trx, parent.latest_id, true) : undefined;
+    if (source && source.deletion_status !== 'P') throw Errors.gone();
   }
 
   // ---------------------------------------------------------------------------------------

@@ -11,6 +11,13 @@
  * (invalid draft, public record into a restricted community, draft or community gone) writes
  * `rdm.records.review.failed` instead.
  *
+ * Authority is re-checked here, at accept time, from records' own rows (issue 18, finding 2: the
+ * request's references are data another service stores): a submission publishes only the draft
+ * whose review (`parent.review`) IS this request, aimed at this community, and only while the
+ * request's creator may still manage that draft (as attaching and submitting a review require);
+ * an inclusion adds only a live record its creator may still manage (as `POST …/communities`
+ * requires). A deleted record, or a draft of one, is never published (finding 7).
+ *
  * At most once per request: the effect is claimed in `review_effects` (row locked for the
  * transaction), so concurrent or repeated deliveries — same message or a second event for the
  * same request — wait and then find it done, and re-emit nothing. The files lock (an RPC, outside
@@ -22,6 +29,7 @@
 import { AppError, type EventEnvelope, type FieldError, type Knex, type MsgLogger, writeOutbox } from '@rdm/platform';
 import * as repo from '../repo/records.repo.js';
 import * as reviewRepo from '../repo/review.repo.js';
+import { ctxOf } from './access.component.js';
 import { SAGA_MESSAGES } from './errors.js';
 import type { ParentCommunities, ParentRow } from './model.js';
 import type { CommunitiesPort, CommunitySummary, EntityRef, SearchIndexPort } from './ports.js';
@@ -96,8 +104,8 @@ export class ReviewSagaComponent {
       return;
     }
     try {
-      if (r.type === 'community-submission') await this.publishInto(trx, r.id, topic, communityId);
-      else await this.include(trx, r.id, topic, communityId);
+      if (r.type === 'community-submission') await this.publishInto(trx, r, topic, communityId);
+      else await this.include(trx, r, topic, communityId);
     } catch (err) {
       if (!(err instanceof Refusal)) throw err;
       await writeOutbox(trx, {
@@ -122,12 +130,42 @@ export class ReviewSagaComponent {
     throw err;
   }
 
-  private async publishInto(trx: Knex.Transaction, requestId: string, draftId: string, communityId: string): Promise<void> {
+  /**
+   * Refusal unless the request's creator (a user) may `action` the draft or record: the same
+   * check, community roles included, records makes when that user asks it directly. Why from the
+   * event's `created_by` with no roles: administrators' role is not in the request; an
+   * administrator's request on someone else's record then fails here rather than being trusted.
+   */
+  private async requireCreator(
+    r: RequestEventData,
+    row: Parameters<typeof ctxOf>[0],
+    parent: ParentRow,
+    action: 'manage',
+    message: string,
+  ): Promise<void> {
+    const user = r.created_by?.user;
+    if (typeof user !== 'string' || user === '' || user === 'system') throw new Refusal(message);
+    try {
+      await this.d.records.requireWith(action, { sub: user, roles: [] }, ctxOf(row, parent), parent);
+    } catch (err) {
+      if (err instanceof AppError && err.status === 403) throw new Refusal(message);
+      throw err;
+    }
+  }
+
+  private async publishInto(trx: Knex.Transaction, r: RequestEventData, draftId: string, communityId: string): Promise<void> {
+    const requestId = r.id;
     const found = await repo.getDraftWithParent(trx, draftId);
     if (!found?.parent) {
       throw new Refusal((await repo.getRecord(trx, draftId)) ? SAGA_MESSAGES.alreadyPublished : SAGA_MESSAGES.draftGone);
     }
-    const { draft, hasRecord } = found;
+    const { draft, hasRecord, parent } = found;
+    // Only the draft's own review publishes it, and only into the community it was submitted to.
+    if (parent.review?.id !== requestId || parent.review.receiver?.community !== communityId) {
+      throw new Refusal(SAGA_MESSAGES.notTheReview);
+    }
+    if (found.sourceDeleted) throw new Refusal(SAGA_MESSAGES.recordDeleted);
+    await this.requireCreator(r, draft, parent, 'manage', SAGA_MESSAGES.creatorMaySubmit);
     const community = await this.community(communityId);
     if (community.visibility === 'restricted' && draft.access?.record !== 'restricted') throw new Refusal(SAGA_MESSAGES.restricted);
     const record = hasRecord ? await repo.getRecord(trx, draftId) : undefined;
@@ -152,9 +190,11 @@ export class ReviewSagaComponent {
     await reviewRepo.settleEffect(trx, requestId, 'published', { eventId: event.id });
   }
 
-  private async include(trx: Knex.Transaction, requestId: string, recordId: string, communityId: string): Promise<void> {
+  private async include(trx: Knex.Transaction, r: RequestEventData, recordId: string, communityId: string): Promise<void> {
+    const requestId = r.id;
     const found = await repo.getRecordWithParent(trx, recordId);
     if (!found?.parent || found.record.deletion_status !== 'P') throw new Refusal(SAGA_MESSAGES.recordGone);
+    await this.requireCreator(r, found.record, found.parent, 'manage', SAGA_MESSAGES.creatorMayInclude);
     const community = await this.community(communityId);
     if (community.visibility === 'restricted' && found.record.access?.record !== 'restricted') throw new Refusal(SAGA_MESSAGES.restricted);
     const parent = (await repo.getParent(trx, found.parent.id, true))!;

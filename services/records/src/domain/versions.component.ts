@@ -74,22 +74,31 @@ export class VersionsComponent {
     await this.d.index.refreshVersionFlags(trx, [parent.latest_id], { latest_id: parent.latest_id, next_draft_id: null });
   }
 
-  /** POST /api/records/{id}/versions: the next-version draft (an existing one is returned). */
+  /**
+   * POST /api/records/{id}/versions: the next-version draft (an existing one is returned).
+   *
+   * Deletion holds (issue 18, finding 7): 410 when `id` is deleted, and when the latest version
+   * — the one a new version copies — is: a new version of removed content would put it back
+   * online at its publication. Only an administrator's restore lifts it.
+   */
   async newVersion(identity: Identity, id: string): Promise<ItemView> {
     const record = await repo.getRecord(this.d.db, id);
     if (!record) {
       if (await repo.getDraft(this.d.db, id)) throw Errors.pidNotRegistered();
       throw Errors.pidDoesNotExist();
     }
+    if (record.deletion_status !== 'P') throw Errors.gone();
     const parent = (await repo.getParent(this.d.db, record.parent_id))!;
     this.d.access.requirePlain('new_version', identity, ctxOf(record, parent));
     const created = await withTransaction(this.d.db, async (trx) => {
       const locked = (await repo.getParent(trx, record.parent_id, true))!;
+      // Locked as the deletion locks it: a racing deletion is seen here or waits for this draft.
+      const latest = (await repo.getRecord(trx, locked.latest_id ?? id, true))!;
+      if (latest.deletion_status !== 'P') throw Errors.gone();
       if (locked.next_draft_id) {
         const existing = await repo.getDraft(trx, locked.next_draft_id);
         if (existing) return { existing };
       }
-      const latest = (await repo.getRecord(trx, locked.latest_id ?? id))!;
       const [draftId] = await newUniqueIds(trx, 1);
       const draft = newVersionDraft(draftId, latest, locked, new Date());
       await repo.insertDraft(trx, draft);

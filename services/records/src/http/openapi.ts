@@ -225,10 +225,11 @@ function paths(): Record<string, Json> {
       post: {
         operationId: 'editRecord',
         summary: 'Edit a published record (create or return its edit draft)',
+        description: 'A deleted record is not edited (410 with its tombstone), not even through an edit draft made before.',
         tags: TAGS,
         security: AUTHENTICATED,
         parameters: [accept],
-        responses: { '201': record('The edit draft (idempotent).'), ...errors('403', '404', '406') },
+        responses: { '201': record('The edit draft (idempotent).'), ...errors('403', '404', '406', '410') },
       },
       delete: {
         operationId: 'deleteDraft',
@@ -310,11 +311,12 @@ function paths(): Record<string, Json> {
         operationId: 'createRecordVersion',
         summary: 'Create a new version (a draft)',
         description:
-          'Metadata of the latest version, `publication_date` today, no `version`, pids or files. An existing new-version draft is returned.',
+          'Metadata of the latest version, `publication_date` today, no `version`, pids or files. An existing new-version draft is returned. ' +
+          'A deleted record, or one whose latest version is deleted, gets none (410): no draft of removed content is saved or published either.',
         tags: TAGS,
         security: AUTHENTICATED,
         parameters: [accept],
-        responses: { '201': record('The new-version draft.'), ...errors('403', '404', '406') },
+        responses: { '201': record('The new-version draft.'), ...errors('403', '404', '406', '410') },
       },
     },
     '/api/records/{id}/versions/latest': {

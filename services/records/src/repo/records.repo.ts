@@ -110,23 +110,33 @@ function splitParent<T>(row: Record<string, unknown>): { row: T; parent: ParentR
   return { row: own as T, parent: parent.id == null ? undefined : (parent as unknown as ParentRow) };
 }
 
-/** A draft with its parent and whether a published record shares its id (edit draft), in one statement. */
+/**
+ * A draft with its parent, whether a published record shares its id (edit draft), and whether
+ * the published version the draft stems from is deleted (`sourceDeleted`: an edit draft's own
+ * record, or a new-version draft's parent's latest version), in one statement.
+ */
 export async function getDraftWithParent(
   db: Db,
   id: string,
-): Promise<{ draft: DraftRow; parent: ParentRow | undefined; hasRecord: boolean } | undefined> {
+): Promise<{ draft: DraftRow; parent: ParentRow | undefined; hasRecord: boolean; sourceDeleted: boolean } | undefined> {
   const r = await prepared(
     db,
-    `SELECT ${cols('drafts', 'd')}, ${PARENT_SELECT}, EXISTS (SELECT 1 FROM records r WHERE r.id = d.id) AS "x.has_record"
+    `SELECT ${cols('drafts', 'd')}, ${PARENT_SELECT},
+            (SELECT r.deletion_status FROM records r WHERE r.id = d.id) AS "x.record_status",
+            (SELECT l.deletion_status FROM records l WHERE l.id = p.latest_id) AS "x.latest_status"
        FROM drafts d LEFT JOIN parents p ON p.id = d.parent_id WHERE d.id = ?`,
     [id],
   );
   const raw = r.rows[0] as Record<string, unknown> | undefined;
   if (!raw) return undefined;
-  const hasRecord = raw['x.has_record'] === true;
-  Reflect.deleteProperty(raw, 'x.has_record');
+  const recordStatus = raw['x.record_status'] as string | null;
+  const latestStatus = raw['x.latest_status'] as string | null;
+  Reflect.deleteProperty(raw, 'x.record_status');
+  Reflect.deleteProperty(raw, 'x.latest_status');
+  const hasRecord = recordStatus !== null;
+  const source = hasRecord ? recordStatus : latestStatus;
   const { row, parent } = splitParent<DraftRow>(raw);
-  return { draft: row, parent, hasRecord };
+  return { draft: row, parent, hasRecord, sourceDeleted: source !== null && source !== 'P' };
 }
 
 /** A published record with its parent, in one statement. */

@@ -4,6 +4,7 @@ import { ensureStream, eventSubjects, OutboxRelay } from '@rdm/platform';
 import { testLogger, waitFor } from '@rdm/platform/testing';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ACCESS_EFFECT_MESSAGES } from '../../src/domain/access-request-effects.component.js';
 import { ACCESS_REQUESTS_DURABLE, accessRequestWorkers } from '../../src/events/access-requests.consumer.js';
 import { smtpSender } from '../../src/mail/mailer.js';
 import { as, type Env, fullMetadata, startEnv } from './support.js';
@@ -196,6 +197,32 @@ describe('access requests (records side)', () => {
     });
     const failed = await waitFor(async () => (await outbox('rdm.records.access-request.failed', 'request_id', String(gone.data.id)))[0]);
     expect(failed.payload.data).toEqual({ request_id: gone.data.id, record_id: 'zzzzz-zzz98', message: 'The record no longer exists.' });
+  });
+
+  // Issue 18: every request type's effect re-checks authority at accept time.
+  it("should grant nothing when the accepted request is not records' own request of that record or its receiver is not the owner", async () => {
+    const r = await record({ allow_user_requests: true });
+    const other = await record({ allow_user_requests: true });
+    const req = (await ask(r.id, ASKER).expect(200)).body;
+    const base = { id: req.id, type: 'user-access-request', created_by: { user: ASKER }, payload: { permission: 'manage' } };
+    // Aimed at another record than the one asked for.
+    const reaimed = await send('accepted', { ...base, topic: { record: other.id } });
+    const f1 = await waitFor(async () => (await outbox('rdm.records.access-request.failed', 'request_id', req.id))[0]);
+    expect(f1.payload.data).toEqual({ request_id: req.id, record_id: other.id, message: ACCESS_EFFECT_MESSAGES.notThisRequest });
+    await waitFor(() => processed(reaimed.id));
+    // Received (and accepted) by someone who does not own the record.
+    const stranger = await send('accepted', { ...base, topic: { record: r.id }, receiver: { user: OTHER }, actor: { user: OTHER } });
+    await waitFor(() => processed(stranger.id));
+    const failures = await outbox('rdm.records.access-request.failed', 'request_id', req.id);
+    expect(failures.map((f) => f.payload.data.message)).toEqual([
+      ACCESS_EFFECT_MESSAGES.notThisRequest,
+      ACCESS_EFFECT_MESSAGES.notTheOwner,
+    ]);
+    expect(await outbox('rdm.records.access-request.granted', 'request_id', req.id)).toHaveLength(0);
+    for (const id of [r.id, other.id]) {
+      const users = await env.request.get(`/api/records/${id}/access/users`).set(as(OWNER)).expect(200);
+      expect(users.body.hits.hits).toEqual([]);
+    }
   });
 
   it('should verify a guest by e-mail, create the request on confirmation, and mail the secret link once accepted', async () => {

@@ -10,6 +10,8 @@ import { VocabPropsCache } from '../../src/export/vocab-props.js';
 import { validateXml, XSD } from '../../src/export/xsd/xmllint.js';
 import { type FakeDataCite, startFakeDataCite } from '../support/fake-datacite.js';
 import { as, BASE, type Env, fullMetadata, startEnv, VOCAB } from './support.js';
+import { gatewayFront } from '@rdm/platform/testing';
+import { SECRET } from './support.js';
 
 const OWNER = '801';
 const ADMIN = as('9', ['admin']);
@@ -51,7 +53,7 @@ describe('DataCite DOI provider (DOI_PROVIDER=datacite, against the fake DataCit
       ...env.deps,
       config: { ...env.deps.config, DOI_PROVIDER: 'datacite', DATACITE_PREFIX: PREFIX },
     });
-    request = supertest(parts.app.callback());
+    request = supertest(gatewayFront(parts.app.callback(), SECRET));
     await ensureStream(env.nats.jsm, { name: 'RECORDS', subjects: eventSubjects('records') });
     relay = new OutboxRelay({ db: env.db, js: env.nats.js, logger: testLogger() as never, pollMs: 50 });
     relay.start();

@@ -114,6 +114,86 @@ describe('record deletion, tombstones and restore', () => {
     expect((await env.request.post(`/api/records/${r.id}/restore`).set(ADMIN)).status).toBe(400);
   });
 
+  // Issue 18, finding 7: an administrator's deletion holds against the owner.
+  describe('deletion holds', () => {
+    const remove = async (id: string) =>
+      expect((await env.request.delete(`/api/records/${id}/delete`).set(ADMIN).send(body())).status).toBe(204);
+    const expectTombstone = (res: { status: number; body: any }) => {
+      expect(res.status).toBe(410);
+      expect(res.body).toMatchObject({
+        status: 410,
+        message: 'Record deleted',
+        tombstone: { removal_reason: { id: 'spam' }, is_visible: true },
+      });
+    };
+    const authorizeUpdate = async (id: string) => {
+      try {
+        await env.rpc('rdm.records.rpc.authorize-files', {
+          record_id: id,
+          scope: 'draft',
+          action: 'update',
+          identity: { sub: OWNER, roles: [] },
+        });
+        return 200;
+      } catch (e) {
+        return isAppError(e) ? e.status : 500;
+      }
+    };
+
+    it('should refuse a new version and an edit of a deleted record with 410 and its tombstone', async () => {
+      const r = await publish();
+      await remove(r.id);
+      expectTombstone(await env.request.post(`/api/records/${r.id}/versions`).set(as(OWNER)));
+      expectTombstone(await env.request.post(`/api/records/${r.id}/draft`).set(as(OWNER)));
+      expect(await env.db('drafts').where({ parent_id: r.parent.id })).toHaveLength(0);
+      // Restore is the administrators' alone; afterwards the owner works again.
+      expect((await env.request.post(`/api/records/${r.id}/restore`).set(as(OWNER))).status).toBe(403);
+      expect((await env.request.post(`/api/records/${r.id}/restore`).set(ADMIN)).status).toBe(204);
+      expect((await env.request.post(`/api/records/${r.id}/versions`).set(as(OWNER))).status).toBe(201);
+    });
+
+    it('should not publish a new-version draft made before the deletion, nor let it change or take files; it may be deleted', async () => {
+      const r = await publish();
+      const nv = (await env.request.post(`/api/records/${r.id}/versions`).set(as(OWNER)).expect(201)).body;
+      env.files.addFile(nv.id, 'b.txt');
+      await remove(r.id);
+      const pub = await env.request.post(`/api/records/${nv.id}/draft/actions/publish`).set(as(OWNER));
+      expect(pub.status).toBe(410);
+      expect(pub.body).toMatchObject({ status: 410, message: 'Record deleted' });
+      expect(await env.db('records').where({ id: nv.id })).toHaveLength(0);
+      expect((await env.request.put(`/api/records/${nv.id}/draft`).set(as(OWNER)).send({ metadata: fullMetadata() })).status).toBe(410);
+      expect((await env.request.post(`/api/records/${nv.id}/draft/actions/files-import`).set(as(OWNER))).status).toBe(410);
+      expect(await authorizeUpdate(nv.id)).toBe(410);
+      expect((await env.request.get(`/api/records/${nv.id}/draft`).set(as(OWNER))).status).toBe(200);
+      expect((await env.request.delete(`/api/records/${nv.id}/draft`).set(as(OWNER))).status).toBe(204);
+    });
+
+    it('should refuse a new version from an older live version while the latest one is deleted', async () => {
+      const v1 = await publish();
+      const nv = (await env.request.post(`/api/records/${v1.id}/versions`).set(as(OWNER)).expect(201)).body;
+      env.files.addFile(nv.id, 'c.txt');
+      await env.request.put(`/api/records/${nv.id}/draft`).set(as(OWNER)).send({ metadata: fullMetadata() }).expect(200);
+      await env.request.post(`/api/records/${nv.id}/draft/actions/publish`).set(as(OWNER)).expect(202);
+      await remove(nv.id);
+      const res = await env.request.post(`/api/records/${v1.id}/versions`).set(as(OWNER));
+      expect(res.status).toBe(410);
+      expect(await env.db('drafts').where({ parent_id: v1.parent.id })).toHaveLength(0);
+    });
+
+    it('should not publish an edit draft made before the deletion, nor save or re-open it', async () => {
+      const r = await publish();
+      await env.request.post(`/api/records/${r.id}/draft`).set(as(OWNER)).expect(201);
+      await remove(r.id);
+      expectTombstone(await env.request.post(`/api/records/${r.id}/draft/actions/publish`).set(as(OWNER)));
+      expectTombstone(await env.request.put(`/api/records/${r.id}/draft`).set(as(OWNER)).send({ metadata: fullMetadata() }));
+      expectTombstone(await env.request.post(`/api/records/${r.id}/draft`).set(as(OWNER)));
+      expect(await authorizeUpdate(r.id)).toBe(410);
+      expectTombstone(await env.request.get(`/api/records/${r.id}`));
+      const rec = await env.db('records').where({ id: r.id }).first();
+      expect(rec.deletion_status).toBe('D');
+    });
+  });
+
   it('should answer 404 Record not found when the tombstone is hidden', async () => {
     const r = await publish();
     expect(

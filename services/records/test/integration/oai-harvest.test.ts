@@ -19,6 +19,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { copyPublishedRecord } from '../support/bulk-records.js';
 import { publish } from './export-support.js';
 import { type Env, startEnv } from './support.js';
+import { listenBehindFront } from '@rdm/platform/testing';
+import { SECRET } from './support.js';
 
 const run = promisify(execFile);
 const CI = !!process.env.CI && process.env.CI !== 'false' && process.env.CI !== '0';
@@ -70,7 +72,7 @@ describe('OAI-PMH harvest of 10,000 records by sickle', () => {
     });
     expected.push(...copies.oai);
     deleted = copies.deleted;
-    server = env.parts.app.listen(0, '127.0.0.1');
+    server = listenBehindFront(env.parts.app.callback(), SECRET);
     await new Promise<void>((r) => server.once('listening', () => r()));
   }, 420_000);
   afterAll(async () => {

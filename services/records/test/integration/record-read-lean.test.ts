@@ -3,6 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
 import { LeanRecordReads } from '../../src/http/record-read-lean.js';
 import { as, type Env, fullMetadata, startEnv, VOCAB } from './support.js';
+import { gatewayFront } from '@rdm/platform/testing';
+import { SECRET } from './support.js';
 
 const OWNER = '801';
 const OTHER = '802';
@@ -23,7 +25,7 @@ describe(LeanRecordReads.name, () => {
     env = await startEnv();
     lean = env.parts.leanReads as LeanRecordReads;
     // The same service on the same database with the lean path off: koa answers everything.
-    full = supertest(createApp({ ...env.deps, leanReads: false }).app.callback());
+    full = supertest(gatewayFront(createApp({ ...env.deps, leanReads: false }).app.callback(), SECRET));
   });
   afterAll(async () => {
     await env?.close();

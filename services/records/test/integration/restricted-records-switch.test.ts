@@ -2,6 +2,8 @@ import supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
 import { as, type Env, fullMetadata, startEnv } from './support.js';
+import { gatewayFront } from '@rdm/platform/testing';
+import { SECRET } from './support.js';
 
 const OWNER = as('720');
 const ADMIN = as('9', ['admin']);
@@ -14,7 +16,7 @@ describe('ALLOW_RESTRICTED_RECORDS=false (InvenioRDM RDM_ALLOW_RESTRICTED_RECORD
   beforeAll(async () => {
     env = await startEnv();
     const { app } = createApp({ ...env.deps, config: { ...env.deps.config, ALLOW_RESTRICTED_RECORDS: false } as never });
-    request = supertest(app.callback());
+    request = supertest(gatewayFront(app.callback(), SECRET));
   });
   afterAll(async () => {
     await env?.close();

@@ -63,7 +63,15 @@ describe('review saga (rdm.requests.request.* consumers)', () => {
     return { id: d.id, parentId: d.parent.id, requestId: r.body.id };
   }
 
-  function envelope(verb: string, requestId: string, type: string, topic: string, communityId: string, id = randomUUID()) {
+  function envelope(
+    verb: string,
+    requestId: string,
+    type: string,
+    topic: string,
+    communityId: string,
+    id = randomUUID(),
+    createdBy: string = OWNER,
+  ) {
     return {
       id,
       type: `rdm.requests.request.${verb}`,
@@ -74,7 +82,7 @@ describe('review saga (rdm.requests.request.* consumers)', () => {
         id: requestId,
         number: '1',
         type,
-        created_by: { user: OWNER },
+        created_by: { user: createdBy },
         receiver: { community: communityId },
         topic: { record: topic },
         actor: { user: CURATOR },
@@ -175,6 +183,56 @@ describe('review saga (rdm.requests.request.* consumers)', () => {
     expect(results.filter((r) => r.status === 'rejected')).toEqual([]);
     expect(await outbox('rdm.records.record.published', 'id', s.id)).toHaveLength(1);
     expect(await env.db('records').where({ id: s.id })).toHaveLength(1);
+  });
+
+  // Issue 18, finding 2: the request's topic and receiver are another service's data; the saga
+  // publishes only the draft whose review IS the request, for a creator who may still submit it.
+  describe('authority re-checked at accept time', () => {
+    const STRANGER = '953';
+
+    it("should refuse a request that is not the draft's own review (re-aimed topic), and publish nothing", async () => {
+      const victim = await submitted(open);
+      const attacker = await submitted(open);
+      // The attacker's own review, its topic pointed at the victim's draft.
+      await send(envelope('accepted', attacker.requestId, 'community-submission', victim.id, open.id));
+      const failed = await waitFor(async () => (await outbox('rdm.records.review.failed', 'request_id', attacker.requestId))[0]);
+      expect(failed.payload.data).toMatchObject({ record_id: victim.id, message: SAGA_MESSAGES.notTheReview });
+      expect(await env.db('records').where({ id: victim.id })).toHaveLength(0);
+      expect(await outbox('rdm.records.record.published', 'id', victim.id)).toHaveLength(0);
+      expect(env.files.bucket(victim.id).locked).toBe(false);
+      const draft = await env.request.get(`/api/records/${victim.id}/draft`).set(as(OWNER)).expect(200);
+      expect(draft.body.parent.review.id).toBe(victim.requestId);
+    });
+
+    it('should refuse the right review aimed at another community (re-aimed receiver)', async () => {
+      const s = await submitted(open);
+      const other = env.fakeCommunities.add(community('saga-elsewhere'));
+      await send(envelope('accepted', s.requestId, 'community-submission', s.id, other.id));
+      const failed = await waitFor(async () => (await outbox('rdm.records.review.failed', 'request_id', s.requestId))[0]);
+      expect(failed.payload.data.message).toBe(SAGA_MESSAGES.notTheReview);
+      expect(await env.db('records').where({ id: s.id })).toHaveLength(0);
+    });
+
+    it('should refuse a review whose creator may not manage the draft (any more)', async () => {
+      const s = await submitted(open);
+      await send(envelope('accepted', s.requestId, 'community-submission', s.id, open.id, randomUUID(), STRANGER));
+      const failed = await waitFor(async () => (await outbox('rdm.records.review.failed', 'request_id', s.requestId))[0]);
+      expect(failed.payload.data.message).toBe(SAGA_MESSAGES.creatorMaySubmit);
+      expect(await env.db('records').where({ id: s.id })).toHaveLength(0);
+      expect(await env.db('review_effects').where({ request_id: s.requestId })).toMatchObject([{ outcome: 'failed' }]);
+    });
+
+    it('should refuse an inclusion whose creator may not manage the record, and include nothing', async () => {
+      const d = (await env.request.post('/api/records').set(as(OWNER)).send({ metadata: fullMetadata() }).expect(201)).body;
+      env.files.addFile(d.id, 'x.csv');
+      await env.request.post(`/api/records/${d.id}/draft/actions/publish`).set(as(OWNER)).expect(202);
+      const requestId = randomUUID();
+      await send(envelope('accepted', requestId, 'community-inclusion', d.id, open.id, randomUUID(), STRANGER));
+      const failed = await waitFor(async () => (await outbox('rdm.records.review.failed', 'request_id', requestId))[0]);
+      expect(failed.payload.data.message).toBe(SAGA_MESSAGES.creatorMayInclude);
+      expect(await outbox('rdm.records.inclusion.added', 'request_id', requestId)).toHaveLength(0);
+      expect((await env.request.get(`/api/records/${d.id}`).expect(200)).body.parent.communities).toEqual({});
+    });
   });
 
   it('should follow the request status: declined, then unlinked on cancel', async () => {

@@ -5,6 +5,8 @@ import { describedByTypes } from '../../src/export/formats.js';
 import { wellFormed } from '../../src/export/xsd/xmllint.js';
 import { OWNER, publish } from './export-support.js';
 import { as, BASE, type Env, fullMetadata, startEnv, VOCAB } from './support.js';
+import { gatewayFront } from '@rdm/platform/testing';
+import { SECRET } from './support.js';
 
 /** `Link` header → [{href, rel, type?}] (RFC 8288 form as written by the service). */
 function parseLinks(header: string): { href: string; rel: string; type?: string }[] {
@@ -120,7 +122,9 @@ describe('FAIR signposting and the sitemap', () => {
     expect(urls).not.toContain(`${BASE}/records/${restricted.id}`);
     expect(res.text).toMatch(/<lastmod>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ<\/lastmod>/);
 
-    const small = supertest(createApp({ ...env.deps, config: { ...env.deps.config, SITEMAP_MAX_URLS: 2 } as never }).app.callback());
+    const small = supertest(
+      gatewayFront(createApp({ ...env.deps, config: { ...env.deps.config, SITEMAP_MAX_URLS: 2 } as never }).app.callback(), SECRET),
+    );
     const index = await small.get('/sitemap.xml');
     expect(index.text).toContain('<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">');
     const pages = urlsOf(index.text);

@@ -10,6 +10,8 @@ import { statsWorkers } from '../../src/events/stats.consumer.js';
 import { serveCommunityUsageRpc } from '../../src/rpc/community-usage.rpc.js';
 import { STATS_STREAM, StatsPublisher } from '../../src/stats/publisher.js';
 import { as, type Env, fullMetadata, startEnv } from './support.js';
+import { gatewayFront } from '@rdm/platform/testing';
+import { SECRET } from './support.js';
 
 const BROWSER = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36';
 
@@ -39,7 +41,7 @@ describe('usage statistics', () => {
     env = await startEnv();
     await ensureStream(env.nats.jsm, STATS_STREAM);
     // the app as main.ts builds it: with a publisher of view events
-    http = supertest(createApp({ ...env.deps, statsPublisher: new StatsPublisher(env.nats.js) }).app.callback());
+    http = supertest(gatewayFront(createApp({ ...env.deps, statsPublisher: new StatsPublisher(env.nats.js) }).app.callback(), SECRET));
     workers = statsWorkers({
       db: env.db,
       nats: env.nats,

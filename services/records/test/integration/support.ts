@@ -4,8 +4,8 @@
  * services that may be running on the shared server), stub files and vocabularies RPC
  * responders served with the platform's real `serveRpc`, and the koa app under supertest.
  */
-import { AppError, callRpc, type NatsHandle, type SearchEngine, serveRpc, signIdentity } from '@rdm/platform';
-import { spawnNatsServer, testDb, testLogger, testNats } from '@rdm/platform/testing';
+import { AppError, callRpc, type NatsHandle, type SearchEngine, serveRpc } from '@rdm/platform';
+import { spawnNatsServer, testDb, testLogger, testNats, testIdentityHeader } from '@rdm/platform/testing';
 import supertest from 'supertest';
 import { type AppDeps, createApp } from '../../src/app.js';
 import type { Manifest, ManifestEntry, VocabEntry } from '../../src/domain/ports.js';
@@ -16,6 +16,7 @@ import { RpcRequestsClient } from '../../src/rpc/requests.client.js';
 import { RpcVocabulariesClient } from '../../src/rpc/vocabularies.client.js';
 import { EngineIndexer } from '../../src/search/engine-index.js';
 import { FakeCommunities, FakeRequests } from './review-support.js';
+import { gatewayFront } from '@rdm/platform/testing';
 
 /** Identity secret of the tests. */
 export const SECRET = 'test-identity-secret-0123456789';
@@ -25,7 +26,7 @@ export const BASE = 'https://rdm.example.org';
 /** Signed identity header of a user (or admin). */
 export function as(user: string | null, roles: string[] = []): Record<string, string> {
   if (user === null) return {};
-  return { 'x-rdm-identity': signIdentity({ sub: user, roles }, SECRET) };
+  return testIdentityHeader({ sub: user, roles }, SECRET);
 }
 
 /** In-memory files service behind the real RPC subjects. */
@@ -241,7 +242,7 @@ export async function startEnv(o: { search?: { engine: SearchEngine; prefix: str
   const { app, service } = parts;
   const authz = serveAuthorizeFilesRpc(nats.nc, service, logger);
   return {
-    request: supertest(app.callback()),
+    request: supertest(gatewayFront(app.callback(), SECRET)),
     files,
     vocabCalls,
     db: tdb.db,

@@ -52,7 +52,7 @@ import { isClosedStatus, parseRef, type Ref, type RequestRow, REF_TYPES, SHOWN_S
 import { callerRef, canDelete, canRead, canUpdate } from './policy.js';
 import type { CommunitiesPort } from './ports.js';
 import { type RequestChangeKind, writeRequestEvent } from './request-events.js';
-import { contextCommunityId, requestType, requestTypes, typeLabel } from './types/registry.js';
+import { contextCommunityId, type RequestType, requestType, requestTypes, typeLabel } from './types/registry.js';
 
 /** Sorts of request lists. */
 export const REQUEST_SORTS = ['bestmatch', 'newest', 'oldest', 'newestactivity', 'oldestactivity'] as const;
@@ -106,6 +106,14 @@ export interface CreateInput {
 }
 
 const UPDATABLE = ['title', 'description', 'payload', 'receiver', 'topic'] as const;
+
+/** The 400 messages of a receiver or topic the type does not let a PUT change. */
+export const REAIM_REFUSED = {
+  receiver: 'The receiver of this request cannot be changed.',
+  topic: 'The topic of this request cannot be changed.',
+} as const;
+
+const sameRef = (a: Ref | null, b: Ref | null) => (a === null || b === null ? a === b : a.type === b.type && a.id === b.id);
 
 /** Request operations. */
 export class RequestsService {
@@ -287,16 +295,17 @@ export class RequestsService {
       if (b.receiver !== undefined) {
         const r = parseRef(b.receiver);
         if (!r || !type.refs.receiver.includes(r.type)) errors.push({ field: 'receiver', messages: ['Invalid reference.'] });
-        else change.receiver = r;
+        else if (!sameRef(r, req.receiver)) change.receiver = r;
       }
       if (b.topic !== undefined) {
         const t = b.topic === null ? null : parseRef(b.topic);
         if (t === undefined || (t && type.refs.topic && !type.refs.topic.includes(t.type)))
           errors.push({ field: 'topic', messages: ['Invalid reference.'] });
-        else change.topic = t;
+        else if (!sameRef(t, req.topic)) change.topic = t;
       }
     }
     if (errors.length) throw Errors.validation(errors);
+    await this.reauthorize(identity, req, type, change);
     const updated = await this.deps.db.transaction(async (trx) => {
       const locked = await this.load(req.id, trx, { forUpdate: true });
       checkRevision(ifMatch, locked.revision_id);
@@ -306,6 +315,22 @@ export class RequestsService {
     });
     await this.indexed([updated.id]);
     return (await this.render(identity, [updated]))[0];
+  }
+
+  /**
+   * A changed receiver or topic (issue 18, finding 2): only where the type declares the reference
+   * re-aimable, and only once its owning service re-authorized the new value; otherwise a 400 on
+   * the field, whoever asks (the effect acts on these references; see `RequestType.reaim`).
+   */
+  private async reauthorize(identity: Identity, req: RequestRow, type: RequestType, change: RequestChange): Promise<void> {
+    const errors: FieldError[] = [];
+    for (const field of ['receiver', 'topic'] as const) {
+      if (!(field in change)) continue;
+      const check = type.reaim?.[field];
+      if (!check) errors.push({ field, messages: [REAIM_REFUSED[field]] });
+      else await check({ identity, request: req, next: change[field] ?? null });
+    }
+    if (errors.length) throw Errors.validation(errors);
   }
 
   /** `DELETE /api/requests/<id>`: only while created (creator, administrators, system). */

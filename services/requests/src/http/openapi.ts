@@ -107,7 +107,9 @@ export function openapiFragment(): Json {
         },
         put: {
           operationId: 'updateRequest',
-          summary: 'Update title/description (and while created: payload, receiver, topic)',
+          summary: 'Update title/description (and while created: payload)',
+          description:
+            'A `receiver` or `topic` different from the current one is refused (400 on that field): the effect of an accepted request acts on them, and no request type lets them be re-aimed. Sending the current value is accepted.',
           tags: TAGS,
           security,
           requestBody: { required: true, content: json({ type: 'object' }) },

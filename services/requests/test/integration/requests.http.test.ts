@@ -204,14 +204,62 @@ describe('PUT /api/requests/<id>', () => {
     const res = await env.http
       .put(`/api/requests/${r.id}`)
       .set(as(INVITEE))
-      .send({ title: 'New title', payload: { role: 'owner' } })
+      .send({ title: 'New title', payload: { role: 'owner' }, receiver: { user: OTHER }, topic: { community: randomUUID() } })
       .expect(200);
-    expect(res.body).toMatchObject({ title: 'New title', payload: { role: 'curator' }, revision_id: r.revision_id + 1 });
+    // Past `created` the references are ignored, as InvenioRDM does: the invitation stays aimed
+    // at its invitee and community (communities applies it from its own pending member row).
+    expect(res.body).toMatchObject({
+      title: 'New title',
+      payload: { role: 'curator' },
+      receiver: { user: INVITEE },
+      topic: { community: community.id },
+      revision_id: r.revision_id + 1,
+    });
     const bad = await env.http.put(`/api/requests/${r.id}`).set(as(INVITEE)).send({ status: 'accepted' });
     expect(bad.status).toBe(400);
     expect(bad.body.errors).toEqual([{ field: 'status', messages: ['Unknown field.'] }]);
     expect((await env.http.put(`/api/requests/${r.id}`).set(as(OTHER)).send({ title: 'x' })).status).toBe(403);
     expect((await env.http.put(`/api/requests/${r.id}`).set(as(INVITEE)).set('If-Match', '1').send({ title: 'x' })).status).toBe(412);
+  });
+
+  // Issue 18, finding 2: the review saga publishes `topic.record` into `receiver.community`, so a
+  // creator who re-aims a created review at someone else's draft must be refused.
+  it('should refuse a changed topic or receiver of a created request (400 per field), for the creator and administrators alike', async () => {
+    const mine = env.fake.add({ title: 'Mine', review_policy: 'open' });
+    const r = await createRequest(env, {
+      type: 'community-submission',
+      created_by: { user: OTHER },
+      receiver: { community: mine.id },
+      topic: { record: 'abcde-fgh12' },
+    });
+    expect(r.status).toBe('created');
+    const reaim = await env.http
+      .put(`/api/requests/${r.id}`)
+      .set(as(OTHER))
+      .send({ topic: { record: 'vwxyz-abc34' }, receiver: { community: community.id } });
+    expect(reaim.status).toBe(400);
+    expect(reaim.body).toEqual({
+      status: 400,
+      message: 'A validation error occurred.',
+      errors: [
+        { field: 'receiver', messages: ['The receiver of this request cannot be changed.'] },
+        { field: 'topic', messages: ['The topic of this request cannot be changed.'] },
+      ],
+    });
+    const admin = await env.http
+      .put(`/api/requests/${r.id}`)
+      .set(as('99', ['admin']))
+      .send({ topic: { record: 'vwxyz-abc34' } });
+    expect(admin.status).toBe(400);
+    // Echoing the current references back is no change, and title/description still change.
+    const echo = await env.http
+      .put(`/api/requests/${r.id}`)
+      .set(as(OTHER))
+      .send({ title: 'Mine', topic: { record: 'abcde-fgh12' }, receiver: { community: mine.id } })
+      .expect(200);
+    expect(echo.body).toMatchObject({ title: 'Mine', topic: { record: 'abcde-fgh12' }, receiver: { community: mine.id } });
+    const stored = await env.http.get(`/api/requests/${r.id}`).set(as(OTHER)).expect(200);
+    expect(stored.body).toMatchObject({ topic: { record: 'abcde-fgh12' }, receiver: { community: mine.id } });
   });
 
   it('should refuse updates of closed requests except for administrators', async () => {

@@ -6,8 +6,16 @@
  * durable effect consumers.
  */
 import { createServer } from 'node:net';
-import { type ConsumerHandle, ensureStream, type EventEnvelope, OutboxRelay, type RpcServer, serveRpc, signIdentity } from '@rdm/platform';
-import { type NatsServerProcess, spawnNatsServer, type TestDb, testDb, testLogger, testNats } from '@rdm/platform/testing';
+import { type ConsumerHandle, ensureStream, type EventEnvelope, OutboxRelay, type RpcServer, serveRpc } from '@rdm/platform';
+import {
+  type NatsServerProcess,
+  spawnNatsServer,
+  type TestDb,
+  testDb,
+  testLogger,
+  testNats,
+  testIdentityHeader,
+} from '@rdm/platform/testing';
 import { randomUUID } from 'node:crypto';
 import supertest from 'supertest';
 import { type AppDeps, createApp, type RequestsApp } from '../../src/app.js';
@@ -18,6 +26,7 @@ import { startEffectConsumers } from '../../src/events/consumers.js';
 import { REQUESTS_STREAM, REQUESTS_STREAM_SUBJECTS } from '../../src/events/streams.js';
 import { NatsCommunitiesClient } from '../../src/rpc/communities.client.js';
 import { serveRequestsRpc } from '../../src/rpc/requests.rpc.js';
+import { gatewayFront } from '@rdm/platform/testing';
 
 /** Identity secret of the tests. */
 export const SECRET = 'requests-integration-secret';
@@ -27,7 +36,7 @@ export const BASE = 'https://rdm.example.org';
 /** Signed identity header of a user (none for anonymous). */
 export function as(user: string | null, roles: string[] = []): Record<string, string> {
   if (user === null && roles.length === 0) return {};
-  return { 'x-rdm-identity': signIdentity({ sub: user, roles }, SECRET) };
+  return testIdentityHeader({ sub: user, roles }, SECRET);
 }
 
 /** A free TCP port. */
@@ -170,7 +179,7 @@ export async function startEnv(o: { effectWaitMs?: number; lockingEnabled?: bool
   const expiry = new ExpiryJob({ actions: built.actions, intervalMs: 60_000, logger });
   const env: Env = {
     ...built,
-    http: supertest(built.app.callback()),
+    http: supertest(gatewayFront(built.app.callback(), SECRET)),
     tdb,
     nats,
     server,
@@ -191,7 +200,7 @@ export async function startEnv(o: { effectWaitMs?: number; lockingEnabled?: bool
     },
     appWith(deps) {
       const other = createApp({ ...appDeps, ...deps });
-      return { ...other, http: supertest(other.app.callback()) };
+      return { ...other, http: supertest(gatewayFront(other.app.callback(), SECRET)) };
     },
     async startConsumers() {
       env.consumers = startEffectConsumers({ db: tdb.db, nats, logger, ackWaitMs: 5000 });

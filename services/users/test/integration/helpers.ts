@@ -1,6 +1,6 @@
 /** Shared helpers of the users integration tests (real PostgreSQL; NATS where a test needs it). */
-import { type Identity, type Knex, signIdentity, SYSTEM } from '@rdm/platform';
-import { testLogger } from '@rdm/platform/testing';
+import { type Identity, type Knex, SYSTEM } from '@rdm/platform';
+import { testLogger, testIdentityHeader } from '@rdm/platform/testing';
 import { createApp } from '../../src/app.js';
 import { type EnsureUserInput, UsersService } from '../../src/domain/users.service.js';
 
@@ -16,7 +16,7 @@ export function makeApp(db: Knex) {
 
 /** Headers carrying a signed identity. */
 export function as(identity: Identity): Record<string, string> {
-  return { 'x-rdm-identity': signIdentity(identity, SECRET) };
+  return testIdentityHeader(identity, SECRET);
 }
 
 /** The identity of a user (with its roles). */

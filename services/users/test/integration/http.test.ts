@@ -1,14 +1,17 @@
+import type { RequestListener } from 'node:http';
 import { ANONYMOUS } from '@rdm/platform';
 import { type TestDb, testDb } from '@rdm/platform/testing';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { User } from '../../src/domain/user.js';
 import { as, BASE, identityOf, makeApp, makeUser } from './helpers.js';
+import { gatewayFront } from '@rdm/platform/testing';
+import { SECRET } from './helpers.js';
 
 describe('users HTTP API', () => {
   let t: TestDb;
   let app: ReturnType<typeof makeApp>;
-  let server: ReturnType<ReturnType<typeof makeApp>['callback']>;
+  let server: RequestListener;
   let pub: User;
   let pubMail: User;
   let priv: User;
@@ -19,7 +22,7 @@ describe('users HTTP API', () => {
   beforeAll(async () => {
     t = await testDb('users');
     app = makeApp(t.db);
-    server = app.callback();
+    server = gatewayFront(app.callback(), SECRET);
     pub = await makeUser(t.db, { email: 'jose@cern.example', fullName: 'José Benito', affiliations: 'CERN', username: 'jose' });
     pubMail = await makeUser(t.db, { email: 'open@mail.example', fullName: 'Open Mail', emailVisibility: 'public' });
     priv = await makeUser(t.db, { email: 'private@x.example', fullName: 'Private Person', visibility: 'restricted' });

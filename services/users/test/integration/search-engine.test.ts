@@ -1,3 +1,4 @@
+import type { RequestListener } from 'node:http';
 /**
  * The user search (`GET /api/users`) on OpenSearch (and the Elasticsearch 8 client through the
  * compatibility proxy) answers exactly as the default postgres engine over the same database: same
@@ -32,6 +33,7 @@ import { UsersService } from '../../src/domain/users.service.js';
 import { USERS_STREAM, USERS_STREAM_SUBJECTS } from '../../src/events/streams.js';
 import { UserSearchIndex } from '../../src/search/user-index.js';
 import { as, BASE, identityOf, SECRET } from './helpers.js';
+import { gatewayFront } from '@rdm/platform/testing';
 
 const osUrl = await requireOpenSearch('users search on OpenSearch/Elasticsearch');
 
@@ -46,12 +48,12 @@ let proxy: { url: string; close: () => Promise<void> };
 const engines: SearchEngine[] = [];
 const logger = testLogger('users-search');
 const prefix = `t${uniqueId()}-`;
-const apps: Record<string, { server: ReturnType<ReturnType<typeof createApp>['app']['callback']>; users: UsersService }> = {};
+const apps: Record<string, { server: RequestListener; users: UsersService }> = {};
 const people: User[] = [];
 
 function appOf(users: UsersService) {
   const { app } = createApp({ config: { IDENTITY_SECRET: SECRET, PUBLIC_BASE_URL: BASE }, logger, db: t.db, users });
-  return { server: app.callback(), users };
+  return { server: gatewayFront(app.callback(), SECRET), users };
 }
 
 function freePort(): Promise<number> {

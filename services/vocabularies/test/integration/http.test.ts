@@ -2,6 +2,8 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestDb } from '@rdm/platform/testing';
 import { appOver, as, BASE, loadedDb } from './setup.js';
+import { gatewayFront } from '@rdm/platform/testing';
+import { SECRET } from './setup.js';
 
 let t: TestDb;
 let app: ReturnType<typeof appOver>;
@@ -13,7 +15,7 @@ const USER = { sub: '2', roles: [] };
 beforeAll(async () => {
   t = await loadedDb();
   app = appOver(t);
-  http = request(app.app.callback());
+  http = request(gatewayFront(app.app.callback(), SECRET));
 });
 afterAll(async () => {
   await t?.destroy();

@@ -39,6 +39,7 @@ import { loadVocabularies } from '../../src/domain/loader.service.js';
 import { VocabularySearchIndex } from '../../src/search/entry-index.js';
 import { largeVocabularyCorpus } from '../corpus.js';
 import { as, BASE, loadedDb, SECRET } from './setup.js';
+import { gatewayFront } from '@rdm/platform/testing';
 
 const osUrl = await requireOpenSearch('vocabularies search on OpenSearch/Elasticsearch');
 
@@ -92,7 +93,7 @@ async function largeRowCount(): Promise<number> {
   return Number((r as { n: string }).n);
 }
 
-const get = (app: App, path: string, who: Record<string, string>) => request(app.app.callback()).get(path).set(who);
+const get = (app: App, path: string, who: Record<string, string>) => request(gatewayFront(app.app.callback(), SECRET)).get(path).set(who);
 const shape = (b: any) => ({
   status: b.status,
   total: b.hits?.total,
@@ -312,7 +313,7 @@ describe.skipIf(!osUrl)('large vocabularies: postgres = OpenSearch = Elasticsear
   });
 
   it("should show the writer's create, update and delete in its very next search (inline index, refresh wait_for)", async () => {
-    const app = apps.opensearch.app.callback();
+    const app = gatewayFront(apps.opensearch.app.callback(), SECRET);
     const body = { id: 'rw-1', name: 'Zanzibar Institute of Wombats', acronym: 'ZIW', country: 'TZ' };
     expect((await request(app).post('/api/affiliations').set(ADMIN).send(body)).status).toBe(201);
     expect((await get(apps.opensearch, '/api/affiliations?q=wombats', USER)).body.hits.hits.map((e: any) => e.id)).toEqual(['rw-1']);
@@ -329,7 +330,7 @@ describe.skipIf(!osUrl)('large vocabularies: postgres = OpenSearch = Elasticsear
   });
 
   it('should ignore a late (older) write: an update and a delete + re-create are never undone by a replayed event', async () => {
-    const app = apps.opensearch.app.callback();
+    const app = gatewayFront(apps.opensearch.app.callback(), SECRET);
     const body = { id: 'late-1', name: 'Quokka Research Centre' };
     expect((await request(app).post('/api/funders').set(ADMIN).send(body)).status).toBe(201);
     const refOf = () => [
@@ -367,7 +368,7 @@ describe.skipIf(!osUrl)('large vocabularies: postgres = OpenSearch = Elasticsear
 
   it('should bring writes made without an inline index into the index through the outbox and the durable indexer', async () => {
     // Through the postgres app: the row and the outbox event are written; only the indexer can index it.
-    const res = await request(apps.postgres.app.callback())
+    const res = await request(gatewayFront(apps.postgres.app.callback(), SECRET))
       .post('/api/names')
       .set(ADMIN)
       .send({ id: 'via-indexer', given_name: 'Ægir', family_name: 'Þórsson' });
@@ -415,12 +416,12 @@ describe.skipIf(!osUrl)('large vocabularies: postgres = OpenSearch = Elasticsear
     // The small vocabularies stay on PostgreSQL; single reads never touch the engine.
     expect((await get(app, '/api/vocabularies/resourcetypes?q=photo', USER)).status).toBe(200);
     expect((await get(app, '/api/affiliations/01ggx4157', USER)).status).toBe(200);
-    const w = await request(app.app.callback())
+    const w = await request(gatewayFront(app.app.callback(), SECRET))
       .post('/api/affiliations')
       .set(ADMIN)
       .send({ id: 'written-while-down', name: 'Down Institute' });
     expect(w.status).toBe(201);
-    const ready = await request(app.app.callback()).get('/readyz');
+    const ready = await request(gatewayFront(app.app.callback(), SECRET)).get('/readyz');
     expect(ready.body.checks.search).toMatch(/^degraded/);
     await dead.close();
   });

@@ -2,8 +2,8 @@
  * Shared set-up of the integration tests: a fresh migrated schema (real PostgreSQL) with the
  * shipped fixtures loaded, and the app built over it.
  */
-import { createLogger, signIdentity, type Identity } from '@rdm/platform';
-import { testDb, type TestDb } from '@rdm/platform/testing';
+import { createLogger, type Identity } from '@rdm/platform';
+import { testDb, type TestDb, testIdentityHeader } from '@rdm/platform/testing';
 import { createApp } from '../../src/app.js';
 import { type FixtureSet, readFixtures } from '../../src/domain/fixtures.js';
 import { loadVocabularies } from '../../src/domain/loader.service.js';
@@ -38,5 +38,5 @@ export function appOver(t: TestDb, cacheSize = 100) {
 
 /** The identity header of `identity`. */
 export function as(identity: Identity): Record<string, string> {
-  return { 'x-rdm-identity': signIdentity(identity, SECRET) };
+  return testIdentityHeader(identity, SECRET);
 }

@@ -10,6 +10,7 @@
  * (status `accepting`, shown `submitted`, until the owner's effect event confirms or fails it),
  * the effect subjects, expiry, titles, `self_html`, and optional guards / auto-accept rules.
  */
+import type { Identity } from '@rdm/platform';
 import type { ActionName, CommunityRole, Ref, RefType, RequestRow, Status } from '../model.js';
 import type { CommunitySummary } from '../ports.js';
 import { ACCESS_TYPES } from './access.types.js';
@@ -59,6 +60,24 @@ export interface TypeContext {
   callerIsCreator?: boolean;
 }
 
+/** The references a request's creator might re-aim with `PUT /api/requests/<id>`. */
+export type AimedRef = 'receiver' | 'topic';
+
+/** What a re-authorization of a re-aimed reference decides with. */
+export interface ReaimContext {
+  identity: Identity;
+  request: RequestRow;
+  /** The new value (null: a topic removed). */
+  next: Ref | null;
+}
+
+/**
+ * The owning service's re-authorization of a new receiver or topic: resolves when the caller may
+ * aim the request there (and the new target is one the effect may act on), throws an AppError to
+ * refuse.
+ */
+export type Reauthorize = (c: ReaimContext) => Promise<void>;
+
 /** One request type. */
 export interface RequestType {
   id: string;
@@ -89,6 +108,17 @@ export interface RequestType {
   autoAcceptOnSubmit?: (g: GuardContext) => boolean;
   /** System comment added when auto-accepted. */
   autoAcceptComment?: string;
+  /**
+   * References that `PUT /api/requests/<id>` may change while the request is `created`, each with
+   * its owning service's re-authorization of the new value. Why opt-in: the effect of an accepted
+   * request acts on its topic and receiver (the review saga publishes `topic.record` into
+   * `receiver.community`), and both were authorized when the owning service created the request;
+   * a change nobody re-authorized would let the creator aim the effect at what they may not touch
+   * (issue 18, finding 2). No type declares one: records re-aims a review by creating a new
+   * request (`PUT /api/records/<id>/draft/review`). Undeclared: a PUT carrying a different value
+   * is a 400 on that field; the same value is accepted (clients echo what they read).
+   */
+  reaim?: Partial<Record<AimedRef, Reauthorize>>;
 }
 
 const REGISTRY = new Map<string, RequestType>([...COMMUNITY_TYPES, ...ACCESS_TYPES].map((t) => [t.id, t]));
