@@ -303,6 +303,21 @@ export function levelActors(state: RecordState, level: 'manage' | 'curate' | 're
   return { manage, curate, review, preview, view }[level];
 }
 
+/** Run `tasks`, at most `n` at once; their results in order. */
+async function inPool<T extends unknown[]>(n: number, tasks: { [K in keyof T]: () => Promise<T[K]> }): Promise<T> {
+  const out: unknown[] = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: n }, async () => {
+      while (next < tasks.length) {
+        const i = next++;
+        out[i] = await (tasks[i] as () => Promise<unknown>)();
+      }
+    }),
+  );
+  return out as T;
+}
+
 /** Build the world. */
 export async function buildWorld(): Promise<World> {
   const t0 = Date.now();
@@ -359,14 +374,18 @@ export async function buildWorld(): Promise<World> {
   const R = await community(m.rSlug, `Authz ${m.rTitle}`, { visibility: 'restricted' });
   const D = await community(uniqueSlug('authz-del'), 'Authz deleted community', {});
   // HTTP set-up runs in parallel chains (the CLI above could not).
+  // (Not wider: each invitation is an RPC to the requests service, which times out at 5 s when
+  // a loaded machine queues too many.)
   const members = async (c: { id: string }) => {
-    await Promise.all([
-      addMember(admin, c.id, users.reader, 'reader'),
-      addMember(admin, c.id, users.curator, 'curator'),
-      addMember(admin, c.id, users.manager, 'manager'),
-      addMember(admin, c.id, users.cowner, 'owner'),
-      addMember(admin, c.id, extra, 'reader'),
-    ]);
+    for (const [u, role] of [
+      [users.reader, 'reader'],
+      [users.curator, 'curator'],
+      [users.manager, 'manager'],
+      [users.cowner, 'owner'],
+      [extra, 'reader'],
+    ] as const) {
+      await addMember(admin, c.id, u, role);
+    }
     const inv = { members: [{ type: 'user', id: invitee.id }], role: 'reader' };
     must(await api(`/api/communities/${c.id}/invitations`, { method: 'POST', token: admin, body: inv }), [204], 'invite');
     must(await api(`/api/communities/${c.id}/logo`, { method: 'PUT', token: users.cowner.token, raw: LOGO }), [200], 'logo');
@@ -415,21 +434,22 @@ export async function buildWorld(): Promise<World> {
     return { id: d.id, parent: d.parent, key, media: 'media.txt', links, write: d.write, request };
   };
   const pub = { record: 'public', files: 'public' };
-  const [draft, review, publicRecord, restricted, embargoed, restrictedFiles, deleted] = await Promise.all([
-    rec(m.draftTitle, m.draftKey, pub, false),
-    rec(m.reviewTitle, m.reviewKey, pub, false),
-    rec('Authz public record', 'open.txt', pub, true),
-    rec(m.restrictedTitle, m.restrictedKey, { record: 'restricted', files: 'restricted' }, true),
-    rec(
-      'Authz embargoed files',
-      m.embargoKey,
-      { record: 'public', files: 'restricted', embargo: { active: true, until: inDays(365), reason: 'authz' } },
-      true,
-    ),
-    rec('Authz public record, restricted files', m.hiddenKey, { record: 'public', files: 'restricted' }, true),
+  const [draft, review, publicRecord, restricted, embargoed, restrictedFiles, deleted] = await inPool(3, [
+    () => rec(m.draftTitle, m.draftKey, pub, false),
+    () => rec(m.reviewTitle, m.reviewKey, pub, false),
+    () => rec('Authz public record', 'open.txt', pub, true),
+    () => rec(m.restrictedTitle, m.restrictedKey, { record: 'restricted', files: 'restricted' }, true),
+    () =>
+      rec(
+        'Authz embargoed files',
+        m.embargoKey,
+        { record: 'public', files: 'restricted', embargo: { active: true, until: inDays(365), reason: 'authz' } },
+        true,
+      ),
+    () => rec('Authz public record, restricted files', m.hiddenKey, { record: 'public', files: 'restricted' }, true),
     // Why retitled after its review: requests keep the title they were submitted with, readable by
     // their creator and receivers after the record is gone; the marker is the deleted record's own.
-    rec('Authz record to be deleted', m.deletedKey, pub, true),
+    () => rec('Authz record to be deleted', m.deletedKey, pub, true),
   ]);
   const submitted = await submitReview(owner, review.id, C.id);
   const retitled = { ...deleted.write, metadata: { ...deleted.write.metadata, title: m.deletedTitle } };
