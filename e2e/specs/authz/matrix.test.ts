@@ -275,52 +275,50 @@ describe('authorisation matrix', () => {
     // Then the writes, row by row: refusals at once on the shared target, successes one by one.
     const writes = async (rows: Row[], state: string) => {
       for (const row of rows) {
-        {
-          const all = cellsOf(row, w, state);
-          const refused = all.filter((x) => !successOnly(x.want));
-          const allowed = all.filter((x) => successOnly(x.want));
-          // A hook that fails is a failing cell too (the world may no longer be as described).
-          const hook = async (what: string, c: Cell, f: () => Promise<unknown>) => {
-            try {
-              return await f();
-            } catch (e) {
-              failures.push({
-                row: TABLE.indexOf(row),
-                op: row.op,
-                call: what,
-                state,
-                actor: c.actor,
-                expected: '(set-up)',
-                got: (e as Error).message.slice(0, 200),
-              });
-              return undefined;
-            }
-          };
-          // Rows with a `check` look at shared state after each answer: one cell at a time.
-          const shared = await pool(
-            refused.map(
-              ({ c, want }) =>
-                () =>
-                  runCell(row, c, want, linkToken(c, {})),
-            ),
-            row.check ? 1 : WRITE_CONCURRENCY,
-          );
-          for (const [i, r] of shared.entries()) {
-            failures.push(...r.failures);
-            const c = refused[i]!.c;
-            if (row.restoreAny && r.res.status >= 200 && r.res.status < 300) await hook('restore', c, () => row.restore!(c, r.res));
+        const all = cellsOf(row, w, state);
+        const refused = all.filter((x) => !successOnly(x.want));
+        const allowed = all.filter((x) => successOnly(x.want));
+        // A hook that fails is a failing cell too (the world may no longer be as described).
+        const hook = async (what: string, c: Cell, f: () => Promise<unknown>) => {
+          try {
+            return await f();
+          } catch (e) {
+            failures.push({
+              row: TABLE.indexOf(row),
+              op: row.op,
+              call: what,
+              state,
+              actor: c.actor,
+              expected: '(set-up)',
+              got: (e as Error).message.slice(0, 200),
+            });
+            return undefined;
           }
-          for (const { c, want } of allowed) {
-            const prepared = await hook('prepare', c, async () => row.prepare?.(c));
-            const fresh = (prepared && typeof prepared === 'object' ? prepared : {}) as Partial<Vars> & { token?: string };
-            const cell = { ...c, vars: { ...c.vars, ...fresh } as Vars };
-            const r = await runCell(row, cell, want, linkToken(cell, fresh));
-            failures.push(...r.failures);
-            if (row.restore) await hook('restore', cell, () => row.restore!(cell, r.res));
-          }
-          if (row.after) await hook('after', all[0]!.c, () => row.after!(w, state));
-          cells += all.length;
+        };
+        // Rows with a `check` look at shared state after each answer: one cell at a time.
+        const shared = await pool(
+          refused.map(
+            ({ c, want }) =>
+              () =>
+                runCell(row, c, want, linkToken(c, {})),
+          ),
+          row.check ? 1 : WRITE_CONCURRENCY,
+        );
+        for (const [i, r] of shared.entries()) {
+          failures.push(...r.failures);
+          const c = refused[i]!.c;
+          if (row.restoreAny && r.res.status >= 200 && r.res.status < 300) await hook('restore', c, () => row.restore!(c, r.res));
         }
+        for (const { c, want } of allowed) {
+          const prepared = await hook('prepare', c, async () => row.prepare?.(c));
+          const fresh = (prepared && typeof prepared === 'object' ? prepared : {}) as Partial<Vars> & { token?: string };
+          const cell = { ...c, vars: { ...c.vars, ...fresh } as Vars };
+          const r = await runCell(row, cell, want, linkToken(cell, fresh));
+          failures.push(...r.failures);
+          if (row.restore) await hook('restore', cell, () => row.restore!(cell, r.res));
+        }
+        if (row.after) await hook('after', all[0]!.c, () => row.after!(w, state));
+        cells += all.length;
       }
     };
     // Each state of each scope has fixtures of its own: the chains of (scope, state) run side by side.
@@ -352,8 +350,9 @@ describe('authorisation matrix', () => {
             .join('  ')}  got ${l[4]}   (${l[5]})`,
       )
       .join('\n');
+    const head = `  ${['operation', 'actor', 'state', 'expected'].map((s, i) => s.padEnd(widths[i]!)).join('  ')}  got   (call)`;
     process.stderr.write(
-      `[authz] ${cells} cells in ${seconds.toFixed(1)} s (reads ${readSeconds.toFixed(1)} s); ${failures.length} failing\n${failures.length ? `${table}\n` : ''}`,
+      `[authz] ${cells} cells in ${seconds.toFixed(1)} s (reads ${readSeconds.toFixed(1)} s); ${failures.length} failing\n${failures.length ? `${head}\n${table}\n` : ''}`,
     );
     expect(failures.length, `${failures.length} failing cells (listed above)`).toBe(0);
   }, 900_000);

@@ -168,6 +168,23 @@ async function unchanged(c: Cell): Promise<string | undefined> {
   return `re-aimed: ${topic ? `topic now ${JSON.stringify(now.body?.topic)}` : `receiver now ${JSON.stringify(now.body?.receiver)}`}`;
 }
 
+/** A call of the oracle rows with `community` as the community named. */
+type OracleCall = (c: Cell, community: string) => { method: string; path: string; body: unknown };
+
+/**
+ * The answer for a community the caller may not read is the answer for one that does not exist
+ * (status and message): the same call again with an unknown slug. Only refusals are compared.
+ */
+function sameAsUnknownCommunity(call: OracleCall): NonNullable<Row['check']> {
+  return async (c, res) => {
+    if (res.status < 400 || c.actor === 'anon' || c.actor.startsWith('link:')) return undefined;
+    const { method, path, body } = call(c, `authz-unknown-${randomBytes(4).toString('hex')}`);
+    const unknown = await as(c.w, c.actor as UserActor, method, path, body);
+    if (unknown.status === res.status && unknown.body?.message === res.body?.message) return undefined;
+    return `tells the restricted community from an unknown one (${unknown.status} ${unknown.body?.message ?? ''} for an unknown slug)`;
+  };
+}
+
 /** A refused removal of records from a community lists every record as refused. */
 async function keptRecords(c: Cell, res: ApiResponse, refused: boolean): Promise<string | undefined> {
   if (!refused || res.status !== 200) return undefined;
@@ -592,6 +609,30 @@ export const TABLE: Row[] = [
     `,
   },
   {
+    // A review to R by its slug: who cannot read R gets the answer an unknown slug gets (finding 9); the administrator (a member) may.
+    op: 'PUT /api/records/{id}/draft/review',
+    scope: 'record',
+    body: (c) => ({ type: 'community-submission', receiver: { community: c.w.communities.restricted.slug } }),
+    check: sameAsUnknownCommunity((c, community) => ({
+      method: 'PUT',
+      path: `/api/records/${c.vars.id}/draft/review`,
+      body: { type: 'community-submission', receiver: { community } },
+    })),
+    after: async (w, state) => {
+      if (state === 'draft') await as(w, 'owner', 'DELETE', `/api/records/${w.records.draft.id}/draft/review`);
+    },
+    expect: `
+      state            anon    owner       other   reader  curator manager cowner  admin   lview   lprev   ledit
+      draft            403     400|403|404 403     403     403     403     403     200     403     403     403
+      review           403     400         403     403     403     403     403     400     403     403     403
+      public           403     400         403     403     400     400     400     400     403     403     403
+      restricted       404     404         404     404     404     404     404     404     404     404     404
+      embargoed        404     404         404     404     404     404     404     404     404     404     404
+      restrictedFiles  404     404         404     404     404     404     404     404     404     404     404
+      deleted          404|410 404|410     404|410 404|410 404|410 404|410 404|410 404|410 404|410 404|410 404|410
+    `,
+  },
+  {
     op: 'DELETE /api/records/{id}/draft/review',
     scope: 'record',
     expect: `
@@ -964,6 +1005,27 @@ export const TABLE: Row[] = [
       embargoed        403     200|400     403     403     200|400     200|400     200|400     200|400     403     403     403
       restrictedFiles  403     200|400     403     403     200|400     200|400     200|400     200|400     403     403     403
       deleted          403|410 200|400|410 403|410 403|410 200|400|410 200|400|410 200|400|410 200|400|410 403|410 403|410 403|410
+    `,
+  },
+  {
+    // Inclusion into R by its slug: who cannot read R gets the answer an unknown slug gets.
+    op: 'POST /api/records/{id}/communities',
+    scope: 'record',
+    body: (c) => ({ communities: [{ id: c.w.communities.restricted.slug }] }),
+    check: sameAsUnknownCommunity((c, community) => ({
+      method: 'POST',
+      path: `/api/records/${c.vars.id}/communities`,
+      body: { communities: [{ id: community }] },
+    })),
+    expect: `
+      state            anon    owner           other   reader  curator         manager         cowner          admin           lview   lprev   ledit
+      draft            404     404             404     404     404             404             404             404             404     404     404
+      review           404     404             404     404     404             404             404             404             404     404     404
+      public           403     200|400|403|404 403     403     200|400|403|404 200|400|403|404 200|400|403|404 200|400         403     403     403
+      restricted       403     200|400|403|404 403     403     200|400|403|404 200|400|403|404 200|400|403|404 200|400         403     403     403
+      embargoed        403     200|400|403|404 403     403     200|400|403|404 200|400|403|404 200|400|403|404 200|400         403     403     403
+      restrictedFiles  403     200|400|403|404 403     403     200|400|403|404 200|400|403|404 200|400|403|404 200|400         403     403     403
+      deleted          403|410 400|403|404|410 403|410 403|410 400|403|404|410 400|403|404|410 400|403|404|410 400|403|404|410 403|410 403|410 403|410
     `,
   },
   {
