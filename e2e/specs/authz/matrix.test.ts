@@ -351,9 +351,8 @@ describe('authorisation matrix', () => {
       )
       .join('\n');
     const head = `  ${['operation', 'actor', 'state', 'expected'].map((s, i) => s.padEnd(widths[i]!)).join('  ')}  got   (call)`;
-    process.stderr.write(
-      `[authz] ${cells} cells in ${seconds.toFixed(1)} s (reads ${readSeconds.toFixed(1)} s); ${failures.length} failing\n${failures.length ? `${head}\n${table}\n` : ''}`,
-    );
+    const summary = `[authz] ${cells} cells in ${seconds.toFixed(1)} s (reads ${readSeconds.toFixed(1)} s); ${failures.length} failing`;
+    process.stderr.write(`${summary}\n${failures.length ? `${head}\n${table}\n` : ''}`);
     expect(failures.length, `${failures.length} failing cells (listed above)`).toBe(0);
   }, 900_000);
 });
