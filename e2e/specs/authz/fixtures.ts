@@ -14,23 +14,26 @@
  * - `restricted`: published restricted record (files restricted too);
  * - `embargoed`: published public record whose files are under an active embargo;
  * - `restrictedFiles`: published public record with restricted files;
- * - `deleted`: published public record an administrator deleted (tombstone visible).
+ * - `deleted`: published public record an administrator deleted (tombstone visible), retitled
+ *   with a marker before (its review request keeps the earlier title).
  * Each has one file (its key a marker wherever the file is not public), one media file, a view
  * grant to `extra` and three secret links (view, preview, edit): the link actors are anonymous
  * callers presenting the link of the record they act on (`?token=`).
  *
  * Communities: `public` = C (public, closed review, open membership), `restricted` = R
- * (restricted; its title and slug are markers), both with reader, curator, manager and
- * communityOwner as members (plus `extra`, a reader, and `invitee` invited but not accepted);
- * `deleted` = D, deleted, whose only member besides its creator is communityOwner. The
- * administrator created all three (so is also their owner: it is a superuser anyway).
+ * (restricted; its title and slug are markers), both with reader, curator, manager and cowner
+ * (an owner of the community) as members, plus `extra` (a reader, who also has a record in C)
+ * and `invitee` (invited, never accepted; a restricted profile); both have a logo and a schema
+ * extension, C a featured entry. `deleted` = D, deleted, whose only member besides its creator
+ * is cowner. The administrator created all three (so is also their owner: it is a superuser anyway).
  *
  * Requests (community submissions to C, created by owner): `created` (a draft with its review
  * attached, not submitted), `submitted` (the review of the `review` record), `accepted` (the
  * review that published the `public` record); each carries one comment of owner.
  *
- * Users are made with the users CLI, one process each (~4 s on a loaded machine): keep their
- * number down.
+ * Users are made with the users CLI, one process each (4–8 s on a loaded machine): keep their
+ * number down. The rest is HTTP, a few chains at a time (each invitation and review is an RPC with
+ * a 5 s timeout).
  */
 import { randomBytes } from 'node:crypto';
 import { type ApiResponse, api } from '../../support/client.js';
