@@ -299,6 +299,30 @@ describe('charts/rdm values.schema.json', () => {
   });
 });
 
+describe('charts/rdm client address', () => {
+  /** The gateway's TRUST* variables with `set`; no other pod gets any. */
+  function trust(set: string[]): Record<string, string> {
+    const out: Record<string, string> = {};
+    for (const { obj, spec } of podTemplates(render({ name: 'trust', files: [], set }))) {
+      const env = containersOf(spec)
+        .flatMap((c) => c.env ?? [])
+        .filter((e: Manifest) => /^TRUST/.test(e.name));
+      if (obj.metadata.labels?.['app.kubernetes.io/name'] !== 'gateway') expect(env, `${obj.kind}/${obj.metadata.name}`).toEqual([]);
+      else for (const e of env) out[e.name] = e.value;
+    }
+    return out;
+  }
+
+  it('makes the ingress controller the one trusted hop of the gateway (the client address is what it appended)', () => {
+    expect(trust([])).toEqual({ TRUST_PROXY_HOPS: '1' });
+    expect(trust(['ingress.trustedHops=2'])).toEqual({ TRUST_PROXY_HOPS: '2' });
+    // No ingress: nothing in front is trusted.
+    expect(trust(['ingress.enabled=false'])).toEqual({ TRUST_PROXY_HOPS: '0' });
+    // A list of trusted networks instead (the gateway refuses both at once).
+    expect(trust(['services.gateway.env.TRUSTED_PROXIES=10.0.0.0/8'])).toEqual({ TRUSTED_PROXIES: '10.0.0.0/8' });
+  });
+});
+
 describe('charts/rdm and the service registry', () => {
   it('deploys exactly the services of proto/services.json', () => {
     const values = runHelm(['show', 'values', CHART]);

@@ -21,8 +21,8 @@
  * with a fresh database rdm_bench_gateway and a private nats-server on BENCH_NATS_PORT (4241),
  * used to publish the record; the measured gateway is one more `dist/gateway/main.js` on
  * BENCH_PORT_BASE + 7, with VOCABULARIES_URL at the bare handler and RECORDS_URL at the stack's
- * records, configured as in production (rate limits on in the shared NATS store, limits raised
- * so nothing is refused; LOG_LEVEL BENCH_GATEWAY_LOG_LEVEL, default `warn`: quiet). The bare koa
+ * records, configured as in production (rate limits on in the shared NATS store, limits and the
+ * per-client cap on requests in flight raised so nothing is refused; LOG_LEVEL BENCH_GATEWAY_LOG_LEVEL, default `warn`: quiet). The bare koa
  * handler is plain node (no tsx) on BENCH_PORT_BASE + 8. `BENCH_CPU_PROF=<dir>` runs the measured
  * gateway with `--cpu-prof` into that directory (summarise with
  * `services/gateway/bench/cpu-profile-summary.ts`), and the stack's records service too (into
@@ -59,6 +59,8 @@ const ROUNDS = num('BENCH_ROUNDS', 2, 1, 20);
 const PORT_BASE = num('BENCH_PORT_BASE', 5960, 1024, 65000);
 const NATS_PORT = num('BENCH_NATS_PORT', 4241, 1024, 65535);
 const DB_NAME = 'rdm_bench_gateway';
+/** The identity secret of the bench stack and of the measured gateways (not the public development one). */
+const BENCH_IDENTITY_SECRET = 'bench-identity-secret-0123456789-gateway';
 const GW_PORT = PORT_BASE + 7;
 const BARE_PORT = PORT_BASE + 8;
 const BASE_PORT = PORT_BASE + 9;
@@ -281,12 +283,14 @@ function startGateway(main: string, port: number, natsUrl: string, recordsUrl: s
       PORT: String(port),
       HOST: '127.0.0.1',
       NATS_URL: natsUrl,
-      IDENTITY_SECRET: 'bench-identity-secret-0123456789-gateway',
+      IDENTITY_SECRET: BENCH_IDENTITY_SECRET,
       LOG_LEVEL: GW_LOG_LEVEL,
       VOCABULARIES_URL: `http://127.0.0.1:${BARE_PORT}`,
       ...(recordsUrl ? { RECORDS_URL: recordsUrl } : {}),
       RATE_LIMIT_ANONYMOUS: '1000000000',
       RATE_LIMIT_AUTHENTICATED: '1000000000',
+      // Every bench connection is the same client: its cap on requests in flight is raised too.
+      CLIENT_MAX_CONCURRENT: String(Math.max(64, 2 * CONNECTIONS)),
       OPENAPI_FETCH_ATTEMPTS: '1',
       READY_UPSTREAMS: recordsUrl ? 'records' : 'none',
     },
@@ -436,6 +440,8 @@ try {
       env: {
         DATABASE_URL: databaseUrl,
         NATS_URL: natsUrl,
+        // The measured gateways sign with it: the stack's records must verify with the same one.
+        IDENTITY_SECRET: BENCH_IDENTITY_SECRET,
         PUBLIC_BASE_URL: base,
         LOG_LEVEL: 'warn',
         RATE_LIMIT_ENABLED: 'false',

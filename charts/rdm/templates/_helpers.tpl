@@ -137,7 +137,13 @@ capabilities:
 - name: DATACITE_PASSWORD
   valueFrom: { secretKeyRef: { name: {{ include "rdm.secretName" .root }}, key: DATACITE_PASSWORD } }
 {{- end }}
-{{- range $k, $v := .svc.env }}
+{{- $env := .svc.env | default dict }}
+{{- if and (eq .name "gateway") (not (hasKey $env "TRUST_PROXY_HOPS")) (not (hasKey $env "TRUSTED_PROXIES")) (not (hasKey $env "TRUST_PROXY")) }}
+{{- /* The client address: the ingress controller is the trusted hop (values ingress.trustedHops). */}}
+- name: TRUST_PROXY_HOPS
+  value: {{ ternary .root.Values.ingress.trustedHops 0 .root.Values.ingress.enabled | toString | quote }}
+{{- end }}
+{{- range $k, $v := $env }}
 - name: {{ $k }}
   value: {{ $v | toString | quote }}
 {{- end }}

@@ -55,4 +55,14 @@ describe('exports and OAI-PMH through the gateway', () => {
     const bad = await (await fetch(`${baseUrl()}/oai2d?verb=Nope`)).text();
     expect(bad).toContain('code="badVerb"');
   });
+
+  it('GET /oai2d answers badArgument (200), never 500, for datestamps outside the supported range', async () => {
+    for (const args of ['until=9999-12-31', 'from=0000-01-01', 'from=0000-01-01&until=9999-12-31', 'until=9999-12-31T23:59:59Z']) {
+      for (const verb of ['ListRecords', 'ListIdentifiers']) {
+        const res = await fetch(`${baseUrl()}/oai2d?verb=${verb}&metadataPrefix=oai_dc&${args}`);
+        expect(res.status, `${verb} ${args}`).toBe(200);
+        expect(await res.text()).toContain('code="badArgument"');
+      }
+    }
+  });
 });

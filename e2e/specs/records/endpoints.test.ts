@@ -49,6 +49,22 @@ describe('POST /api/records', () => {
     ]);
   });
 
+  it('should keep no unconfigured custom field and refuse an oversized custom_fields section', async () => {
+    const res = await createDraft(owner.token, { metadata: walkthroughMetadata(), custom_fields: { 'x:y': 'z', many: [1, 2, 3] } });
+    expect(res.status).toBe(201);
+    expect(res.body.custom_fields).toEqual({});
+    expect(res.body.errors).toEqual([
+      { field: 'custom_fields.x:y', messages: ['Unknown field.'] },
+      { field: 'custom_fields.many', messages: ['Unknown field.'] },
+    ]);
+    const huge = await createDraft(owner.token, {
+      metadata: walkthroughMetadata(),
+      custom_fields: { many: Array.from({ length: 200_000 }, () => 0) },
+    });
+    expect(huge.status).toBe(400);
+    expect(huge.body.errors).toEqual([{ field: 'custom_fields', messages: ['Custom fields larger than 65536 bytes.'] }]);
+  });
+
   it('should refuse unknown vocabulary ids with 400 and save nothing', async () => {
     const res = await createDraft(owner.token, { metadata: { ...walkthroughMetadata(), languages: [{ id: 'xx-nope' }] } });
     expect(res.status).toBe(400);
@@ -78,6 +94,22 @@ describe('GET /api/records/<id>', () => {
     expect((await api(`/api/records/${r.id}`)).body).toEqual(DENIED);
     expect((await api(`/api/records/${r.id}`, { token: other.token })).body).toEqual(DENIED);
     expect((await api(`/api/records/${r.id}`, { token: owner.token })).status).toBe(200);
+  });
+
+  it('should redirect a parent id to its latest version only for callers who may read it', async () => {
+    const r = await publishedRecord(owner.token, walkthroughMetadata(), { record: 'restricted', files: 'restricted' });
+    const mine = await api(`/api/records/${r.parent.id}`, { token: owner.token });
+    expect(mine.status).toBe(302);
+    expect(mine.headers.get('location')).toBe(`${baseUrl()}/api/records/${r.id}`);
+    // Anyone else: the answer of an id that does not exist (no Location, nothing to tell).
+    for (const token of [undefined, other.token]) {
+      const res = await api(`/api/records/${r.parent.id}`, { token });
+      expect(res.status).toBe(404);
+      expect(res.body).toEqual(NO_PID);
+      expect(res.headers.get('location')).toBeNull();
+    }
+    const pub = await publishedRecord(owner.token, walkthroughMetadata());
+    expect((await api(`/api/records/${pub.parent.id}`)).status).toBe(302);
   });
 });
 
@@ -190,6 +222,17 @@ describe('POST /api/records/<id>/draft/actions/publish', () => {
 });
 
 describe('/api/records/<id>/draft/pids/doi', () => {
+  it('GET should not be served: the same 405 for an existing draft and an unknown id, to anyone', async () => {
+    const d = (await createDraft(owner.token)).body;
+    for (const token of [undefined, other.token, owner.token]) {
+      for (const id of [d.id, UNKNOWN]) {
+        const res = await api(`/api/records/${id}/draft/pids/doi`, { token });
+        expect(res.status).toBe(405);
+        expect(res.body).toEqual({ status: 405, message: 'The method is not allowed for the requested URL.' });
+      }
+    }
+  });
+
   it('POST should reserve a DOI (201) and DELETE should discard it (204)', async () => {
     const d = (await createDraft(owner.token)).body;
     const res = await api(`/api/records/${d.id}/draft/pids/doi`, { method: 'POST', token: owner.token });

@@ -24,3 +24,4 @@ export * from './outbox.js';
 export * from './consumer.js';
 export * from './search/index.js';
 export * from './storage/index.js';
+export * from './client-address.js';

@@ -16,8 +16,9 @@ import type { Context } from 'koa';
 import type Koa from 'koa';
 import { type NatsConnection, TokenCache, type TokenVerifier } from './auth.js';
 import type { GatewayConfig } from './config.js';
+import { trustFromConfig } from './client-address.js';
 import { corsHeaders, corsMiddleware, parseOrigins } from './cors.js';
-import type { DrainLimits } from './early-answer.js';
+import { type DrainLimits, answerEarly } from './early-answer.js';
 import { Edge, invalidToken } from './edge.js';
 import { OPENAPI_PATH, OpenApiAssembler, buildBaseDocument } from './openapi.js';
 import { type Exchange, UpstreamProxy, type Upstream, parseUpstream } from './proxy.js';
@@ -71,9 +72,10 @@ const URL_KEYS: Record<ServiceName, keyof GatewayConfig> = {
 /** Build the gateway app (no listen). */
 export function createApp(deps: GatewayDeps): Gateway {
   const { config, logger } = deps;
-  const { app, health } = createHttpApp({ name: 'gateway', logger, proxy: config.TRUST_PROXY });
-  // Why 1: behind one ingress, only the hop it appended to X-Forwarded-For can be trusted.
-  app.maxIpsCount = 1;
+  // The client address is established once, by the edge (client-address.ts); koa's own
+  // `X-Forwarded-*` reading is only for its `ctx.protocol`/`ctx.host` behind a trusted proxy.
+  const proxies = trustFromConfig(config);
+  const { app, health } = createHttpApp({ name: 'gateway', logger, proxy: proxies.enabled });
 
   const upstreams = Object.fromEntries(SERVICES.map((s) => [s, parseUpstream(s, String(config[URL_KEYS[s]]))])) as Record<
     ServiceName,
@@ -103,13 +105,18 @@ export function createApp(deps: GatewayDeps): Gateway {
   const rateLimits: RateLimitStore = sharedLimits ?? { take: (key, limit) => limiter.take(key, limit) };
   const drain: DrainLimits = { maxBytes: config.EARLY_ANSWER_DRAIN_BYTES, timeoutMs: config.EARLY_ANSWER_DRAIN_MS };
   const proxy = new UpstreamProxy({
-    identitySecret: config.IDENTITY_SECRET,
     connectTimeoutMs: config.UPSTREAM_CONNECT_TIMEOUT_MS,
     headersTimeoutMs: config.UPSTREAM_HEADERS_TIMEOUT_MS,
+    bodyTimeoutMs: config.UPSTREAM_BODY_TIMEOUT_MS,
     maxSockets: config.UPSTREAM_MAX_SOCKETS,
-    maxFreeSockets: config.UPSTREAM_MAX_FREE_SOCKETS,
-    trustProxy: config.TRUST_PROXY,
+    queueTimeoutMs: config.UPSTREAM_QUEUE_TIMEOUT_MS,
     drain,
+    body: {
+      idleMs: config.BODY_IDLE_TIMEOUT_MS,
+      minRate: config.BODY_MIN_RATE,
+      windowMs: config.BODY_RATE_WINDOW_MS,
+      totalMs: config.BODY_TIMEOUT_MS,
+    },
   });
   const openapi = new OpenApiAssembler({
     base: buildBaseDocument(routes, { serverUrl: config.PUBLIC_BASE_URL }),
@@ -154,15 +161,16 @@ export function createApp(deps: GatewayDeps): Gateway {
     limitAnonymous: config.RATE_LIMIT_ANONYMOUS,
     rejectInvalid: config.AUTH_INVALID_TOKEN === 'reject',
     bodyLimit: config.BODY_LIMIT,
-    trustProxy: config.TRUST_PROXY,
+    proxies,
+    maxConcurrent: config.CLIENT_MAX_CONCURRENT,
     cors: corsHeaders(corsOptions),
   });
 
   // The koa way in: the gateway's own routes, OPTIONS, and API traffic while OpenTelemetry is on.
   app.use(async (ctx: Context) => {
-    const ex = koaExchange(ctx);
+    const ex = koaExchange(ctx, edge);
     try {
-      await onKoa(ctx, ex, edge.caller(ex, ctx.ip, ctx.querystring));
+      await onKoa(ctx, ex, edge.caller(ex, ctx.querystring));
       const path = ctx.path;
       if (path === OPENAPI_PATH) return serveOpenApi(ctx, openapi);
       if (ctx.method === 'OPTIONS') {
@@ -173,6 +181,10 @@ export function createApp(deps: GatewayDeps): Gateway {
         return;
       }
       await onKoa(ctx, ex, edge.route(ex, path));
+    } catch (err) {
+      // As on the lean path: a refused request's unread body is discarded within bounds.
+      answerEarly(ctx.req, ctx.res, drain);
+      throw err;
     } finally {
       edge.done(ex);
     }
@@ -195,14 +207,20 @@ export function createApp(deps: GatewayDeps): Gateway {
 }
 
 /** An exchange over koa's request and response (request id and CORS are already on `ctx`). */
-function koaExchange(ctx: Context): Exchange {
+function koaExchange(ctx: Context, edge: Edge): Exchange {
+  const address = edge.address(ctx.req);
+  const origin = edge.origin(ctx.req);
+  // koa's own `ctx.ip` (the access log) says the same as the edge.
+  ctx.request.ip = address.ip;
   return {
     req: ctx.req,
     res: ctx.res,
     requestId: (ctx.state as { requestId?: string }).requestId ?? '',
     headers: [],
-    proto: ctx.protocol,
-    host: ctx.host,
+    proto: origin.proto,
+    host: origin.host,
+    clientIp: address.ip,
+    forwardedFor: address.forwardedFor,
   };
 }
 

@@ -20,11 +20,24 @@ export const configProperties = {
   FILES_URL: url(DEFAULT_PORTS.files, 'files'),
   REQUESTS_URL: url(DEFAULT_PORTS.requests, 'requests'),
   COMMUNITIES_URL: url(DEFAULT_PORTS.communities, 'communities'),
+  TRUSTED_PROXIES: {
+    type: 'string',
+    default: '',
+    description:
+      'Proxies in front of the gateway whose X-Forwarded-For entries are believed: comma-separated addresses and CIDR networks, or `loopback`, `private`, `linklocal`. The client address is the right-most X-Forwarded-For entry not in the list. Exclusive with TRUST_PROXY_HOPS.',
+  },
+  TRUST_PROXY_HOPS: {
+    type: 'integer',
+    default: 0,
+    minimum: 0,
+    maximum: 32,
+    description:
+      'Proxies in front of the gateway that append to X-Forwarded-For (1: an ingress controller). The client address is the entry that many hops from the right (the peer being the first). 0: the peer address, X-Forwarded-* ignored.',
+  },
   TRUST_PROXY: {
     type: 'boolean',
     default: false,
-    description:
-      'Behind an ingress: take the client address from the last X-Forwarded-For hop and the scheme/host from X-Forwarded-Proto/Host.',
+    description: 'Deprecated: `true` means TRUST_PROXY_HOPS=1 when neither TRUSTED_PROXIES nor TRUST_PROXY_HOPS is set.',
   },
   UPSTREAM_CONNECT_TIMEOUT_MS: { type: 'integer', default: 2000, minimum: 1, description: 'Connect timeout to a service; then 503.' },
   UPSTREAM_HEADERS_TIMEOUT_MS: {
@@ -33,8 +46,53 @@ export const configProperties = {
     minimum: 0,
     description: 'Time a service may take to send response headers on normal routes (0 = none); then 503. Upload routes have none.',
   },
-  UPSTREAM_MAX_SOCKETS: { type: 'integer', default: 256, minimum: 1, description: 'Keep-alive sockets per service.' },
-  UPSTREAM_MAX_FREE_SOCKETS: { type: 'integer', default: 256, minimum: 0, description: 'Idle keep-alive sockets kept per service.' },
+  UPSTREAM_BODY_TIMEOUT_MS: {
+    type: 'integer',
+    default: 60000,
+    minimum: 0,
+    description: "Longest gap between two chunks of a service's answer (0 = none); then the client's connection is cut.",
+  },
+  UPSTREAM_MAX_SOCKETS: { type: 'integer', default: 256, minimum: 1, description: 'Keep-alive connections per service.' },
+  UPSTREAM_QUEUE_TIMEOUT_MS: {
+    type: 'integer',
+    default: 5000,
+    minimum: 1,
+    description: 'Longest wait for a connection to a service when all are busy; then 503 with Retry-After.',
+  },
+  CLIENT_MAX_CONCURRENT: {
+    type: 'integer',
+    default: 64,
+    minimum: 0,
+    description: 'Requests one client (token, else client address) may have in flight at once (0 = no cap); beyond, 429 with Retry-After.',
+  },
+  HEADERS_TIMEOUT_MS: {
+    type: 'integer',
+    default: 20000,
+    minimum: 1000,
+    description: "Time a client has to send a request's headers (node's server.headersTimeout); then 408 and the connection closed.",
+  },
+  BODY_IDLE_TIMEOUT_MS: {
+    type: 'integer',
+    default: 20000,
+    minimum: 0,
+    description:
+      'Longest gap between two chunks of a request body while the gateway reads it (0 = none); then 408 and the connection closed.',
+  },
+  BODY_MIN_RATE: {
+    type: 'integer',
+    default: 500,
+    minimum: 0,
+    description:
+      'Minimum request body rate in bytes per second, averaged over BODY_RATE_WINDOW_MS (0 = none); below, 408 and the connection closed.',
+  },
+  BODY_RATE_WINDOW_MS: { type: 'integer', default: 20000, minimum: 100, description: 'Window over which BODY_MIN_RATE is averaged.' },
+  BODY_TIMEOUT_MS: {
+    type: 'integer',
+    default: 60000,
+    minimum: 0,
+    description:
+      'Longest time to receive a whole request body on routes other than uploads (0 = none); then 408 and the connection closed.',
+  },
   BODY_LIMIT: {
     type: 'integer',
     default: 10 * 1024 * 1024,

@@ -32,6 +32,7 @@ import {
   toAppError,
 } from '@rdm/platform';
 import { type Principal, type TokenCache, extractToken, tokenKey } from './auth.js';
+import type { ClientAddress, TrustedProxies } from './client-address.js';
 import { answerEarly, type DrainLimits } from './early-answer.js';
 import type { Exchange, Upstream, UpstreamProxy } from './proxy.js';
 import type { RateDecision } from './rate-limit.js';
@@ -54,7 +55,10 @@ export interface EdgeParts {
   limitAnonymous: number;
   rejectInvalid: boolean;
   bodyLimit: number;
-  trustProxy: boolean;
+  /** Who may set `X-Forwarded-*` (client-address.ts). */
+  proxies: TrustedProxies;
+  /** Requests one client (token, else address) may have in flight at once (0 = no cap). */
+  maxConcurrent: number;
   /** CORS headers for an Origin (cors.ts `corsHeaders`). */
   cors: (origin: string | undefined) => readonly string[];
 }
@@ -70,7 +74,8 @@ interface ConnectionMemo {
   /** Last Authorization header / access_token seen on this connection, and its cache key. */
   token?: string;
   tokenKey?: string;
-  /** `a:<address>` of this connection (without TRUST_PROXY the address cannot change). */
+  /** The address of this connection's peer, and its `a:<address>` key (without trusted proxies, every request's). */
+  address?: ClientAddress;
   anonKey?: string;
 }
 const MEMO = Symbol('gateway.connection');
@@ -82,20 +87,48 @@ export class Edge {
     | { labels(...v: string[]): { observe(v: number): void } }
     | undefined;
   private readonly observers = new Map<string, { observe(v: number): void }>();
-  /** Requests in flight per rate-limit key (the shared limiter reserves slots for busy clients). */
+  /** Requests in flight per client key (the concurrency cap; the shared limiter reserves slots for busy clients). */
   private readonly inFlight = new Map<string, number>();
+  private readonly counted: boolean;
 
-  constructor(private readonly p: EdgeParts) {}
+  constructor(private readonly p: EdgeParts) {
+    this.counted = p.rateLimited || p.maxConcurrent > 0;
+  }
 
   /**
-   * Steps 1–2 for one exchange: who calls (the signed identity goes into `ex`), rate limit, and
-   * the invalid token's 401. Throws AppError; the gateway's headers go into `ex.headers`. `ip` is
-   * the client address as koa's `ctx.ip` gives it, `query` the URL's query string.
+   * The client address of a request (client-address.ts), established once: without trusted
+   * proxies the connection's peer (remembered per connection), else from `X-Forwarded-For`.
    */
-  async caller(ex: Exchange, ip: string, query: string): Promise<void> {
+  address(req: IncomingMessage): ClientAddress {
+    const proxies = this.p.proxies;
+    if (proxies.enabled) return proxies.resolve(req.socket.remoteAddress, req.headers['x-forwarded-for']);
+    const m = memo(req);
+    m.address ??= proxies.resolve(req.socket.remoteAddress, undefined);
+    return m.address;
+  }
+
+  /** Scheme and host the client used: `X-Forwarded-Proto/Host` when the peer is a trusted proxy. */
+  origin(req: IncomingMessage): { proto: string; host: string } {
+    const encrypted = (req.socket as { encrypted?: boolean }).encrypted === true;
+    if (this.p.proxies.enabled && this.p.proxies.trustsPeer(req.socket.remoteAddress)) {
+      return {
+        proto: encrypted ? 'https' : first(req.headers['x-forwarded-proto']) || 'http',
+        host: first(req.headers['x-forwarded-host']) || first(req.headers.host),
+      };
+    }
+    return { proto: encrypted ? 'https' : 'http', host: req.headers.host ?? '' };
+  }
+
+  /**
+   * Steps 1–2 for one exchange: who calls (the signed identity goes into `ex`), the concurrency
+   * cap and rate limit, and the invalid token's 401. Throws AppError; the gateway's headers go
+   * into `ex.headers`. `query` is the URL's query string.
+   */
+  async caller(ex: Exchange, query: string): Promise<void> {
     const p = this.p;
     const req = ex.req;
     const h = req.headers;
+    const ip = ex.clientIp;
 
     // 1. Who is calling. A users outage throws RpcError (503) from here.
     const token = extractToken(h.authorization, query);
@@ -106,12 +139,19 @@ export class Edge {
       principal = hit !== undefined ? hit : await p.tokens.resolveKey(token, key);
     }
 
-    // 2. Rate limit: per token, else (no token or an invalid one) per client address.
-    if (p.rateLimited) {
+    // 2. Concurrency cap and rate limit: per token, else (no token or an invalid one) per client address.
+    if (this.counted) {
       const key = principal ? principal.rateKey : this.anonKey(req, ip);
       const concurrent = (this.inFlight.get(key) ?? 0) + 1;
       this.inFlight.set(key, concurrent);
       ex.rateKey = key;
+      // Why a cap besides the rate: slow requests (a slow body, a slow service) are few per minute
+      // yet can hold every connection to a service; one client gets at most this many at once.
+      if (p.maxConcurrent > 0 && concurrent > p.maxConcurrent) throw Errors.tooManyRequests({ 'Retry-After': '1' });
+    }
+    if (p.rateLimited) {
+      const key = ex.rateKey as string;
+      const concurrent = this.inFlight.get(key) as number;
       const taken = p.rateLimits.take(key, principal ? p.limitAuthenticated : p.limitAnonymous, concurrent);
       // Why not always await: the in-process limiter and a refusal at the limit answer synchronously.
       const d: RateDecision = taken instanceof Promise ? await taken : taken;
@@ -176,20 +216,23 @@ export class Edge {
     const q = url.indexOf('?');
     const path = q === -1 ? url : url.slice(0, q);
     const query = q === -1 ? '' : url.slice(q + 1);
-    const trust = p.trustProxy;
+    const address = this.address(req);
+    const origin = this.origin(req);
     const ex: Exchange = {
       req,
       res,
       requestId,
       headers: ['X-Request-Id', requestId],
-      proto: trust ? forwardedProto(req) : (req.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http',
-      host: trust ? forwardedHost(req) : (h.host ?? ''),
+      proto: origin.proto,
+      host: origin.host,
+      clientIp: address.ip,
+      forwardedFor: address.forwardedFor,
     };
     const cors = p.cors(h.origin);
     for (let i = 0; i < cors.length; i++) ex.headers.push(cors[i] as string);
     try {
       if (url.includes('%')) checkStorable(path, query);
-      await this.caller(ex, trust ? clientIp(req) : (req.socket.remoteAddress ?? ''), query);
+      await this.caller(ex, query);
       await this.route(ex, path);
     } catch (err) {
       this.fail(ex, err);
@@ -207,6 +250,10 @@ export class Edge {
       if (!res.writableEnded) res.destroy();
       return;
     }
+    // A refused request's unread body (a 401, 429, 503 before it was read) is discarded within
+    // bounds (EARLY_ANSWER_DRAIN_*), else the connection is closed: a slow client keeps no
+    // connection by being refused.
+    answerEarly(ex.req, res, this.p.drain);
     const body = e.toBody();
     if (e.status >= 500 && e.code === 'internal_error') body.message = INTERNAL_MESSAGE;
     const json = JSON.stringify(body);
@@ -258,7 +305,7 @@ export class Edge {
   }
 
   private anonKey(req: IncomingMessage, ip: string): string {
-    if (this.p.trustProxy) return `a:${ip}`;
+    if (this.p.proxies.enabled) return `a:${ip}`;
     const m = memo(req);
     m.anonKey ??= `a:${ip}`;
     return m.anonKey;
@@ -313,25 +360,3 @@ const first = (v: string | string[] | undefined): string => {
   const s = Array.isArray(v) ? v[0] : v;
   return s ? (s.split(',')[0] as string).trim() : '';
 };
-
-/** koa's `ctx.protocol` behind a trusted proxy. */
-function forwardedProto(req: IncomingMessage): string {
-  if ((req.socket as { encrypted?: boolean }).encrypted) return 'https';
-  return first(req.headers['x-forwarded-proto']) || 'http';
-}
-
-/** koa's `ctx.host` behind a trusted proxy. */
-function forwardedHost(req: IncomingMessage): string {
-  return first(req.headers['x-forwarded-host']) || first(req.headers.host);
-}
-
-/** koa's `ctx.ip` behind a trusted proxy with `maxIpsCount = 1`: the last X-Forwarded-For hop. */
-function clientIp(req: IncomingMessage): string {
-  const v = req.headers['x-forwarded-for'];
-  const s = Array.isArray(v) ? v.join(',') : v;
-  if (s) {
-    const last = (s.split(',').pop() as string).trim();
-    if (last) return last;
-  }
-  return req.socket.remoteAddress ?? '';
-}

@@ -19,7 +19,7 @@ const { nc } = await connectNats({ url: config.NATS_URL, name: 'gateway', logger
 const gw = createApp({ config, logger, nc, verifyToken: natsTokenVerifier(nc, config.AUTH_RPC_TIMEOUT_MS) });
 const subscriptions = subscribeInvalidations(nc, gw.tokens, logger);
 
-await runService({
+const { server } = await runService({
   name: 'gateway',
   app: gw.app,
   health: gw.health,
@@ -29,3 +29,8 @@ await runService({
   shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
   ...gatewayLifecycle(gw, nc, subscriptions, telemetry),
 });
+// The client's side of the bounds (README, Bounded work): its headers within HEADERS_TIMEOUT_MS
+// (node answers 408 and closes); no bound on the whole request here, because an upload may take
+// hours: request bodies are bounded by the gateway's own idle, rate and time limits (proxy.ts).
+server.headersTimeout = config.HEADERS_TIMEOUT_MS;
+server.requestTimeout = 0;

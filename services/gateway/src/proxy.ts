@@ -1,49 +1,60 @@
 /**
- * The reverse proxy: forwards one request to a service over a pooled keep-alive TCP connection
- * with a small HTTP/1.1 client of its own (upstream.ts), streaming both bodies (nothing large is
- * buffered: a 1 GiB upload passes chunk by chunk, with back-pressure, no copy).
+ * The reverse proxy: forwards one request to a service through undici (upstream.ts: a pool of
+ * keep-alive connections per service behind a bounded queue), streaming both bodies (nothing
+ * large is buffered: a 1 GiB upload passes chunk by chunk, with back-pressure).
  *
- * Headers: hop-by-hop headers are dropped both ways; a client's `x-rdm-identity` is always
- * dropped (only the gateway signs identities); the gateway adds `x-request-id`,
- * `x-forwarded-for/proto/host`, W3C `traceparent` and, for authenticated callers, the signed
- * identity. Failures before the service answers are bounded: connection refused → 503 at once,
- * connect timeout (2 s) → 503, no response headers within the route's timeout → 503. A request
- * without a body that hits a stale keep-alive connection is retried once. A service answering
- * before it read the whole body (an upload refused at once, its own 413) is relayed at once; the
- * rest of the client's body is discarded within bounds or the connection closed
- * (early-answer.ts), and the half-sent upstream connection is dropped.
+ * What is sent is computed only from what the gateway itself sends (issue 18, finding 1):
+ * - framing: undici frames the body the gateway hands it (a collected body: its length; a
+ *   streamed body of known length: the length node's parser read it with, which undici enforces
+ *   byte for byte; otherwise chunked). The client's `Content-Length` and `Transfer-Encoding`
+ *   are never copied, so a client naming them in `Connection` changes nothing;
+ * - headers: hop-by-hop headers and those the client's `Connection` names are dropped, and so,
+ *   always, are the client's credentials (`Authorization`, `Cookie`, `Proxy-Authorization`:
+ *   services get the signed identity only) and every header the gateway sets itself (`Host`,
+ *   `x-rdm-identity`, `x-request-id`, `X-Forwarded-*`, `Forwarded`): `Connection` can remove a
+ *   client's header, never one of the gateway's, and never smuggle one in;
+ * - added: `x-request-id`, `x-forwarded-for` (the client address established once,
+ *   client-address.ts, then the trusted hops), `x-forwarded-proto/host`, W3C `traceparent`, and
+ *   the signed identity (edge.ts; every request, anonymous ones too).
  *
- * This file: what is sent (request head, header hygiene) and the per-request glue between the
- * client's request/response and an upstream connection; upstream.ts: connections, the pool and
- * the response parser.
+ * Failures before the answer starts are bounded and rendered by the edge: no place in the pool
+ * within the queue timeout → 503 with `Retry-After`; connection refused, connect timeout, no
+ * response headers in time, an answer undici refuses → 503; a body over the limit → 413; a body
+ * too slow (body-timeouts.ts) → 408 and the connection closed. A GET or HEAD that meets a
+ * connection the service closed is retried once; nothing with a body is replayed. After the
+ * answer started, a failure cuts the client's connection (never a truncated "complete" answer).
+ * A service answering before it read the whole body (an upload refused at once, its own 413) is
+ * relayed at once; the rest of the client's body is discarded within bounds or the connection
+ * closed (early-answer.ts), and undici drops the half-sent upstream connection.
  */
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { Readable } from 'node:stream';
 import { AppError, Errors, IDENTITY_HEADER, injectTraceHeaders, isTelemetryEnabled } from '@rdm/platform';
+import type { Dispatcher } from 'undici';
+import { BodyClock, type BodyTimeoutReason, type BodyTimeouts, DEFAULT_BODY_TIMEOUTS } from './body-timeouts.js';
 import { DEFAULT_DRAIN_LIMITS, type DrainLimits, answerEarly } from './early-answer.js';
-import { type Conn, HOP_BY_HOP, type ResponseHead, type Sink, UpstreamPool } from './upstream.js';
+import { HOP_BY_HOP, UpstreamPool, type Waiter } from './upstream.js';
 
 /** One service the gateway forwards to. */
 export interface Upstream {
   name: string;
   hostname: string;
   port: number;
-  /** `http://host:port`, for logs and the OpenAPI fetch. */
+  /** `http://host:port`, for the pool, logs and the OpenAPI fetch. */
   origin: string;
-  /** The `Host` header sent to it (what node would add: the port unless it is 80). */
-  hostHeader?: string;
 }
 
 /** Parse a base URL (`http://127.0.0.1:5101`) into an Upstream. */
 export function parseUpstream(name: string, baseUrl: string): Upstream {
   const u = new URL(baseUrl);
   if (u.protocol !== 'http:') throw new Error(`${name}: only http:// upstreams are supported (got ${baseUrl})`);
-  return { name, hostname: u.hostname, port: Number(u.port || 80), origin: u.origin, hostHeader: u.host };
+  return { name, hostname: u.hostname, port: Number(u.port || 80), origin: u.origin };
 }
 
 /**
  * One request at the edge, as the proxy needs it: the raw node request and response, the request
- * id, and the response headers the gateway adds (request id, CORS, rate limits), kept as a flat
- * name/value list and written once with the answer (`writeHead`), never one `setHeader` each.
+ * id, the client address, and the response headers the gateway adds (request id, CORS, rate
+ * limits), kept as a flat name/value list and written once with the answer (`writeHead`).
  */
 export interface Exchange {
   req: IncomingMessage;
@@ -54,47 +65,64 @@ export interface Exchange {
   /** Scheme and host the client used (`x-forwarded-proto/host` upstream). */
   proto: string;
   host: string;
-  /** Signed identity header value for an authenticated caller. */
+  /** The client address (client-address.ts): rate limits, the signed identity. */
+  clientIp: string;
+  /** `X-Forwarded-For` sent upstream: the client address, then the trusted hops. */
+  forwardedFor: string;
+  /** Signed identity header value (edge.ts). */
   identityHeader?: string;
-  /** The rate-limit key counted in flight (edge.ts), until the exchange is done. */
+  /** The client key counted in flight (edge.ts), until the exchange is done. */
   rateKey?: string;
 }
 
 /** Options of UpstreamProxy. */
 export interface ProxyOptions {
-  identitySecret: string;
   connectTimeoutMs: number;
   /** Response-headers timeout of normal routes (0 = none). */
   headersTimeoutMs: number;
+  /** Longest gap between two chunks of an answer's body (0 = none). */
+  bodyTimeoutMs: number;
+  /** Connections per service. */
   maxSockets: number;
-  maxFreeSockets: number;
-  /** Trust X-Forwarded-* of the previous hop (append to them) instead of replacing them. */
-  trustProxy: boolean;
+  /** Longest wait for a connection when all are busy; then 503 with Retry-After. */
+  queueTimeoutMs: number;
   /** Bounds on discarding a client body after an early answer (default DEFAULT_DRAIN_LIMITS). */
   drain?: DrainLimits;
+  /** Bounds on reading a request body (default DEFAULT_BODY_TIMEOUTS). */
+  body?: BodyTimeouts;
 }
 
 /** Per-request forwarding options. */
 export interface ForwardOptions {
   /** Byte limit of a streamed body (undefined = unlimited). */
   bodyLimit?: number;
-  /** Upload route: no response-headers timeout. */
+  /** Upload route: no response-headers timeout, no bound on the whole body's time. */
   upload: boolean;
 }
 
-/** Request headers never forwarded (hop-by-hop, or replaced by the gateway). */
+/**
+ * Request headers of the client never forwarded: hop-by-hop, credentials, framing (undici frames
+ * what the gateway sends), and everything the gateway sets itself.
+ */
 const DROP_REQUEST = new Set<string>([
   ...HOP_BY_HOP,
-  'host',
+  'authorization',
+  'cookie',
+  'content-length',
   'expect',
+  'host',
   IDENTITY_HEADER,
   'x-request-id',
   'x-forwarded-for',
   'x-forwarded-proto',
   'x-forwarded-host',
+  'forwarded',
 ]);
 
-/** Names listed in a `Connection` header (they are hop-by-hop too), lowercased. */
+/** Response headers of the service never relayed (hop-by-hop). */
+const DROP_RESPONSE = new Set<string>(HOP_BY_HOP);
+
+/** Names listed in a `Connection` header, lowercased (hop-by-hop too). */
 function connectionTokens(value: string | string[] | undefined): string[] {
   if (!value) return [];
   const v = Array.isArray(value) ? value.join(',') : value;
@@ -108,48 +136,37 @@ function connectionTokens(value: string | string[] | undefined): string[] {
 /** Context values the forwarded headers need. */
 export interface ForwardedInfo {
   requestId: string;
-  remoteAddress: string | undefined;
+  /** `X-Forwarded-For` to send (client-address.ts). */
+  forwardedFor: string;
   proto: string;
   host: string;
-  trustProxy: boolean;
   identityHeader?: string;
-  /** The `Host` header for the service (none when absent: tests). */
-  upstreamHost?: string;
-  /** Add `content-length: 0` (a bodiless request of a method node would otherwise frame as chunked). */
-  emptyBody?: boolean;
 }
 
-/** Methods node sends without a body framing of its own (no chunked encoding by default). */
-const BODILESS_BY_DEFAULT = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS', 'TRACE', 'CONNECT']);
-
 /**
- * The headers sent to a service, as one flat `[name, value, …]` list handed to `http.request`
- * as is (node then writes it in one go, without a `setHeader` per header): the client's minus
- * hop-by-hop, identity and forwarding headers, plus the gateway's own. Exported for unit tests.
+ * The headers sent to a service, as one flat `[name, value, …]` list handed to undici: the
+ * client's minus DROP_REQUEST, `proxy-*` and what its `Connection` names, then the gateway's own.
+ * No `Host` (undici sends the service's) and no framing (undici frames the body it is given).
+ * Exported for unit tests.
  */
-export function upstreamRequestHeaders(incoming: IncomingHttpHeaders, info: ForwardedInfo): (string | string[])[] {
-  const out: (string | string[])[] = [];
-  if (info.upstreamHost) out.push('host', info.upstreamHost);
+export function upstreamRequestHeaders(incoming: IncomingHttpHeaders, info: ForwardedInfo): string[] {
+  const out: string[] = [];
   const extra = connectionTokens(incoming.connection);
   // With OpenTelemetry on, the active span's context replaces the client's.
   const trace = isTelemetryEnabled() ? injectTraceHeaders({}) : undefined;
   for (const name in incoming) {
-    if (DROP_REQUEST.has(name)) continue;
+    if (DROP_REQUEST.has(name) || name.startsWith('proxy-')) continue;
     if (extra.length > 0 && extra.includes(name)) continue;
     if (trace !== undefined && name in trace) continue;
     const v = incoming[name];
-    if (v !== undefined) out.push(name, v);
+    if (typeof v === 'string') out.push(name, v);
+    else if (v !== undefined) for (const one of v) out.push(name, one);
   }
-  // A streamed body of unknown length goes on chunked (the proxy frames it: Forward.onReqData).
-  if (incoming['transfer-encoding'] !== undefined && incoming['content-length'] === undefined) out.push('transfer-encoding', 'chunked');
-  if (info.emptyBody && incoming['content-length'] === undefined) out.push('content-length', '0');
-  const prior = incoming['x-forwarded-for'];
-  const addr = info.remoteAddress ?? '';
   out.push(
     'x-request-id',
     info.requestId,
     'x-forwarded-for',
-    info.trustProxy && prior ? `${Array.isArray(prior) ? prior.join(', ') : prior}, ${addr}` : addr,
+    info.forwardedFor,
     'x-forwarded-proto',
     info.proto,
     'x-forwarded-host',
@@ -167,19 +184,8 @@ export function hasRequestBody(h: IncomingHttpHeaders): boolean {
   return len !== undefined && len !== '0';
 }
 
-/** The request head as written upstream: request line, headers, blank line (latin1, as node's parser decoded them). */
-export function requestHead(method: string, url: string, list: readonly (string | string[])[]): string {
-  let s = `${method} ${url} HTTP/1.1\r\n`;
-  for (let i = 0; i < list.length; i += 2) {
-    const v = list[i + 1] as string | string[];
-    if (typeof v === 'string') s += `${list[i]}: ${v}\r\n`;
-    else for (const one of v) s += `${list[i]}: ${one}\r\n`;
-  }
-  return `${s}\r\n`;
-}
-
-const unavailable = (reason: string, cause?: unknown): AppError => {
-  const e = Errors.serviceUnavailable();
+const unavailable = (reason: string, cause?: unknown, headers?: Record<string, string>): AppError => {
+  const e = headers ? new AppError('service_unavailable', 503, 'Service unavailable.', { headers }) : Errors.serviceUnavailable();
   (e as { reason?: string }).reason = reason;
   if (cause !== undefined) (e as { cause?: unknown }).cause = cause;
   return e;
@@ -187,6 +193,15 @@ const unavailable = (reason: string, cause?: unknown): AppError => {
 
 /** Rendered when the client went away mid-request (nobody reads it; the log does). */
 const clientClosed = () => new AppError('client_closed_request', 499, 'Client closed request.');
+
+/** A body too slow (werkzeug's RequestTimeout text, as InvenioRDM renders a 408). */
+export const requestTimeout = () =>
+  new AppError(
+    'request_timeout',
+    408,
+    "The server closed the network connection because the browser didn't finish the request within the specified time.",
+    { headers: { Connection: 'close' } },
+  );
 
 /** Request bodies with a known length up to this size are collected and sent with the head in one write; answers up to it are written to the client with one `end()`. */
 export const SMALL_BODY_BYTES = 64 * 1024;
@@ -196,38 +211,42 @@ const BODY_NONE = 0;
 const BODY_COLLECT = 1;
 const BODY_STREAM = 2;
 
+/** undici error codes of a connection the service closed (a GET/HEAD is retried once on another). */
+const RETRYABLE = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE']);
+
 // Hot-path note: the client request's and response's listeners are module-level functions that
-// find their Forward through a symbol (no per-request closures); the upstream connection's
-// listeners are installed once per connection (upstream.ts).
+// find their Forward through a symbol (no per-request closures).
 const FWD = Symbol('gateway.forward');
 type WithFwd<T> = T & { [FWD]: Forward };
 
-/** One request on its way to a service and its answer on the way back. */
-class Forward implements Sink {
-  conn: Conn | undefined;
-  /** The answer's head arrived, or the request failed: no 503 any more. */
+/** One request on its way to a service and its answer on the way back; undici's handler for it. */
+class Forward implements Dispatcher.DispatchHandler, Waiter {
+  controller: Dispatcher.DispatchController | undefined;
+  /** The answer's head was relayed, or the request failed: no error answer any more. */
   settled = false;
   /** Everything is over (promise settled). */
   finished = false;
-  /** The whole request (head and body) was written upstream. */
-  sent = false;
+  /** Holds a place in the pool (upstream.ts) until the answer is over. */
+  admittedToPool = false;
+  released = false;
   retried = false;
-  /** The answer came before the whole body was sent. */
-  early = false;
+  /** The client's body was read to its end. */
+  bodyDone = false;
   /** The answer is streamed to the client (large or of unknown length), not collected. */
   streaming = false;
-  /** The upstream socket is paused until the client response drains. */
-  paused = false;
-  timer: NodeJS.Timeout | undefined;
+  /** The client request is paused by the gateway (the service reads slower). */
+  reqPaused = false;
+  feed: BodyFeed | undefined;
+  clock: BodyClock | undefined;
   /** Body bytes received from the client (limit on streamed bodies). */
   received = 0;
   /** A collected request body, or a collected small answer body. */
   body: Buffer | undefined;
+  /** A chunked request body collected so far (sent as one buffer if it stays small, else first in the stream). */
+  parts: Buffer[] | undefined;
   bodyAt = 0;
   /** Content-Length of a small answer being collected. */
   expected = 0;
-  readonly first: readonly (string | number)[];
-  readonly headRequest: boolean;
   resolve!: () => void;
   reject!: (e: AppError) => void;
 
@@ -235,131 +254,197 @@ class Forward implements Sink {
     readonly ex: Exchange,
     readonly pool: UpstreamPool,
     readonly name: string,
-    readonly head: string,
-    readonly mode: number,
-    /** Upstream body framing: chunked. */
-    readonly chunked: boolean,
+    readonly method: string,
+    readonly headers: string[],
+    /** BODY_*; a chunked body being collected turns BODY_STREAM once it is no longer small. */
+    public mode: number,
+    /** Content-Length of the client's body as node's parser read it (-1: chunked). */
+    readonly length: number,
     readonly headersTimeoutMs: number,
+    readonly bodyTimeoutMs: number,
     readonly limit: number | undefined,
     readonly drain: DrainLimits,
-  ) {
-    this.first = ex.headers;
-    this.headRequest = ex.req.method === 'HEAD';
-  }
+    readonly timeouts: BodyTimeouts,
+    readonly upload: boolean,
+    readonly retryAfter: string,
+  ) {}
 
   begin(): void {
     const req = this.ex.req as WithFwd<IncomingMessage>;
-    if (this.mode === BODY_NONE) {
-      this.pool.acquire(this);
-      return;
+    if (this.mode !== BODY_NONE) {
+      req[FWD] = this;
+      req.on('close', onReqClose);
     }
-    req[FWD] = this;
-    req.on('close', onReqClose);
     if (this.mode === BODY_COLLECT) {
-      this.body = Buffer.allocUnsafe(Number(req.headers['content-length']));
+      // Collected before a connection is taken: a slow client holds none of the service's.
+      if (this.length >= 0) this.body = Buffer.allocUnsafe(this.length);
+      else this.parts = [];
+      this.clock = new BodyClock(this.timeouts, onBodyTimeout.bind(this), this.upload);
       req.on('data', onReqCollect);
       req.on('end', onReqCollected);
       return;
     }
+    this.acquire();
+  }
+
+  /** Ask the pool for a place; while waiting, a client that leaves gives up its turn. */
+  acquire(): void {
     this.pool.acquire(this);
+    if (this.admittedToPool || this.finished) return;
+    const res = this.ex.res as WithFwd<ServerResponse>;
+    res[FWD] = this;
+    res.once('close', onQueuedClose);
   }
 
-  onConn(conn: Conn): void {
-    this.conn = conn;
-    const socket = conn.socket;
-    if (this.mode === BODY_NONE) {
-      socket.write(this.head, 'latin1');
-      this.requestSent();
-    } else if (this.mode === BODY_COLLECT) {
-      // Head and body in one writev.
-      socket.cork();
-      socket.write(this.head, 'latin1');
-      socket.write(this.body as Buffer);
-      socket.uncork();
-      this.body = undefined;
-      this.requestSent();
-    } else {
-      socket.write(this.head, 'latin1');
-      const req = this.ex.req;
-      req.on('data', onReqData);
-      req.on('end', onReqEnd);
-    }
-  }
-
-  onDrain(): void {
-    if (this.mode === BODY_STREAM && !this.sent && !this.early) this.ex.req.resume();
-  }
-
-  requestSent(): void {
-    this.sent = true;
-    if (!this.settled && this.headersTimeoutMs > 0) this.timer = setTimeout(onHeadersTimeout, this.headersTimeoutMs, this);
-  }
-
-  /** Fail before the answer started: 503/413/499 to the edge (or retry a stale bodiless request). */
-  fail(error: AppError, retryable = false): void {
-    if (this.settled) return;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
-    const conn = this.conn;
-    this.conn = undefined;
-    conn?.destroy();
-    if (retryable && this.mode === BODY_NONE && !this.retried) {
-      this.retried = true;
-      this.pool.acquire(this);
+  /** A place in the pool: send the request. */
+  admitted(): void {
+    this.admittedToPool = true;
+    if (this.finished) {
+      this.releasePlace();
       return;
     }
+    let body: Buffer | Readable | null = null;
+    const headers = this.headers;
+    if (this.mode === BODY_COLLECT) {
+      body = this.body as Buffer;
+      this.body = undefined;
+    } else if (this.mode === BODY_STREAM) {
+      // The length node's parser framed the client's body with; undici checks the bytes sent match it.
+      if (this.length >= 0) headers.push('content-length', String(this.length));
+      if (this.clock === undefined) this.clock = new BodyClock(this.timeouts, onBodyTimeout.bind(this), this.upload);
+      else this.clock.resume();
+      this.feed = new BodyFeed(this);
+      body = this.feed;
+    }
+    this.dispatch(body);
+  }
+
+  dispatch(body: Buffer | Readable | null): void {
+    this.pool.dispatcher.dispatch(
+      {
+        path: this.ex.req.url as string,
+        method: this.method as Dispatcher.HttpMethod,
+        headers: this.headers,
+        body,
+        headersTimeout: this.headersTimeoutMs,
+        bodyTimeout: this.bodyTimeoutMs,
+        // undici closes a connection after HEAD (for servers that send a body anyway); a body
+        // after HEAD would be bytes nobody asked for, and those destroy the connection anyway.
+        ...(this.method === 'HEAD' ? { reset: false } : {}),
+      },
+      this,
+    );
+  }
+
+  /** No place came free within the queue timeout. */
+  timedOut(): void {
+    if (this.finished) return;
+    // The body was not read: discard it within bounds so the client gets the 503.
+    answerEarly(this.ex.req, this.ex.res, this.drain);
+    this.fail(unavailable(`${this.name}: no connection free in time`, undefined, { 'Retry-After': this.retryAfter }));
+  }
+
+  releasePlace(): void {
+    if (this.admittedToPool && !this.released) {
+      this.released = true;
+      this.pool.release();
+    }
+  }
+
+  /** Fail before the answer started: an error answer from the edge (503/413/408/499/400). */
+  fail(error: AppError): void {
+    if (this.settled) return;
     this.settled = true;
-    this.pool.cancel(this);
-    this.stopBody();
     this.finished = true;
+    this.stopBody();
+    if (!this.admittedToPool) this.pool.cancel(this);
+    const c = this.controller;
+    if (c !== undefined && !c.aborted) c.abort(error);
+    else this.feed?.destroy(error);
     this.reject(error);
   }
 
   /** Stop reading the client's body for the service. */
   stopBody(): void {
+    this.clock?.stop();
     if (this.mode === BODY_NONE) return;
     const req = this.ex.req;
-    req.removeListener('data', onReqData);
     req.removeListener('data', onReqCollect);
-    req.removeListener('end', onReqEnd);
     req.removeListener('end', onReqCollected);
+    req.removeListener('data', onFeedData);
+    req.removeListener('end', onFeedEnd);
+    if (this.reqPaused) {
+      this.reqPaused = false;
+      req.resume();
+    }
   }
 
-  onError(reason: string, cause: Error | undefined, retryable: boolean): void {
-    this.conn = undefined;
+  /** The body broke a bound of body-timeouts.ts. */
+  bodyTimedOut(reason: BodyTimeoutReason): void {
+    if (this.finished) return;
+    const req = this.ex.req;
+    const socket = req.socket;
+    (this.ex as { timeoutReason?: string }).timeoutReason = reason;
     if (!this.settled) {
-      this.fail(unavailable(`${this.name}: ${reason}`, cause), retryable);
+      // The 408 goes out with `Connection: close`; node closes the connection once it is written.
+      // Why a timer too: a client that does not read could otherwise keep it.
+      setTimeout(destroySocket, 1000, socket).unref();
+      this.fail(requestTimeout());
       return;
     }
-    // Cut mid-answer: the client must not see it as complete.
+    // The service already answered: nothing more can be said, cut both sides.
+    this.stopBody();
+    const c = this.controller;
+    if (c !== undefined && !c.aborted) c.abort(requestTimeout());
+    socket.destroy();
     this.end(true);
   }
 
-  onHead(head: ResponseHead, bodyless: boolean): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
-    this.settled = true;
+  // undici's handler (Dispatcher.DispatchHandler).
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    // The client left (or the body failed) while the request waited for its connection.
+    if (this.finished) controller.abort(clientClosed());
+  }
+
+  onResponseStart(_c: Dispatcher.DispatchController, status: number, headers: IncomingHttpHeaders): void {
+    // 1xx informational answers (103 Early Hints) are not relayed; undici refuses a 100 it did not ask for.
+    if (status < 200 || this.finished) return;
     const ex = this.ex;
     const res = ex.res as WithFwd<ServerResponse>;
-    if (!this.sent && this.mode === BODY_STREAM) {
+    if (this.mode === BODY_STREAM && !this.bodyDone) {
       // The service answered before it had the whole body (an upload refused at once, its own
       // 413): relay the answer now; stop forwarding the body, and let the client finish sending
       // into a bounded drain (or close its connection), never leave it half-read.
-      this.early = true;
+      // (The feed is left open, not ended: undici drops the half-sent connection once the answer
+      // is complete; an ended feed would be a shorter body, another request than the client's.)
       this.stopBody();
       answerEarly(ex.req, res, this.drain);
     }
+    const out = ex.headers;
+    const mark = out.length;
+    const extra = connectionTokens(headers.connection);
+    for (const name in headers) {
+      if (DROP_RESPONSE.has(name) || (extra.length > 0 && extra.includes(name))) continue;
+      const v = headers[name];
+      if (typeof v === 'string') out.push(name, v);
+      else if (v !== undefined) for (const one of v) out.push(name, one);
+    }
     try {
-      res.writeHead(head.status, head.headers as string[]);
+      res.writeHead(status, out as string[]);
     } catch (err) {
       // A header node refuses to write (never sent by our services).
-      this.settled = false;
+      out.length = mark;
       this.fail(unavailable(`${this.name}: bad response header`, err));
       return;
     }
-    if (bodyless) return;
-    if (head.length >= 0 && head.length <= SMALL_BODY_BYTES) {
-      this.expected = head.length;
+    this.settled = true;
+    if (this.method === 'HEAD' || status === 204 || status === 304) return;
+    const cl = headers['content-length'];
+    const length = typeof cl === 'string' ? Number(cl) : -1;
+    if (length >= 0 && length <= SMALL_BODY_BYTES) {
+      this.expected = length;
       return;
     }
     this.streaming = true;
@@ -367,7 +452,8 @@ class Forward implements Sink {
     res.on('close', onResClose);
   }
 
-  onBody(chunk: Buffer): void {
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.finished) return;
     if (!this.streaming) {
       // A small answer: collected, written with the head in one end() (one writev).
       if (this.body === undefined) {
@@ -380,34 +466,59 @@ class Forward implements Sink {
         this.body = Buffer.allocUnsafe(len);
         this.bodyAt = 0;
       }
+      // undici checked the length: never more than `expected` bytes arrive.
       chunk.copy(this.body, this.bodyAt);
       this.bodyAt += chunk.length;
       return;
     }
     const res = this.ex.res;
     if (res.destroyed) return;
-    if (!res.write(chunk) && !this.paused) {
-      this.paused = true;
-      this.conn?.socket.pause();
+    if (!res.write(chunk) && !controller.paused) {
+      controller.pause();
       res.once('drain', onResDrain);
     }
   }
 
-  onEnd(): void {
-    const conn = this.conn;
-    this.conn = undefined;
-    if (conn !== undefined) {
-      // A half-sent request leaves the connection unusable (the service would wait for the rest).
-      if (this.sent && !this.early) conn.release();
-      else conn.destroy();
-    }
+  onResponseEnd(): void {
+    this.releasePlace();
     this.end(false);
+  }
+
+  onResponseError(controller: Dispatcher.DispatchController | undefined, err: Error): void {
+    if (this.finished) {
+      // Aborted by the gateway (client gone, limit, timeout): already answered.
+      this.releasePlace();
+      return;
+    }
+    const code = (err as { code?: string }).code ?? '';
+    if (!this.settled) {
+      if (this.mode === BODY_NONE && !this.retried && RETRYABLE.has(code) && (this.method === 'GET' || this.method === 'HEAD')) {
+        // The service closed a kept-alive connection as the request went out: once more, on another.
+        this.retried = true;
+        this.controller = undefined;
+        this.dispatch(null);
+        return;
+      }
+      this.releasePlace();
+      if (controller === undefined && code === 'UND_ERR_INVALID_ARG') {
+        // A request undici refuses to write (a header or target it will not send): the client's.
+        this.fail(Errors.badRequest('The request cannot be forwarded.'));
+        return;
+      }
+      this.fail(unavailable(`${this.name}: ${code || err.message}`, err));
+      return;
+    }
+    // Cut mid-answer: the client must not see it as complete.
+    this.releasePlace();
+    this.stopBody();
+    this.end(true);
   }
 
   /** The answer is over (`cut`: incomplete). */
   end(cut: boolean): void {
     if (this.finished) return;
     this.finished = true;
+    this.clock?.stop();
     const res = this.ex.res;
     if (cut) {
       if (!res.destroyed) res.destroy();
@@ -421,20 +532,88 @@ class Forward implements Sink {
   }
 }
 
-function onHeadersTimeout(f: Forward): void {
-  f.timer = undefined;
-  f.fail(unavailable(`${f.name}: no response in ${f.headersTimeoutMs} ms`));
+/**
+ * The client's body as undici reads it: a Readable of the gateway's own between the client
+ * request and undici, so that undici destroying its body (a connection reset, an early answer)
+ * never destroys the client's request, and so the gateway counts, limits and times every chunk.
+ */
+class BodyFeed extends Readable {
+  constructor(readonly f: Forward) {
+    super({ highWaterMark: SMALL_BODY_BYTES });
+    // A chunked body that outgrew collecting: what was collected goes first.
+    if (f.parts !== undefined) for (const part of f.parts) this.push(part);
+    f.parts = undefined;
+    const req = f.ex.req as WithFwd<IncomingMessage>;
+    req.on('data', onFeedData);
+    req.on('end', onFeedEnd);
+  }
+
+  override _read(): void {
+    const f = this.f;
+    if (f.reqPaused) {
+      f.reqPaused = false;
+      f.clock?.resume();
+      f.ex.req.resume();
+    }
+  }
+
+  override _destroy(err: Error | null, cb: (err?: Error | null) => void): void {
+    // undici is done with the body (sent, or the request failed): stop reading it for the service.
+    if (!this.f.bodyDone) this.f.stopBody();
+    cb(err);
+  }
+}
+
+function onBodyTimeout(this: Forward, reason: BodyTimeoutReason): void {
+  this.bodyTimedOut(reason);
+}
+function destroySocket(socket: IncomingMessage['socket']): void {
+  socket.destroy();
 }
 function onReqCollect(this: WithFwd<IncomingMessage>, chunk: Buffer): void {
   const f = this[FWD];
-  const body = f.body as Buffer;
-  chunk.copy(body, f.bodyAt);
+  f.clock?.bytes(chunk.length);
+  const parts = f.parts;
+  if (parts === undefined) {
+    chunk.copy(f.body as Buffer, f.bodyAt);
+    f.bodyAt += chunk.length;
+    return;
+  }
+  parts.push(chunk);
   f.bodyAt += chunk.length;
+  f.received = f.bodyAt;
+  if (f.limit !== undefined && f.received > f.limit) {
+    f.stopBody();
+    answerEarly(this, f.ex.res, f.drain, { close: true });
+    f.fail(Errors.payloadTooLarge());
+    return;
+  }
+  if (f.bodyAt <= SMALL_BODY_BYTES) return;
+  // No longer small: streamed, what came so far first. Not read further until a connection is free.
+  this.removeListener('data', onReqCollect);
+  this.removeListener('end', onReqCollected);
+  f.mode = BODY_STREAM;
+  f.reqPaused = true;
+  f.clock?.pause();
+  this.pause();
+  f.acquire();
 }
 function onReqCollected(this: WithFwd<IncomingMessage>): void {
-  this[FWD].pool.acquire(this[FWD]);
+  const f = this[FWD];
+  f.bodyDone = true;
+  f.clock?.stop();
+  const parts = f.parts;
+  if (parts !== undefined) {
+    f.body = parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts, f.bodyAt);
+    f.parts = undefined;
+  }
+  f.acquire();
 }
-function onReqData(this: WithFwd<IncomingMessage>, chunk: Buffer): void {
+function onQueuedClose(this: WithFwd<ServerResponse>): void {
+  const f = this[FWD];
+  if (!f.admittedToPool && !f.finished) f.fail(clientClosed());
+}
+function onFeedData(this: WithFwd<IncomingMessage>, chunk: Buffer): void {
   const f = this[FWD];
   f.received += chunk.length;
   if (f.limit !== undefined && f.received > f.limit) {
@@ -445,26 +624,23 @@ function onReqData(this: WithFwd<IncomingMessage>, chunk: Buffer): void {
       f.fail(Errors.payloadTooLarge());
     } else {
       // The service already answered; stop both sides.
-      f.conn?.destroy();
+      f.controller?.abort(Errors.payloadTooLarge());
       this.socket.destroy();
     }
     return;
   }
-  const socket = (f.conn as Conn).socket;
-  let ok: boolean;
-  if (f.chunked) {
-    socket.cork();
-    socket.write(`${chunk.length.toString(16)}\r\n`, 'latin1');
-    socket.write(chunk);
-    ok = socket.write('\r\n', 'latin1');
-    socket.uncork();
-  } else ok = socket.write(chunk);
-  if (!ok) this.pause();
+  f.clock?.bytes(chunk.length);
+  if (!(f.feed as BodyFeed).push(chunk)) {
+    f.reqPaused = true;
+    f.clock?.pause();
+    this.pause();
+  }
 }
-function onReqEnd(this: WithFwd<IncomingMessage>): void {
+function onFeedEnd(this: WithFwd<IncomingMessage>): void {
   const f = this[FWD];
-  if (f.chunked) f.conn?.socket.write('0\r\n\r\n', 'latin1');
-  f.requestSent();
+  f.bodyDone = true;
+  f.clock?.stop();
+  f.feed?.push(null);
 }
 function onReqClose(this: WithFwd<IncomingMessage>): void {
   if (this.complete) return;
@@ -472,9 +648,7 @@ function onReqClose(this: WithFwd<IncomingMessage>): void {
   if (!f.settled) f.fail(clientClosed());
   else if (!f.finished) {
     // The client left mid-upload after the answer started: abort the upstream request.
-    const conn = f.conn;
-    f.conn = undefined;
-    conn?.destroy();
+    f.controller?.abort(clientClosed());
     f.end(true);
   }
 }
@@ -482,32 +656,32 @@ function onResClose(this: WithFwd<ServerResponse>): void {
   const f = this[FWD];
   if (f.finished) return;
   // The client left mid-answer: the rest of it is not wanted, the connection cannot be reused.
-  const conn = f.conn;
-  f.conn = undefined;
-  conn?.destroy();
+  f.controller?.abort(clientClosed());
   f.end(true);
 }
 function onResDrain(this: WithFwd<ServerResponse>): void {
-  const f = this[FWD];
-  f.paused = false;
-  f.conn?.socket.resume();
+  this[FWD].controller?.resume();
 }
 
 /** Forwards requests to services over pooled keep-alive connections (upstream.ts). */
 export class UpstreamProxy {
   private readonly pools = new Map<Upstream, UpstreamPool>();
+  private readonly retryAfter: string;
 
-  constructor(private readonly opts: ProxyOptions) {}
+  constructor(private readonly opts: ProxyOptions) {
+    // Retry-After of a full pool: the queue timeout, at least a second.
+    this.retryAfter = String(Math.max(1, Math.ceil(opts.queueTimeoutMs / 1000)));
+  }
 
-  private pool(u: Upstream): UpstreamPool {
+  /** The pool of a service (created on first use). */
+  pool(u: Upstream): UpstreamPool {
     let p = this.pools.get(u);
     if (p === undefined) {
       p = new UpstreamPool({
-        host: u.hostname,
-        port: u.port,
+        origin: u.origin,
+        connections: this.opts.maxSockets,
         connectTimeoutMs: this.opts.connectTimeoutMs,
-        maxSockets: this.opts.maxSockets,
-        maxFreeSockets: this.opts.maxFreeSockets,
+        queueTimeoutMs: this.opts.queueTimeoutMs,
       });
       this.pools.set(u, p);
     }
@@ -516,37 +690,44 @@ export class UpstreamProxy {
 
   /**
    * Forward one exchange to `upstream` and stream the answer back (written here, status and
-   * headers in one `writeHead`). Rejects with AppError (503/413/499) before the answer starts;
-   * never after (a failure then cuts the client's connection).
+   * headers in one `writeHead`). Rejects with AppError (503/413/408/499/400) before the answer
+   * starts; never after (a failure then cuts the client's connection).
    */
   forward(ex: Exchange, upstream: Upstream, fo: ForwardOptions): Promise<void> {
     const req = ex.req;
     const h = req.headers;
     const method = req.method ?? 'GET';
+    // Only origin-form targets (`/path?query`) go upstream: the one form the identity is bound to.
+    if ((req.url as string).charCodeAt(0) !== 47 /* / */) return Promise.reject(Errors.badRequest('The request target must be a path.'));
     const withBody = hasRequestBody(h);
-    const list = upstreamRequestHeaders(h, {
+    const headers = upstreamRequestHeaders(h, {
       requestId: ex.requestId,
-      remoteAddress: req.socket.remoteAddress,
+      forwardedFor: ex.forwardedFor,
       proto: ex.proto,
       host: ex.host,
-      trustProxy: this.opts.trustProxy,
       identityHeader: ex.identityHeader,
-      upstreamHost: upstream.hostHeader ?? `${upstream.hostname}:${upstream.port}`,
-      emptyBody: !withBody && !BODILESS_BY_DEFAULT.has(method),
     });
-    const length = h['content-length'] === undefined ? -1 : Number(h['content-length']);
-    const chunked = withBody && length === -1;
-    const mode = !withBody ? BODY_NONE : length >= 0 && length <= SMALL_BODY_BYTES && !fo.upload ? BODY_COLLECT : BODY_STREAM;
+    // node's parser framed the client's body: a length it read, or chunked (no length).
+    const length = withBody && h['transfer-encoding'] === undefined ? Number(h['content-length']) : -1;
+    // Small bodies and chunked ones (until they are no longer small) are collected before a
+    // connection is taken, so that a body sent slowly holds none of the service's connections.
+    const mode = !withBody ? BODY_NONE : length <= SMALL_BODY_BYTES && !fo.upload ? BODY_COLLECT : BODY_STREAM;
+    const o = this.opts;
     const f = new Forward(
       ex,
       this.pool(upstream),
       upstream.name,
-      requestHead(method, req.url as string, list),
+      method,
+      headers,
       mode,
-      chunked,
-      fo.upload ? 0 : this.opts.headersTimeoutMs,
+      length,
+      fo.upload ? 0 : o.headersTimeoutMs,
+      o.bodyTimeoutMs,
       fo.bodyLimit,
-      this.opts.drain ?? DEFAULT_DRAIN_LIMITS,
+      o.drain ?? DEFAULT_DRAIN_LIMITS,
+      o.body ?? DEFAULT_BODY_TIMEOUTS,
+      fo.upload,
+      this.retryAfter,
     );
     return new Promise<void>((resolve, reject) => {
       f.resolve = resolve;
@@ -555,13 +736,13 @@ export class UpstreamProxy {
     });
   }
 
-  /** Open connections to a service (tests). */
-  connections(u: Upstream): number {
-    return this.pools.get(u)?.size ?? 0;
+  /** Requests in flight to a service (tests). */
+  inFlight(u: Upstream): number {
+    return this.pools.get(u)?.inFlight ?? 0;
   }
 
   /** Close every connection. */
-  close(): void {
-    for (const p of this.pools.values()) p.close();
+  async close(): Promise<void> {
+    await Promise.all([...this.pools.values()].map((p) => p.close()));
   }
 }

@@ -19,7 +19,6 @@ describe(RouteMatcher.name, () => {
       ['DELETE', '/api/records/abcde-fgh12/draft', 'records'],
       ['POST', '/api/records/abcde-fgh12/draft/pids/doi', 'records'],
       ['DELETE', '/api/records/abcde-fgh12/draft/pids/doi', 'records'],
-      ['GET', '/api/records/abcde-fgh12/draft/pids/doi', 'records'],
       ['POST', '/api/records/abcde-fgh12/draft/actions/publish', 'records'],
       ['POST', '/api/records/abcde-fgh12/draft/actions/submit-review', 'records'],
       ['POST', '/api/records/abcde-fgh12/draft/actions/files-import', 'records'],
@@ -112,6 +111,11 @@ describe(RouteMatcher.name, () => {
       allow: ['GET', 'HEAD', 'PATCH', 'DELETE', 'OPTIONS'],
     });
     expect(sut.resolve('PROPFIND', '/api/records')).toMatchObject({ kind: 'method_not_allowed' });
+    // No GET on a DOI reservation: it told anyone whether a draft exists.
+    expect(sut.resolve('GET', '/api/records/x/draft/pids/doi')).toEqual({
+      kind: 'method_not_allowed',
+      allow: ['POST', 'DELETE', 'OPTIONS'],
+    });
   });
 
   it('should serve HEAD wherever GET is served and ignore a trailing slash', () => {

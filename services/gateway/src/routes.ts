@@ -110,7 +110,8 @@ export const ROUTES: readonly RouteSpec[] = [
   },
   {
     pattern: `${R}/draft/pids/{scheme}`,
-    methods: ['GET', 'POST', 'DELETE'],
+    // No GET: it told anyone whether a draft exists (records serves POST and DELETE only).
+    methods: ['POST', 'DELETE'],
     service: 'records',
     summary: 'Reserve or discard a persistent identifier',
   },

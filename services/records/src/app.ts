@@ -13,6 +13,7 @@ import {
 } from '@rdm/platform';
 import { managedDoiPrefix, oaiPrefix, type RecordsConfig } from './config.js';
 import { CommunitiesComponent } from './domain/communities.component.js';
+import { parseCustomFields } from './domain/custom-fields.js';
 import { CommunityRecordsComponent } from './domain/community-records.component.js';
 import { DeletionComponent } from './domain/deletion.component.js';
 import type { CommunitiesPort, FilesPort, RequestsPort, VocabulariesPort } from './domain/ports.js';
@@ -55,6 +56,8 @@ export interface AppDeps {
         | 'DATACITE_PREFIX'
         | 'STATS_ENABLED'
         | 'ALLOW_RESTRICTED_RECORDS'
+        | 'RDM_CUSTOM_FIELDS'
+        | 'CUSTOM_FIELDS_MAX_BYTES'
       >
     >;
   logger: Logger;
@@ -115,6 +118,8 @@ export function createApp(deps: AppDeps) {
       siteName: deps.config.SITE_NAME,
       restrictionGraceDays: deps.config.ALLOW_RESTRICTION_AFTER_GRACE_PERIOD ? null : (deps.config.RESTRICTION_GRACE_PERIOD_DAYS ?? 30),
       allowRestrictedRecords: deps.config.ALLOW_RESTRICTED_RECORDS !== false,
+      // A malformed definition throws here: the service does not start with fields it cannot check.
+      customFields: parseCustomFields(deps.config.RDM_CUSTOM_FIELDS, deps.config.CUSTOM_FIELDS_MAX_BYTES),
     },
   });
   let parts: ReviewParts | undefined;

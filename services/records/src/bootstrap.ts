@@ -49,7 +49,7 @@ export async function ensureRecordsStreams(jsm: NatsHandle['jsm']): Promise<void
 /** The NATS clients of the services records calls. */
 export function recordsClients(nc: NatsHandle['nc'], config: RecordsConfig) {
   return {
-    communities: new RpcCommunitiesClient(nc, config.RPC_TIMEOUT_MS, config.COMMUNITIES_ROLES_TTL_MS),
+    communities: new RpcCommunitiesClient(nc, config.RPC_TIMEOUT_MS),
     vocabularies: new RpcVocabulariesClient(nc, config.RPC_TIMEOUT_MS),
     files: new RpcFilesClient(nc, config.FILES_RPC_TIMEOUT_MS),
     requests: new RpcRequestsClient(nc, config.REQUESTS_RPC_TIMEOUT_MS, config.REQUESTS_ACTION_TIMEOUT_MS),
@@ -67,21 +67,13 @@ export interface WorkersDeps {
   clients: ReturnType<typeof recordsClients>;
 }
 
-/** The background workers: membership watch, consumers, embargo job, mailers, DataCite. */
+/** The background workers: consumers, embargo job, mailers, DataCite. */
 export async function recordsWorkers(d: WorkersDeps) {
   const { config, logger, db, nats, parts, clients } = d;
   const { service, review, saga, index, stats, accessLinks, accessEffects } = parts;
   const smtpUrl = await smtpUrlOrDevSink(config, logger);
   const { from, to } = mailAddresses(config);
-  let stopMemberWatch: (() => Promise<void>) | undefined;
   return [
-    {
-      name: 'communities-member-watch',
-      start: () => {
-        stopMemberWatch = clients.communities.watchMemberships(logger);
-      },
-      stop: async () => stopMemberWatch?.(),
-    },
     filesCommittedWorker({ db, nats, service, logger }),
     new EmbargoLifter({ db, index, logger }).worker(config.EMBARGO_LIFT_INTERVAL_MS),
     mailerWorker({

@@ -61,6 +61,18 @@ export const configProperties = {
     description:
       "InvenioRDM's RDM_ALLOW_RESTRICTED_RECORDS: false = only administrators may set a draft's access (anyone else: 400 on `access`).",
   },
+  RDM_CUSTOM_FIELDS: {
+    type: 'string',
+    default: '',
+    description:
+      "InvenioRDM's RDM_CUSTOM_FIELDS as a JSON array of `{name, type, multiple?, vocabulary?, fields?, max_length?, max_items?}` (src/domain/custom-fields.ts); empty = none configured, so every `custom_fields` key is `Unknown field.`.",
+  },
+  CUSTOM_FIELDS_MAX_BYTES: {
+    type: 'integer',
+    default: 65536,
+    minimum: 2,
+    description: 'Largest `custom_fields` (bytes of JSON) a draft write may carry; larger → 400 on `custom_fields`.',
+  },
   REQUESTS_RPC_TIMEOUT_MS: { type: 'integer', default: 5000, minimum: 50, description: 'Timeout of rdm.requests.rpc.create/get/delete.' },
   REQUESTS_ACTION_TIMEOUT_MS: {
     type: 'integer',
@@ -68,12 +80,6 @@ export const configProperties = {
     minimum: 50,
     description:
       'Timeout of rdm.requests.rpc.action (submit-review waits for an auto-accepted publication): keep it above REQUEST_EFFECT_WAIT_MS of requests.',
-  },
-  COMMUNITIES_ROLES_TTL_MS: {
-    type: 'integer',
-    default: 5000,
-    minimum: 0,
-    description: 'How long community roles are cached (dropped on membership events).',
   },
   STATS_ENABLED: {
     type: 'boolean',

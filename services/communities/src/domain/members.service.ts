@@ -12,7 +12,17 @@
  * right after its commit (read-your-writes).
  */
 import { createHash } from 'node:crypto';
-import { Errors, type Identity, isAdmin, type Knex, type ListArgs, type SqlFragment, withTransaction, writeOutbox } from '@rdm/platform';
+import {
+  Errors,
+  type Identity,
+  isAdmin,
+  type Knex,
+  type ListArgs,
+  type QueryAst,
+  type SqlFragment,
+  withTransaction,
+  writeOutbox,
+} from '@rdm/platform';
 import * as repo from '../repo/members.repo.js';
 import type { MemberRow } from '../repo/members.repo.js';
 import type { MemberSearchIndex } from '../search/member-index.js';
@@ -40,10 +50,37 @@ export function uuidFrom(s: string): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${((Number.parseInt(h[16], 16) & 3) | 8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
-/** `q` compiled for the postgres engine (`repo.MemberSearch`'s `q` and `rank`); 400 on bad syntax. */
-function sqlQ(q: string): { q?: SqlFragment; rank?: SqlFragment } {
-  const { where, rank } = compileQ(q, repo.MEMBER_FIELDS);
+/**
+ * `q` compiled for the postgres engine (`repo.MemberSearch`'s `q` and `rank`); 400 on bad syntax.
+ * Only administrators search on e-mail addresses (repo.MEMBER_FIELDS_PUBLIC says why).
+ */
+function sqlQ(q: string, identity: Identity): { q?: SqlFragment; rank?: SqlFragment } {
+  const { where, rank } = compileQ(q, isAdmin(identity) ? repo.MEMBER_FIELDS : repo.MEMBER_FIELDS_PUBLIC);
   return { q: where, rank };
+}
+
+/** Matches nothing (an `or` without children). */
+const NOTHING: QueryAst = { type: 'or', children: [] };
+
+/** `ast` with every `email:` clause matching nothing (as `repo.MEMBER_FIELDS_PUBLIC` on postgres). */
+function withoutEmail(ast: QueryAst): QueryAst {
+  switch (ast.type) {
+    case 'and':
+    case 'or':
+      return { ...ast, children: ast.children.map(withoutEmail) };
+    case 'not':
+      return { ...ast, child: withoutEmail(ast.child) };
+    case 'all':
+      return ast;
+    default:
+      return ast.field === 'email' ? NOTHING : ast;
+  }
+}
+
+/** `q` parsed for a search engine; only administrators search on e-mail addresses. */
+function engineQ(q: string, identity: Identity): QueryAst | undefined {
+  const ast = parseQ(q);
+  return ast && !isAdmin(identity) ? withoutEmail(ast) : ast;
 }
 
 /** Dependencies of the service. */
@@ -93,8 +130,8 @@ export class MembersService {
     };
     const { search } = this.deps;
     const res = search
-      ? await search.searchMembers({ ...common, ast: parseQ(args.q) })
-      : await repo.searchMembers(this.db, { ...common, ...sqlQ(args.q) });
+      ? await search.searchMembers({ ...common, ast: engineQ(args.q, identity) })
+      : await repo.searchMembers(this.db, { ...common, ...sqlQ(args.q, identity) });
     return { ...res, actor: this.actor(identity, c.role), community: c.row };
   }
 
@@ -235,8 +272,8 @@ export class MembersService {
     const common = { communityId: c.row.id, sort: args.sort, from: args.from, size: args.size, filters, requestType: type };
     const { search } = this.deps;
     const res = search
-      ? await search.searchRequests({ ...common, ast: parseQ(args.q) })
-      : await repo.searchRequests(this.db, { ...common, ...sqlQ(args.q) });
+      ? await search.searchRequests({ ...common, ast: engineQ(args.q, identity) })
+      : await repo.searchRequests(this.db, { ...common, ...sqlQ(args.q, identity) });
     return { ...res, actor: this.actor(identity, c.role), community: c.row };
   }
 

@@ -48,7 +48,11 @@ const COLUMNS = [
   'revision_id',
 ];
 
-/** `q` fields of member searches. */
+/**
+ * `q` fields of member searches by administrators. `email:` matches the stored address, which the
+ * users service gives unfiltered (whatever the member's e-mail visibility), so only administrators
+ * — who see every address anyway — may search on it: see `MEMBER_FIELDS_PUBLIC`.
+ */
 export const MEMBER_FIELDS: FieldMap = {
   name: { kind: 'text', expr: 'lower(name)' },
   full_name: 'name',
@@ -58,12 +62,21 @@ export const MEMBER_FIELDS: FieldMap = {
   role: { kind: 'keyword', expr: 'role' },
 };
 
-/** Search vector of a member (name, username, email, affiliations). */
-export function memberVector(
-  db: Knex | Knex.Transaction,
-  m: { name: string; username: string | null; email: string | null; affiliations: string },
-) {
-  const v = searchVectorSql([m.name, m.username, m.email, m.email?.split('@')[0], m.affiliations]);
+/**
+ * `q` fields of member searches by anyone else: `email:` matches nothing (as an unmapped field in
+ * InvenioRDM's public member search), so a search never tells whether a co-member's hidden address
+ * is this or that.
+ */
+export const MEMBER_FIELDS_PUBLIC: FieldMap = { ...MEMBER_FIELDS, email: { kind: 'keyword', expr: 'NULL::text' } };
+
+/** The texts of a member's search vector: name, username, affiliations — never the e-mail address (see MEMBER_FIELDS). */
+export function memberSearchTexts(m: { name: string; username: string | null; affiliations: string }): string[] {
+  return [m.name, m.username ?? '', m.affiliations];
+}
+
+/** Search vector of a member (`memberSearchTexts`). */
+export function memberVector(db: Knex | Knex.Transaction, m: { name: string; username: string | null; affiliations: string }) {
+  const v = searchVectorSql(memberSearchTexts(m));
   return db.raw(v.sql, v.bindings);
 }
 

@@ -150,8 +150,8 @@ export function memberDoc(r: repo.MemberIndexRow): IndexDoc {
       sort_name: r.sort_name,
       created: r.created_ts,
       revision_id: r.revision_id,
-      // The texts of the postgres search vector (`repo.memberVector`).
-      search_text: searchTextOf([r.name, r.username, r.email, r.email?.split('@')[0], r.affiliations]),
+      // The texts of the postgres search vector (`repo.memberSearchTexts`: no e-mail address).
+      search_text: searchTextOf(repo.memberSearchTexts(r)),
     },
   };
 }

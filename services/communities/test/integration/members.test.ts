@@ -120,6 +120,37 @@ describe('GET /api/communities/<id>/members', () => {
     expect((await api().get(`/api/communities/${r.id}/members/public`)).status).toBe(403);
     expect((await api().get(`/api/communities/${r.id}/members/public`).set(as('5'))).status).toBe(200);
   });
+
+  it("should never match a co-member's e-mail address (only administrators search on addresses)", async () => {
+    const c = await create('members-mail');
+    // A member whose address shares nothing with their name or username.
+    h.users.set('9', { id: '9', username: 'nina', full_name: 'Nina Nobody', email: 'hidden.handle@secret.example', active: true });
+    await h.seed(c.id, { 9: 'reader' }, true);
+    const names = async (q: string, who: Record<string, string>, list = 'members') => {
+      const res = await api()
+        .get(`/api/communities/${c.id}/${list}?q=${encodeURIComponent(q)}`)
+        .set(who);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return res.body.hits.hits.map((m: { member: { name: string } }) => m.member.name);
+    };
+    for (const who of [as('4'), as('2')]) {
+      for (const q of [
+        'hidden',
+        'hidden.handle',
+        'hidden.handle@secret.example',
+        'secret.example',
+        'email:hidden.handle@secret.example',
+        'email:*secret*',
+        '_exists_:email',
+      ]) {
+        expect(await names(q, who), `${q}`).toEqual([]);
+      }
+      expect(await names('email:hidden.handle@secret.example', who, 'members/public')).toEqual([]);
+      expect(await names('nina', who)).toEqual(['Nina Nobody']);
+    }
+    // Administrators see every address: they may search on it (fielded).
+    expect(await names('email:hidden.handle@secret.example', ADMIN)).toEqual(['Nina Nobody']);
+  });
 });
 
 describe('PUT and DELETE /api/communities/<id>/members', () => {

@@ -7,10 +7,11 @@
  * When to use: mounted by app.ts when a JetStream client is given. Loss is bounded: at most
  * `maxInFlight` unacknowledged publishes; beyond that (NATS slow or down) events are dropped and
  * counted, never queued without bound. The visitor is an HMAC of address + user agent (the same
- * rule as records' `stats/visitor.ts`); the raw values never leave the process.
+ * rule as records' `stats/visitor.ts`; the address is platform `clientAddress`'s); the raw values
+ * never leave the process.
  */
 import { createHmac, randomUUID } from 'node:crypto';
-import type { NatsHandle } from '@rdm/platform';
+import { type AppState, clientAddress, type NatsHandle } from '@rdm/platform';
 import type { Middleware } from 'koa';
 
 const CONTENT = /^\/api\/records\/([^/]+)\/files\/.+\/content$/;
@@ -19,7 +20,7 @@ const BOT =
   /bot|crawl|spider|slurp|archiver|facebookexternalhit|bingpreview|mediapartners|curl\/|wget|python-requests|python-urllib|httpclient|java\/|go-http-client|libwww|okhttp|axios\/|node-fetch|headlesschrome|phantomjs|lighthouse|pingdom|uptime|monitor|scrapy|ahrefs|semrush|yandex|baidu|bytespider|petalbot|gptbot|ccbot/i;
 
 /** Publish a download event per counted content read. */
-export function downloadStatsMiddleware(o: { js: NatsHandle['js']; secret: string; maxInFlight?: number }): Middleware {
+export function downloadStatsMiddleware(o: { js: NatsHandle['js']; secret: string; maxInFlight?: number }): Middleware<AppState> {
   let inFlight = 0;
   return async (ctx, next) => {
     await next();
@@ -30,7 +31,8 @@ export function downloadStatsMiddleware(o: { js: NatsHandle['js']; secret: strin
     if (ctx.status !== 200 && !partial) return;
     const ua = ctx.get('user-agent');
     if (!ua || BOT.test(ua) || inFlight >= (o.maxInFlight ?? 1000)) return;
-    const address = (ctx.get('x-forwarded-for').split(',')[0] ?? '').trim() || ctx.ip;
+    // The address the gateway signed (never the client-written X-Forwarded-For).
+    const address = clientAddress(ctx.state.identity, ctx.req);
     const total = partial ? Number(String(ctx.response.get('Content-Range')).split('/')[1]) : Number(ctx.length ?? 0);
     const id = randomUUID();
     const at = new Date().toISOString();

@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import http, { type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { type Identity, verifyIdentity } from '@rdm/platform';
 import { SERVICES, type ServiceName } from '../../src/routes.js';
 
 /** What an upstream saw of one request. */
@@ -13,6 +14,19 @@ export interface Seen {
   method: string;
   url: string;
   headers: IncomingMessage['headers'];
+}
+
+/**
+ * The identity the gateway signed for a request a stub saw, verified as a service would (bound to
+ * its method, target and request id), or why it was refused.
+ */
+export function identityOf(seen: Seen | undefined, secret: string): Identity | string {
+  if (seen === undefined) return 'not seen';
+  const value = seen.headers['x-rdm-identity'];
+  if (typeof value !== 'string') return 'missing';
+  const rid = seen.headers['x-request-id'];
+  const v = verifyIdentity(value, secret, { method: seen.method, target: seen.url, requestId: typeof rid === 'string' ? rid : '' });
+  return 'refused' in v ? v.refused : v.identity;
 }
 
 /** A running stub upstream. */

@@ -1,7 +1,8 @@
 /**
- * The gateway's own HTTP/1.1 client (src/upstream.ts) against a scripted raw TCP service: every
- * response framing split at every byte, keep-alive reuse, informational answers, HEAD, a stale
- * keep-alive connection, malformed answers (503) and a request body's framing upstream.
+ * The gateway's upstream hop (proxy.ts over undici, upstream.ts) against a scripted raw TCP
+ * service: response framings split at every byte, keep-alive reuse, informational answers, HEAD,
+ * a stale keep-alive connection, malformed and ambiguous answers (503, or the client cut), bytes
+ * nobody asked for (the connection destroyed), and a request body's framing upstream.
  */
 import http, { type Server } from 'node:http';
 import net, { type AddressInfo, type Socket } from 'node:net';
@@ -60,12 +61,11 @@ function split(sock: Socket, text: string | Buffer, at: number): void {
 
 const newProxy = () =>
   new UpstreamProxy({
-    identitySecret: 'x',
     connectTimeoutMs: 1000,
     headersTimeoutMs: 2000,
+    bodyTimeoutMs: 2000,
     maxSockets: 4,
-    maxFreeSockets: 4,
-    trustProxy: false,
+    queueTimeoutMs: 2000,
   });
 
 beforeAll(async () => {
@@ -74,7 +74,16 @@ beforeAll(async () => {
   upstream = parseUpstream('records', `http://127.0.0.1:${(service.address() as AddressInfo).port}`);
   proxy = newProxy();
   front = http.createServer((req, res) => {
-    const ex: Exchange = { req, res, requestId: 'rid', headers: ['X-Request-Id', 'rid'], proto: 'http', host: 'h' };
+    const ex: Exchange = {
+      req,
+      res,
+      requestId: 'rid',
+      headers: ['X-Request-Id', 'rid'],
+      proto: 'http',
+      host: 'h',
+      clientIp: '127.0.0.1',
+      forwardedFor: '127.0.0.1',
+    };
     proxy.forward(ex, upstream, { upload: false, bodyLimit: 1_000_000 }).catch((e: AppError) => {
       const text = JSON.stringify(e.toBody());
       res.writeHead(e.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
@@ -84,15 +93,15 @@ beforeAll(async () => {
   frontUrl = await listen(front);
 });
 
-afterEach(() => {
-  proxy.close();
+afterEach(async () => {
+  await proxy.close();
   proxy = newProxy();
   heads.length = 0;
   accepted = 0;
 });
 
 afterAll(async () => {
-  proxy.close();
+  await proxy.close();
   front.closeAllConnections();
   await new Promise<void>((r) => front.close(() => r()));
   await new Promise<void>((r) => service.close(() => r()));
@@ -115,7 +124,7 @@ function get(path: string, method = 'GET', body?: string | Buffer, headers: Reco
   });
 }
 
-describe('upstream client', { timeout: 60_000 }, () => {
+describe('upstream hop', { timeout: 60_000 }, () => {
   it('should decode a chunked answer split at every byte, on one kept-alive connection', async () => {
     const text =
       'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nX-A: 1\r\n\r\n5;ext=1\r\nhello\r\n6\r\n world\r\n0\r\nX-Trailer: t\r\n\r\n';
@@ -180,10 +189,15 @@ describe('upstream client', { timeout: 60_000 }, () => {
     // The second request on that connection is dropped unanswered: retried on a new one.
     expect((await get('/api/records/x')).body).toBe('ok');
     expect(accepted).toBe(2);
-    // A request with a body is not replayed.
+    // A request with a body is not replayed: one attempt, then 503.
+    script = ({ head }, sock) => {
+      if (head.startsWith('POST')) sock.destroy();
+      else sock.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok');
+    };
     const r = await get('/api/records/x', 'POST', '{"a":1}', { 'content-type': 'application/json' });
     expect(r.status).toBe(503);
     expect(JSON.parse(r.body)).toEqual({ status: 503, message: 'Service unavailable.' });
+    expect(heads.filter((h) => h.startsWith('POST'))).toHaveLength(1);
   });
 
   it('should answer 503 for a malformed head, cut the client on a malformed body, and close that connection', async () => {
@@ -199,6 +213,42 @@ describe('upstream client', { timeout: 60_000 }, () => {
     expect((await get('/api/records/x')).body).toBe('ok');
   });
 
+  it('should destroy a connection that sends bytes nobody asked for, and answer the next request on a new one', async () => {
+    // An extra answer right behind the first (a service, or something in between, out of step).
+    let calls = 0;
+    script = (_, sock) => {
+      calls++;
+      if (calls === 1) sock.write('HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nfirstHTTP/1.1 200 OK\r\nContent-Length: 8\r\n\r\nsmuggled');
+      else if (calls === 3) {
+        sock.write('HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nthird');
+        // The same, a moment later, while the connection is idle in the pool.
+        setTimeout(() => sock.write('HTTP/1.1 200 OK\r\nContent-Length: 8\r\n\r\nsmuggled'), 20);
+      } else sock.write(`HTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\ncall-${calls}`);
+    };
+    expect((await get('/api/records/a')).body).toBe('first');
+    expect((await get('/api/records/b')).body).toBe('call-2');
+    expect(accepted).toBe(2);
+    expect((await get('/api/records/c')).body).toBe('third');
+    await new Promise((r) => setTimeout(r, 100));
+    expect((await get('/api/records/d')).body).toBe('call-4');
+    expect(accepted).toBe(3);
+  });
+
+  it('should refuse ambiguous answer framing (503) and cut an answer shorter than its length', async () => {
+    for (const bad of [
+      'HTTP/1.1 200 OK\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n',
+      'HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 5\r\n\r\nok',
+      'HTTP/1.1 200 OK\r\nX-A: a\r\n Folded: b\r\nContent-Length: 2\r\n\r\nok',
+      'HTTP/1.1 200 OK\r\nX-A: a\rb\r\nContent-Length: 2\r\n\r\nok',
+    ]) {
+      script = (_, sock) => sock.write(bad);
+      const r = await get('/api/records/x');
+      expect(r.status, JSON.stringify(bad)).toBe(503);
+    }
+    script = (_, sock) => sock.end('HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nshort');
+    await expect(get('/api/records/x')).rejects.toThrow();
+  });
+
   it('should send a small body with its head, and a streamed body of unknown length chunked', async () => {
     script = ({ body }, sock) =>
       sock.write(Buffer.concat([Buffer.from(`HTTP/1.1 200 OK\r\nContent-Length: ${body.length}\r\n\r\n`), body]));
@@ -207,17 +257,35 @@ describe('upstream client', { timeout: 60_000 }, () => {
     expect(heads.at(-1)).toMatch(/^PUT \/api\/records\/x HTTP\/1\.1\r\nhost: 127\.0\.0\.1:\d+\r\n/);
     expect(heads.at(-1)).toContain('content-length: 14');
 
-    const chunked = await new Promise<string>((resolve, reject) => {
-      const req = http.request(`${frontUrl}/api/records/x`, { method: 'POST', agent }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve(Buffer.concat(chunks).toString('latin1')));
+    /** POST `parts` chunked (node's client), a moment apart; the body the service received. */
+    const sendChunked = (parts: (string | Buffer)[]) =>
+      new Promise<string>((resolve, reject) => {
+        const req = http.request(`${frontUrl}/api/records/x`, { method: 'POST', agent }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => resolve(Buffer.concat(chunks).toString('latin1')));
+        });
+        req.on('error', reject);
+        const [head, ...rest] = parts;
+        req.write(head);
+        setTimeout(() => req.end(Buffer.concat(rest.map((p) => Buffer.from(p)))), 5);
       });
-      req.on('error', reject);
-      req.write('abc');
-      setTimeout(() => req.end('def'), 5);
-    });
+    // A small chunked body is collected at the gateway and sent with its length.
+    expect(await sendChunked(['abc', 'def'])).toBe('abcdef');
+    expect(heads.at(-1)).toContain('content-length: 6');
+    expect(heads.at(-1)).not.toContain('transfer-encoding');
+    // One that outgrows collecting is streamed, chunked by undici, what came first first.
+    const big = await sendChunked(['a'.repeat(40_000), 'b'.repeat(40_000), 'c'.repeat(100)]);
     expect(heads.at(-1)).toContain('transfer-encoding: chunked');
-    expect(chunked).toMatch(/^3\r\nabc\r\n3\r\ndef\r\n0\r\n\r\n$|^6\r\nabcdef\r\n0\r\n\r\n$/);
+    expect(heads.at(-1)).not.toContain('content-length');
+    let decoded = '';
+    for (let at = 0; ; ) {
+      const eol = big.indexOf('\r\n', at);
+      const size = Number.parseInt(big.slice(at, eol), 16);
+      if (size === 0) break;
+      decoded += big.slice(eol + 2, eol + 2 + size);
+      at = eol + 2 + size + 2;
+    }
+    expect(decoded).toBe(`${'a'.repeat(40_000)}${'b'.repeat(40_000)}${'c'.repeat(100)}`);
   });
 });

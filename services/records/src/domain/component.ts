@@ -8,6 +8,7 @@
  * hooks it needs, called by `RecordsService` in the order written there; it never calls another
  * component's hook itself.
  */
+import type { CustomFields } from './custom-fields.js';
 import { Errors, type FieldError, type Identity, type Knex, type ListArgs, type MsgLogger } from '@rdm/platform';
 import * as repo from '../repo/records.repo.js';
 import type { LoadResult } from './validation.js';
@@ -30,6 +31,8 @@ export interface RecordsServiceConfig {
    * system may set or change a draft's access; anyone else keeps the public default.
    */
   allowRestrictedRecords?: boolean;
+  /** The configured custom fields (`RDM_CUSTOM_FIELDS`, custom-fields.ts); default none, as InvenioRDM. */
+  customFields?: CustomFields;
 }
 
 /** Dependencies of the service and its components. */

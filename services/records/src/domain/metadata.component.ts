@@ -8,6 +8,7 @@
  * the access checks; `onPublishCheck` at publish.
  */
 import type { DraftWrite, PublishCheck } from './component.js';
+import type { CustomFields } from './custom-fields.js';
 import { fieldErrors } from './errors.js';
 import type { VocabulariesPort } from './ports.js';
 import { validateStored } from './validation.js';
@@ -15,7 +16,10 @@ import { resolveAndDereference } from './vocabulary-refs.js';
 
 /** Metadata, custom fields and their vocabulary references. */
 export class MetadataComponent {
-  constructor(private readonly vocabularies: VocabulariesPort) {}
+  constructor(
+    private readonly vocabularies: VocabulariesPort,
+    private readonly customFields?: CustomFields,
+  ) {}
 
   /** Create: resolved metadata, custom fields and the resource type columns. */
   onCreate(w: DraftWrite): Promise<void> {
@@ -39,6 +43,6 @@ export class MetadataComponent {
 
   /** Publish: every schema error of the stored draft. */
   onPublishCheck(c: PublishCheck): void {
-    c.errors.metadata.push(...validateStored(c.draft));
+    c.errors.metadata.push(...validateStored(c.draft, this.customFields));
   }
 }

@@ -270,13 +270,6 @@ export class PidsComponent {
     });
   }
 
-  /** GET /api/records/{id}/draft/pids/{scheme}: 404 unless a draft or record with this id exists. */
-  async probe(id: string): Promise<void> {
-    if (await repo.getDraft(this.d.db, id)) return;
-    if (await repo.getRecord(this.d.db, id)) return;
-    throw Errors.pidDoesNotExist();
-  }
-
   /** DELETE /api/records/{id}/draft/pids/{scheme}: discard a DOI that is not registered. */
   async discard(identity: Identity, id: string, scheme: string): Promise<void> {
     const { draft, parent, hasRecord } = await loadDraft(this.d.db, id);

@@ -9,7 +9,16 @@
  *
  * Methods return views (`{kind, doc}`) that routes render with `serializeItem`.
  */
-import { Errors, type EventEnvelope, type FieldError, type Identity, type Knex, withTransaction, writeOutbox } from '@rdm/platform';
+import {
+  AppError,
+  Errors,
+  type EventEnvelope,
+  type FieldError,
+  type Identity,
+  type Knex,
+  withTransaction,
+  writeOutbox,
+} from '@rdm/platform';
 import * as repo from '../repo/records.repo.js';
 import { AccessComponent, ctxOf } from './access.component.js';
 import {
@@ -32,6 +41,7 @@ import {
   type RecordsServiceDeps,
   type VersionsView,
 } from './component.js';
+import type { CustomFields } from './custom-fields.js';
 import { fieldErrors } from './errors.js';
 import { type AuthorizeFilesRequest, type BucketGrant, FilesComponent } from './files.component.js';
 import { MediaComponent } from './media.component.js';
@@ -59,8 +69,8 @@ export interface CommitOptions {
 }
 
 /** The lax write form of a body (InvenioRDM's save: invalid values dropped into `errors`); 400 on hard errors. */
-function loadInput(body: unknown): LoadResult {
-  const input = loadWriteForm(body);
+function loadInput(body: unknown, customFields: CustomFields | undefined): LoadResult {
+  const input = loadWriteForm(body, customFields);
   if (input.hardErrors.length) throw Errors.validation(input.hardErrors);
   return input;
 }
@@ -78,7 +88,7 @@ export class RecordsService {
   constructor(private readonly d: RecordsServiceDeps) {
     const { db, index, logger, config } = d;
     this.access = new AccessComponent(config, () => this.hooks);
-    this.metadata = new MetadataComponent(d.vocabularies);
+    this.metadata = new MetadataComponent(d.vocabularies, config.customFields);
     this.media = new MediaComponent({ db, files: d.files, access: this.access, logger });
     this.files = new FilesComponent({ db, files: d.files, index, access: this.access, media: this.media, logger, baseUrl: config.baseUrl });
     this.pids = new PidsComponent({ db, index, config, access: this.access, files: this.files });
@@ -105,7 +115,13 @@ export class RecordsService {
       const { record } = found;
       if (record.deletion_status !== 'P') throw Errors.gone();
       const parent = found.parent!;
-      await this.access.require('read', identity, ctxOf(record, parent), parent);
+      const ctx = ctxOf(record, parent);
+      await this.access.require('read', identity, ctx, parent);
+      // A stamp lets HTTP reuse this rendering for this caller (record-read-cache.ts) while the
+      // record and parent rows are unchanged: only when those rows and the caller decided the read.
+      // A read allowed by a community role is not reusable: the role lives in the communities
+      // service, outside the stamp, and must be asked again by the next read.
+      if (!this.access.can('read', identity, ctx)) return { kind: 'record', doc: recordDoc(record, parent) };
       const stamp = repo.stampOf(record.revision_id, parent.revision_id, record.deletion_status);
       return { kind: 'record', doc: recordDoc(record, parent), stamp };
     }
@@ -113,6 +129,20 @@ export class RecordsService {
     const parent = await repo.getParent(this.d.db, id);
     if (!parent) throw Errors.pidDoesNotExist();
     if (!parent.latest_id) throw Errors.pidNotRegistered();
+    // Permission before the redirect: the Location would name the latest version of a record the
+    // caller may not read. Such a caller gets the answer of an id that does not exist (no oracle).
+    // A deleted latest version is redirected to: its id answers with the tombstone (410, or 404
+    // when hidden), the same to everyone.
+    const latest = await repo.getRecord(this.d.db, parent.latest_id);
+    if (!latest) throw Errors.pidDoesNotExist();
+    if (latest.deletion_status === 'P') {
+      try {
+        await this.access.require('read', identity, ctxOf(latest, parent), parent);
+      } catch (err) {
+        if (err instanceof AppError && err.status === 403) throw Errors.pidDoesNotExist();
+        throw err;
+      }
+    }
     return { redirect: `${this.d.config.baseUrl}/api/records/${encodeURIComponent(parent.latest_id)}` };
   }
 
@@ -140,7 +170,7 @@ export class RecordsService {
   /** POST /api/records. */
   async createDraft(identity: Identity, body: unknown): Promise<ItemView> {
     recordsPolicy.require('create', identity);
-    const w: DraftWrite = { identity, input: loadInput(body), patch: {}, errors: [] };
+    const w: DraftWrite = { identity, input: loadInput(body, this.d.config.customFields), patch: {}, errors: [] };
     this.access.onCreate(w);
     this.media.onCreate(w);
     await this.metadata.onCreate(w);
@@ -169,7 +199,16 @@ export class RecordsService {
     const ctx = ctxOf(draft, parent);
     recordsPolicy.require('update_draft', identity, ctx);
     if (ifMatch !== undefined && ifMatch !== draft.revision_id) throw Errors.revisionMismatch(ifMatch, draft.revision_id);
-    const w: DraftWrite = { identity, input: loadInput(body), draft, parent, ctx, hasRecord, patch: {}, errors: [] };
+    const w: DraftWrite = {
+      identity,
+      input: loadInput(body, this.d.config.customFields),
+      draft,
+      parent,
+      ctx,
+      hasRecord,
+      patch: {},
+      errors: [],
+    };
     this.access.onUpdate(w);
     await this.metadata.onUpdate(w);
     await this.files.onUpdate(w);
@@ -403,11 +442,6 @@ export class RecordsService {
   /** POST /api/records/{id}/draft/pids/{scheme}. */
   reservePid(identity: Identity, id: string, scheme: string): Promise<ItemView> {
     return this.pids.reserve(identity, id, scheme);
-  }
-
-  /** GET /api/records/{id}/draft/pids/{scheme}. */
-  pidsProbe(id: string): Promise<void> {
-    return this.pids.probe(id);
   }
 
   /** DELETE /api/records/{id}/draft/pids/{scheme}. */

@@ -82,16 +82,45 @@ describe(ReviewComponent.name, () => {
   });
 
   it('should validate the review body: type, receiver, unknown or deleted community', async () => {
-    await expect(sut.validateBody({ type: 'community-submission', receiver: { community: 'one' } })).resolves.toEqual(C1);
-    await expect(sut.validateBody({ type: 'x', receiver: { community: 'one' } })).rejects.toMatchObject({
+    const user = { sub: '8', roles: [] };
+    await expect(sut.validateBody(user, { type: 'community-submission', receiver: { community: 'one' } })).resolves.toEqual(C1);
+    await expect(sut.validateBody(user, { type: 'x', receiver: { community: 'one' } })).rejects.toMatchObject({
       status: 400,
       fieldErrors: [{ field: 'type', messages: [REVIEW_MESSAGES.invalidType] }],
     });
     for (const c of ['nope', 'gone']) {
-      await expect(sut.validateBody({ type: 'community-submission', receiver: { community: c } })).rejects.toMatchObject({
+      await expect(sut.validateBody(user, { type: 'community-submission', receiver: { community: c } })).rejects.toMatchObject({
         status: 400,
         fieldErrors: [{ field: 'receiver.community', messages: [REVIEW_MESSAGES.communityNotFound] }],
       });
+    }
+  });
+
+  it('should answer for a restricted community the caller may not read exactly as for an unknown one', async () => {
+    const withMember = new ReviewComponent({
+      db: {} as never,
+      records: {} as never,
+      index: {} as never,
+      requests: noRequests,
+      communities: new FakeCommunities({ '5': { c2: 'reader' } }),
+      logger: console,
+      baseUrl: 'x',
+    });
+    const body = (community: string) => ({ type: 'community-submission', receiver: { community } });
+    const refusal = async (who: { sub: string | null; roles: string[] }, community: string) => {
+      const err = await withMember.validateBody(who, body(community)).then(
+        () => undefined,
+        (e: unknown) => e as { status: number; message: string; fieldErrors: unknown },
+      );
+      return err && { status: err.status, message: err.message, fieldErrors: err.fieldErrors };
+    };
+    const unknown = await refusal({ sub: '8', roles: [] }, 'nope');
+    expect(unknown).toMatchObject({ status: 400 });
+    for (const id of ['two', 'c2']) {
+      expect(await refusal({ sub: '8', roles: [] }, id)).toEqual(unknown);
+      expect(await refusal({ sub: null, roles: [] }, id)).toEqual(unknown);
+      await expect(withMember.validateBody({ sub: '5', roles: [] }, body(id))).resolves.toEqual(C2);
+      await expect(withMember.validateBody({ sub: '9', roles: ['admin'] }, body(id))).resolves.toEqual(C2);
     }
   });
 

@@ -76,16 +76,28 @@ export class ReviewComponent {
     return loadDraft(this.d.db, id);
   }
 
-  /** Resolve a community id or slug to a live community (400 on the `field` otherwise). */
-  async resolveCommunity(idOrSlug: unknown, field = 'receiver.community'): Promise<CommunitySummary> {
+  /**
+   * Resolve a community id or slug to a live community the caller may read (400 on the `field`
+   * otherwise). A restricted community is readable by its members and administrators only; to
+   * anyone else it answers exactly as an unknown one, so the answer tells nothing of its existence.
+   */
+  async resolveCommunity(identity: Identity, idOrSlug: unknown, field = 'receiver.community'): Promise<CommunitySummary> {
     if (typeof idOrSlug !== 'string' || idOrSlug === '') throw RecordErrors.communityNotFound(field);
     const [c] = await this.d.communities.get([idOrSlug]);
     if (!c || c.is_deleted) throw RecordErrors.communityNotFound(field);
+    if (c.visibility === 'restricted' && !(await this.mayReadRestricted(identity, c.id))) throw RecordErrors.communityNotFound(field);
     return c;
   }
 
+  /** Members (any role) and administrators read a restricted community. */
+  private async mayReadRestricted(identity: Identity, communityId: string): Promise<boolean> {
+    if (identity.roles.includes('admin') || identity.roles.includes('system')) return true;
+    if (identity.sub === null) return false;
+    return !!(await this.d.communities.roles(identity.sub, [communityId]))[communityId];
+  }
+
   /** Validate a review body `{type, receiver:{community}}`; returns the community. */
-  async validateBody(body: unknown): Promise<CommunitySummary> {
+  async validateBody(identity: Identity, body: unknown): Promise<CommunitySummary> {
     const b = isObj(body) ? body : {};
     const errors: FieldError[] = [];
     if (b.type !== REVIEW_TYPE) errors.push({ field: 'type', messages: [REVIEW_MESSAGES.invalidType] });
@@ -93,7 +105,7 @@ export class ReviewComponent {
       errors.push({ field: 'receiver', messages: ['Invalid receiver: expected {"community": <id>}.'] });
     }
     if (errors.length) throw Errors.validation(errors);
-    return this.resolveCommunity((b.receiver as Record<string, string>).community);
+    return this.resolveCommunity(identity, (b.receiver as Record<string, string>).community);
   }
 
   /** GET /api/records/{id}/draft/review: the request as the caller sees it. */
@@ -111,7 +123,7 @@ export class ReviewComponent {
     if (hasRecord) throw Errors.badRequest(REVIEW_MESSAGES.published);
     if (parent.latest_id) throw Errors.badRequest(REVIEW_MESSAGES.newVersion);
     if (parent.review && OPEN.includes(parent.review.status)) throw Errors.badRequest(REVIEW_MESSAGES.exists);
-    const community = await this.validateBody(body);
+    const community = await this.validateBody(identity, body);
     const request = await this.createRequest(identity, id, draft.metadata?.title, community.id);
     const previous = parent.review;
     await this.link(parent.id, request, community.id, previous?.id ?? null);
@@ -251,7 +263,7 @@ export class ReviewComponent {
     const reviewBody = isObj(body) && isObj(body.parent) ? body.parent.review : undefined;
     if (reviewBody === undefined || reviewBody === null) return this.d.records.createDraft(identity, body);
     if (identity.sub === null) throw Errors.permissionDenied();
-    const community = await this.validateBody(reviewBody);
+    const community = await this.validateBody(identity, reviewBody);
     const view = await this.d.records.createDraft(identity, body);
     const id = view.doc.id;
     try {

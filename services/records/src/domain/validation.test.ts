@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { parseCustomFields } from './custom-fields.js';
 import { loadWriteForm, reduceVocabRefs, validateStored } from './validation.js';
 
 const errorsOf = (body: unknown) => loadWriteForm(body).errors;
@@ -287,5 +288,106 @@ describe(validateStored.name, () => {
 describe(reduceVocabRefs.name, () => {
   it('should reduce dereferenced references to their ids', () => {
     expect(reduceVocabRefs({ languages: [{ id: 'eng', title: { en: 'English' } }] })).toEqual({ languages: [{ id: 'eng' }] });
+  });
+});
+
+describe('custom_fields (RDM_CUSTOM_FIELDS)', () => {
+  const customErrors = (errors: { field: string }[]) => errors.filter((e) => e.field.startsWith('custom_fields'));
+  const configured = parseCustomFields(
+    JSON.stringify([
+      { name: 'cern:experiment', type: 'text' },
+      { name: 'cern:tags', type: 'keyword', multiple: true, max_items: 3, max_length: 8 },
+      { name: 'cern:public', type: 'boolean' },
+      { name: 'cern:runs', type: 'integer' },
+      { name: 'cern:when', type: 'date' },
+      { name: 'cern:beam', type: 'vocabulary', vocabulary: 'beams', multiple: true },
+      {
+        name: 'journal:journal',
+        type: 'object',
+        fields: [
+          { name: 'title', type: 'text' },
+          { name: 'issue', type: 'keyword' },
+        ],
+      },
+    ]),
+    4096,
+  );
+
+  it('should drop unknown keys with `Unknown field.` when none is configured (InvenioRDM default)', () => {
+    const sut = loadWriteForm({ custom_fields: { 'x:y': 1, big: Array.from({ length: 1000 }, (_, i) => i) } });
+    expect(sut.hardErrors).toEqual([]);
+    expect(sut.errors).toEqual([
+      { field: 'custom_fields.x:y', messages: ['Unknown field.'] },
+      { field: 'custom_fields.big', messages: ['Unknown field.'] },
+    ]);
+    expect(sut.data.custom_fields).toEqual({});
+    expect(customErrors(validateStored({ custom_fields: { 'x:y': 1 } }))).toEqual([
+      { field: 'custom_fields.x:y', messages: ['Unknown field.'] },
+    ]);
+  });
+
+  it('should keep configured fields, checking each value by its type and bounds', () => {
+    const good = {
+      'cern:experiment': '  ATLAS  ',
+      'cern:tags': ['a', 'b'],
+      'cern:public': true,
+      'cern:runs': 3,
+      'cern:when': '2024-02-29',
+      'cern:beam': [{ id: 'proton' }],
+      'journal:journal': { title: 'J', issue: '4' },
+    };
+    const ok = loadWriteForm({ custom_fields: good }, configured);
+    expect(ok.errors).toEqual([]);
+    expect(ok.data.custom_fields).toEqual({ ...good, 'cern:experiment': 'ATLAS' });
+    expect(ok.vocabRefs).toEqual([{ type: 'beams', id: 'proton', path: ['custom_fields', 'cern:beam', 0] }]);
+    const stored = { ...ok.data.custom_fields, 'cern:beam': [{ id: 'proton', title: { en: 'Proton' } }] };
+    expect(customErrors(validateStored({ custom_fields: stored }, configured))).toEqual([]);
+
+    const bad = loadWriteForm(
+      {
+        custom_fields: {
+          'cern:tags': ['a', 'b', 'c', 'd'],
+          'cern:public': 'yes',
+          'cern:runs': 1.5,
+          'cern:when': '2024-02-30',
+          'journal:journal': { title: 'J', volume: '9' },
+          'cern:nope': 'x',
+        },
+      },
+      configured,
+    );
+    expect(bad.hardErrors).toEqual([]);
+    expect(bad.errors).toEqual(
+      expect.arrayContaining([
+        { field: 'custom_fields.cern:tags', messages: ['Longer than maximum length 3.'] },
+        { field: 'custom_fields.cern:public', messages: ['Not a valid boolean.'] },
+        { field: 'custom_fields.cern:runs', messages: ['Not a valid integer.'] },
+        { field: 'custom_fields.cern:when', messages: ['Not a valid date.'] },
+        { field: 'custom_fields.journal:journal.volume', messages: ['Unknown field.'] },
+        { field: 'custom_fields.cern:nope', messages: ['Unknown field.'] },
+      ]),
+    );
+    expect(bad.data.custom_fields).toEqual({ 'journal:journal': { title: 'J' } });
+    expect(loadWriteForm({ custom_fields: { 'cern:tags': ['123456789'] } }, configured).errors).toEqual([
+      { field: 'custom_fields.cern:tags.0', messages: ['Longer than maximum length 8.'] },
+    ]);
+  });
+
+  it('should refuse (400, nothing saved) a section larger than its byte bound, and a section that is not an object', () => {
+    const huge = loadWriteForm({ custom_fields: { 'cern:experiment': 'x'.repeat(5000) } }, configured);
+    expect(huge.hardErrors).toEqual([{ field: 'custom_fields', messages: ['Custom fields larger than 4096 bytes.'] }]);
+    expect(loadWriteForm({ custom_fields: { big: Array.from({ length: 1_000_000 }, () => 0) } }).hardErrors).toEqual([
+      { field: 'custom_fields', messages: ['Custom fields larger than 65536 bytes.'] },
+    ]);
+    expect(loadWriteForm({ custom_fields: [1] }).errors).toEqual([{ field: 'custom_fields._schema', messages: ['Invalid input type.'] }]);
+  });
+
+  it('should refuse a malformed definition at start, listing every problem', () => {
+    expect(() => parseCustomFields('{')).toThrow('not valid JSON');
+    expect(() => parseCustomFields('[{"name": "a b", "type": "text"}, {"name": "v", "type": "vocabulary"}]')).toThrow(
+      /RDM_CUSTOM_FIELDS\[0\]: name .*; RDM_CUSTOM_FIELDS\[1\]: vocabulary is required/,
+    );
+    expect(() => parseCustomFields('[{"name": "a", "type": "text"}, {"name": "a", "type": "text"}]')).toThrow('unique');
+    expect(parseCustomFields('').defs).toEqual([]);
   });
 });

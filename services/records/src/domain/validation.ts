@@ -22,6 +22,7 @@ import { readFileSync } from 'node:fs';
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { type FieldError, sanitizeHtml } from '@rdm/platform';
+import { type CustomFields, NO_CUSTOM_FIELDS, schemaOf as customFieldsSchemaOf } from './custom-fields.js';
 import { isEdtf, isIsoDate } from './edtf.js';
 import { detectSchemes, LOCATION_SCHEMES, normalizeIdentifier, PERSONORG_SCHEMES, RECORD_SCHEMES, type SchemeDef } from './identifiers.js';
 
@@ -328,14 +329,22 @@ function buildAjv(): Ajv2020 {
   return ajv;
 }
 
-let compiled: { record: ReturnType<Ajv2020['compile']> } | undefined;
+/**
+ * The record validator of each custom-fields configuration (compiled once: there is one per
+ * process, plus those of tests). `custom_fields` of the schema file is replaced by the configured
+ * fields' schema (custom-fields.ts).
+ */
+const compiled = new WeakMap<CustomFields, ReturnType<Ajv2020['compile']>>();
 
-function validator() {
-  if (!compiled) {
-    const ajv = buildAjv();
-    compiled = { record: ajv.compile(readSchema('record-v1.0.0.json')) };
+function validator(cf: CustomFields) {
+  let v = compiled.get(cf);
+  if (!v) {
+    const schema = readSchema('record-v1.0.0.json');
+    (schema.properties as Record<string, unknown>).custom_fields = customFieldsSchemaOf(cf);
+    v = buildAjv().compile(schema);
+    compiled.set(cf, v);
   }
-  return compiled.record;
+  return v;
 }
 
 const TYPE_MESSAGES: Record<string, string> = {
@@ -492,8 +501,8 @@ function renamer(aliases: Aliases): (field: string) => string {
   };
 }
 
-function runPasses(data: Record<string, any>, rename: (f: string) => string) {
-  const validate = validator();
+function runPasses(data: Record<string, any>, rename: (f: string) => string, cf: CustomFields) {
+  const validate = validator(cf);
   pass.mode = 'check';
   pass.refs = [];
   validate(data);
@@ -531,11 +540,21 @@ export function tooDeep(value: unknown, limit: number): boolean {
   return false;
 }
 
+/** Sections whose strings are trimmed and stripped of control characters (SanitizedUnicode). */
+const SANITIZED = new Set(['metadata', 'pids', 'access', 'custom_fields']);
+
+/** True when the JSON of `value` exceeds `maxBytes` (UTF-8). */
+function tooLarge(value: unknown, maxBytes: number): boolean {
+  const json = JSON.stringify(value) ?? '';
+  // Cheap first: a string of n characters has at most 3n UTF-8 bytes (no surrogate pair is more).
+  return json.length * 3 > maxBytes && Buffer.byteLength(json, 'utf8') > maxBytes;
+}
+
 /**
  * Load a write-form body laxly. Throws nothing for bad field values (they come back in
  * `errors`/`hardErrors`); a body that is not a JSON object is a hard `_schema` error.
  */
-export function loadWriteForm(input: unknown): LoadResult {
+export function loadWriteForm(input: unknown, cf: CustomFields = NO_CUSTOM_FIELDS): LoadResult {
   const present = { metadata: false, access: false, files: false, pids: false, custom_fields: false, media_files: false };
   // Why only undefined: an empty body means "defaults"; a JSON `null` body is not an object (400).
   const body = input === undefined ? {} : input;
@@ -552,16 +571,21 @@ export function loadWriteForm(input: unknown): LoadResult {
       present,
     };
   }
+  if ('custom_fields' in body && tooLarge(body.custom_fields, cf.maxBytes)) {
+    // Why hard: the section is stored, indexed and returned in every search hit (issue 18, item 10).
+    const messages = [`Custom fields larger than ${cf.maxBytes} bytes.`];
+    return { data: {}, errors: [], hardErrors: [{ field: 'custom_fields', messages }], vocabRefs: [], present };
+  }
   const data: Record<string, any> = {};
   for (const key of ['access', 'files', 'media_files', 'metadata', 'custom_fields', 'pids', 'parent'] as const) {
     if (key in body) {
-      data[key] = key === 'metadata' || key === 'pids' || key === 'access' ? sanitizeStrings(body[key]) : structuredClone(body[key]);
+      data[key] = SANITIZED.has(key) ? sanitizeStrings(body[key]) : structuredClone(body[key]);
       if (key in present) present[key as keyof typeof present] = true;
     }
   }
   let aliases: Aliases = { resourceType: 'none', identifiers: 'none' };
   if (isObj(data.metadata)) aliases = foldAliases(data.metadata);
-  const { errors, refs } = runPasses(data, renamer(aliases));
+  const { errors, refs } = runPasses(data, renamer(aliases), cf);
   const hardErrors = errors.filter((e) => HARD.test(e.field));
   const soft = errors.filter((e) => !HARD.test(e.field));
   if (isObj(data.access) && data.access.record === 'restricted') data.access.files = 'restricted';
@@ -572,7 +596,7 @@ export function loadWriteForm(input: unknown): LoadResult {
 export function reduceVocabRefs(metadata: Record<string, any>): Record<string, any> {
   const copy = structuredClone(metadata);
   const data: Record<string, any> = { metadata: copy };
-  const validate = validator();
+  const validate = validator(NO_CUSTOM_FIELDS);
   pass.mode = 'apply';
   pass.refs = [];
   // Why: a throwaway pass on a copy collects the reference paths; nothing else is kept.
@@ -592,12 +616,15 @@ export function reduceVocabRefs(metadata: Record<string, any>): Record<string, a
  * Strict validation of a stored draft at publish: every schema error at once (metadata
  * defaults to `{}` so missing required fields are reported). Returns field errors.
  */
-export function validateStored(draft: {
-  metadata?: Record<string, any>;
-  access?: unknown;
-  pids?: unknown;
-  custom_fields?: unknown;
-}): FieldError[] {
+export function validateStored(
+  draft: {
+    metadata?: Record<string, any>;
+    access?: unknown;
+    pids?: unknown;
+    custom_fields?: unknown;
+  },
+  cf: CustomFields = NO_CUSTOM_FIELDS,
+): FieldError[] {
   const data: Record<string, any> = {
     metadata: reduceVocabRefs(draft.metadata ?? {}),
     access: structuredClone(draft.access ?? { record: 'public', files: 'public' }),
@@ -605,6 +632,6 @@ export function validateStored(draft: {
     custom_fields: structuredClone(draft.custom_fields ?? {}),
   };
   if (isObj(data.access)) Reflect.deleteProperty(data.access, 'status');
-  const { errors } = runPasses(data, renamer({ resourceType: 'none', identifiers: 'alternate_identifiers' }));
+  const { errors } = runPasses(data, renamer({ resourceType: 'none', identifiers: 'alternate_identifiers' }), cf);
   return errors;
 }

@@ -1,11 +1,12 @@
 /**
  * `POST /api/records/{id}/report-abuse` (no authentication): 201 `{status: "submitted"}`, rate
  * limited per client address (`ABUSE_RATE_LIMIT` reports per `ABUSE_RATE_WINDOW_MS`, per replica,
- * in memory: a limit against floods, not an accounting) → 429.
+ * in memory: a limit against floods, not an accounting) → 429. The address is the one the
+ * gateway signed into the identity (platform `clientAddress`), never a client-written header.
  *
  * When to use: registered by app.ts; the domain is `domain/abuse.component.ts`.
  */
-import { type AppContext, type AppState, AppError, jsonBody, type Router } from '@rdm/platform';
+import { type AppContext, type AppState, AppError, clientAddress, jsonBody, type Router } from '@rdm/platform';
 import type { AbuseComponent } from '../domain/abuse.component.js';
 
 /** Fixed-window counter per key, bounded in size. */
@@ -30,16 +31,11 @@ export class RateLimiter {
   }
 }
 
-/** The client's address: the first `X-Forwarded-For` hop (set by the gateway), else the socket's. */
-export function clientAddress(ctx: AppContext): string {
-  return (ctx.get('x-forwarded-for').split(',')[0] ?? '').trim() || ctx.ip;
-}
-
 /** Register the route. */
 export function registerAbuseRoutes(router: Router<AppState>, abuse: AbuseComponent, limit = { max: 5, windowMs: 10 * 60_000 }): void {
   const limiter = new RateLimiter(limit.max, limit.windowMs);
   router.post('/api/records/:id/report-abuse', async (ctx: AppContext) => {
-    if (!limiter.take(clientAddress(ctx))) {
+    if (!limiter.take(clientAddress(ctx.state.identity, ctx.req))) {
       throw new AppError('rate_limited', 429, 'Too many abuse reports from this address. Please try again later.', {
         headers: { 'Retry-After': String(Math.ceil(limit.windowMs / 1000)) },
       });

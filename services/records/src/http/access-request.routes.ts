@@ -4,15 +4,15 @@
  * - `POST /api/records/{id}/access/request`: signed in → 200 with the `user-access-request`;
  *   anonymous → 200 `{message}` and a verification e-mail. Anonymous asks send e-mail to any
  *   address, so they are rate limited per client address (`GUEST_ASK_LIMIT`, in memory per
- *   replica, as abuse reports) → 429.
+ *   replica, as abuse reports; the address the gateway signed, platform `clientAddress`) → 429.
  * - `GET|POST /api/records/{id}/access/request/confirm?access_request_token=<token>`: the link of
  *   the verification e-mail; 200 with the created `guest-access-request`.
  *
  * When to use: registered once by app.ts.
  */
-import { type AppContext, type AppState, AppError, jsonBody, type Router } from '@rdm/platform';
+import { type AppContext, type AppState, AppError, clientAddress, jsonBody, type Router } from '@rdm/platform';
 import type { AccessRequestComponent } from '../domain/access-request.component.js';
-import { clientAddress, RateLimiter } from './abuse.routes.js';
+import { RateLimiter } from './abuse.routes.js';
 
 /** Guest asks per client address and window. */
 export const GUEST_ASK_LIMIT = { max: 10, windowMs: 10 * 60_000 };
@@ -23,7 +23,7 @@ export function registerAccessRequestRoutes(router: Router<AppState>, component:
   const base = '/api/records/:id/access/request';
   router.post(base, async (ctx: AppContext) => {
     const body = await jsonBody(ctx, { limit: '64kb' });
-    if (ctx.state.identity.sub === null && !limiter.take(clientAddress(ctx))) {
+    if (ctx.state.identity.sub === null && !limiter.take(clientAddress(ctx.state.identity, ctx.req))) {
       throw new AppError('rate_limited', 429, 'Too many access requests from this address. Please try again later.', {
         headers: { 'Retry-After': String(Math.ceil(limit.windowMs / 1000)) },
       });

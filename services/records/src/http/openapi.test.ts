@@ -117,7 +117,6 @@ describe(openapiFragment.name, () => {
         'POST /api/records/{id}/draft',
         'DELETE /api/records/{id}/draft',
         'POST /api/records/{id}/draft/actions/{action}',
-        'GET /api/records/{id}/draft/pids/{scheme}',
         'POST /api/records/{id}/draft/pids/{scheme}',
         'DELETE /api/records/{id}/draft/pids/{scheme}',
         'GET /api/records/{id}/export/{format}',

@@ -262,12 +262,6 @@ function paths(): Record<string, Json> {
     },
     '/api/records/{id}/draft/pids/{scheme}': {
       parameters: [idParam, { name: 'scheme', in: 'path', required: true, schema: { type: 'string' } }],
-      get: {
-        operationId: 'probeDraftPid',
-        summary: 'Check that a draft or record exists (no content)',
-        tags: TAGS,
-        responses: { '204': { description: 'A draft or record with this id exists.', headers: rate }, ...errors('404') },
-      },
       post: {
         operationId: 'reserveDraftPid',
         summary: 'Reserve a managed DOI for the draft',

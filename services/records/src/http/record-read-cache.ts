@@ -7,10 +7,16 @@
  * `JSON.stringify`) costs several times the read itself. Every read still asks the database for
  * the record's stamp (record and parent revision ids plus deletion status, one narrow statement
  * shared by the reads arriving together: `StampBatcher` below), so a write by any replica is seen
- * by the next read (read-your-writes holds across processes) and nothing needs invalidating. The body depends on the caller only through
- * the permission checks, whose inputs are the identity (part of the key) and the stamped rows.
- * Bounded: `maxEntries` (LRU), bodies over `maxBodyBytes` are not kept; secret-link readers
- * (`identity.linkToken`) are never cached.
+ * by the next read (read-your-writes holds across processes) and nothing needs invalidating.
+ *
+ * Why a hit may skip the permission check: the body depends on the caller only through the
+ * permission checks, and a rendering is kept only when every input of its read decision is in
+ * the key or the stamp — the caller's id and roles (key); owner, grants, communities, protection,
+ * deletion (the stamped record and parent rows). Decisions with inputs elsewhere are never kept:
+ * secret-link readers (`identity.linkToken`: the link may be revoked) and reads allowed by a
+ * community role (the membership lives in the communities service: records.service `readRecord`
+ * gives them no stamp). So the next read after any change of those inputs is decided afresh.
+ * Bounded: `maxEntries` (LRU), bodies over `maxBodyBytes` are not kept.
  */
 import type { Identity } from '@rdm/platform';
 

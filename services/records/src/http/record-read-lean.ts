@@ -20,7 +20,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { type Identity, identityOf, type Logger, redactUrl, registry } from '@rdm/platform';
+import { clientAddress, type Identity, identityOf, type Logger, redactUrl, registry } from '@rdm/platform';
 import type { CachedRecordBody } from './record-read-cache.js';
 import type { StatsEdge } from './stats.middleware.js';
 
@@ -80,14 +80,14 @@ export class LeanRecordReads {
     const started = performance.now();
     // As http.ts (the same check, once per request): a refused header is koa's 401.
     const identity = identityOf(req, p.identitySecret);
-    const hit = typeof identity !== 'string' ? await p.cachedRead(id, identity) : undefined;
+    if (typeof identity === 'string') return this.koa(req, res);
+    const hit = await p.cachedRead(id, identity);
     if (hit === undefined) return this.koa(req, res);
     let body = hit.body;
     if (p.stats) {
       const h = req.headers;
       const ua = typeof h['user-agent'] === 'string' ? h['user-agent'] : '';
-      const xff = typeof h['x-forwarded-for'] === 'string' ? h['x-forwarded-for'] : '';
-      p.stats.viewed(id, ua, xff, req.socket.remoteAddress ?? '');
+      p.stats.viewed(id, ua, clientAddress(identity, req));
       body = (await p.stats.live(id, body)) ?? body;
     }
     const given = req.headers['x-request-id'];

@@ -151,14 +151,9 @@ export function registerRecordsRoutes(router: Router<AppState>, deps: RecordsRou
     render(ctx as AppContext, await service.reservePid(ctx.state.identity, id(ctx), String(ctx.params.scheme)), 201);
   });
 
-  // Why: the spec lists `GET …/draft/pids/doi` as a 204 "send access request" call with no
-  // content; it answers 204 for an existing draft or record, 404 otherwise.
-  router.get('/api/records/:id/draft/pids/:scheme', async (ctx: AppContext) => {
-    await service.pidsProbe(id(ctx));
-    ctx.status = 204;
-    ctx.body = null;
-  });
-
+  // No GET here: InvenioRDM serves POST and DELETE only (405 otherwise). The spec's `GET
+  // …/draft/pids/doi` (204 for an existing draft, 404 otherwise, to anyone) was an existence
+  // oracle for every draft id (issue 18, item 9).
   router.delete('/api/records/:id/draft/pids/:scheme', async (ctx: AppContext) => {
     await service.discardPid(ctx.state.identity, id(ctx), String(ctx.params.scheme));
     ctx.status = 204;

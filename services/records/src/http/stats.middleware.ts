@@ -7,6 +7,7 @@
  *
  * When to use: mounted by app.ts before the router when statistics are on (`STATS_ENABLED`).
  */
+import { type AppState, clientAddress } from '@rdm/platform';
 import type { Middleware } from 'koa';
 import { DOUBLE_CLICK_MS, type StatsBlock, type StatsComponent } from '../domain/stats.component.js';
 import type { StatsPublisher } from '../stats/publisher.js';
@@ -39,8 +40,8 @@ function splice(body: Buffer, block: StatsBlock): Buffer | undefined {
 
 /** The two steps of a counted read, shared by the middleware and the lean read path (record-read-lean.ts). */
 export interface StatsEdge {
-  /** Publish the view unless a robot or a repeat (fire and forget). */
-  viewed(recordId: string, userAgent: string, forwardedFor: string, ip: string): void;
+  /** Publish the view unless a robot or a repeat (fire and forget); `address` is platform `clientAddress`'s. */
+  viewed(recordId: string, userAgent: string, address: string): void;
   /** `body` with the live stats block, or undefined when it holds no zero block. */
   live(recordId: string, body: Buffer): Promise<Buffer | undefined>;
 }
@@ -50,9 +51,8 @@ export function statsEdge(o: { stats: StatsComponent; publisher?: StatsPublisher
   // Repeat views the consumer would not count are not published at all (stats/repeat-filter.ts).
   const repeats = new RepeatFilter(DOUBLE_CLICK_MS);
   return {
-    viewed(recordId, ua, forwardedFor, ip) {
+    viewed(recordId, ua, address) {
       if (!o.publisher || isBot(ua)) return;
-      const address = (forwardedFor.split(',')[0] ?? '').trim() || ip;
       const visitor = visitorHash(address, ua, o.secret);
       const now = Date.now();
       if (repeats.admit(visitor, recordId, now)) {
@@ -66,14 +66,14 @@ export function statsEdge(o: { stats: StatsComponent; publisher?: StatsPublisher
 }
 
 /** Count views and show live counters. */
-export function statsMiddleware(edge: StatsEdge): Middleware {
+export function statsMiddleware(edge: StatsEdge): Middleware<AppState> {
   return async (ctx, next) => {
     await next();
     if (ctx.method !== 'GET' || ctx.status !== 200) return;
     const m = RECORD.exec(ctx.path);
     if (!m) return;
     const recordId = decodeURIComponent(m[1]!);
-    edge.viewed(recordId, ctx.get('user-agent'), ctx.get('x-forwarded-for'), ctx.ip);
+    edge.viewed(recordId, ctx.get('user-agent'), clientAddress(ctx.state.identity, ctx.req));
     const body = ctx.body;
     if (!Buffer.isBuffer(body)) return;
     const out = await edge.live(recordId, body);

@@ -45,6 +45,23 @@ describe(checkArgs.name, () => {
     expect(list('2020-01-02', '2020-01-01')).toBe('badArgument');
     expect(list(undefined, '2020-13-01')).toBe('badArgument');
   });
+  it('should refuse datestamps outside the supported range with badArgument (issue 18: a 500 before)', () => {
+    const list = (from?: string, until?: string) =>
+      code({ verb: ['ListRecords'], metadataPrefix: ['oai_dc'], ...(from ? { from: [from] } : {}), ...(until ? { until: [until] } : {}) });
+    for (const [from, until] of [
+      [undefined, '9999-12-31'],
+      [undefined, '9999-12-31T23:59:59Z'],
+      ['0000-01-01', undefined],
+      ['0000-01-01T00:00:00Z', undefined],
+      ['0000-01-01', '9999-12-31'],
+    ] as const) {
+      expect(list(from, until), `${from} ${until}`).toBe('badArgument');
+    }
+    expect(list('0001-01-01', '9999-12-30')).toBe('ok');
+    expect(list(undefined, '9999-12-31T23:59:58Z')).toBe('ok');
+    expect(list('9999-12-31T23:59:59Z')).toBe('ok');
+    expect(list('9999-12-31')).toBe('ok');
+  });
 });
 
 describe(granularityOf.name, () => {

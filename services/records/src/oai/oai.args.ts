@@ -65,6 +65,23 @@ export function granularityOf(value: string): 'day' | 'second' | undefined {
   return g;
 }
 
+/**
+ * The datestamps a harvest may name: years 0001 to 9999, and for `until` an exclusive bound (the
+ * next day or second) still inside them. Why: PostgreSQL has no year 0000 and JavaScript writes
+ * year 10000 as `+010000-…`, which PostgreSQL refuses — either would be a 500 instead of OAI-PMH's
+ * `badArgument` (issue 18, item 10).
+ */
+const EARLIEST = '0001-01-01T00:00:00.000Z';
+const LATEST_EXCLUSIVE = '9999-12-31T23:59:59.999Z';
+
+/** True when `from` (or `until`, with its exclusive bound) lies in the supported range. */
+function inRange(value: string, kind: 'from' | 'until'): boolean {
+  const low = new Date(granularityOf(value) === 'day' ? `${value}T00:00:00Z` : value).toISOString();
+  if (low < EARLIEST) return false;
+  const high = kind === 'until' ? untilExclusiveBound(value) : low;
+  return !high.startsWith('+') && high <= LATEST_EXCLUSIVE;
+}
+
 /** The inclusive lower bound of `from` as an ISO instant. */
 export function fromBound(from: string): string {
   return granularityOf(from) === 'day' ? `${from}T00:00:00Z` : from;
@@ -110,6 +127,8 @@ export function checkArgs(raw: RawArgs): OaiArgs {
   const gUntil = args.until !== undefined ? granularityOf(args.until) : undefined;
   if (args.from !== undefined && !gFrom) throw new OaiError('badArgument', 'The "from" argument is not a valid UTC datestamp.');
   if (args.until !== undefined && !gUntil) throw new OaiError('badArgument', 'The "until" argument is not a valid UTC datestamp.');
+  if (gFrom && !inRange(args.from!, 'from')) throw new OaiError('badArgument', 'The "from" argument is outside the supported range.');
+  if (gUntil && !inRange(args.until!, 'until')) throw new OaiError('badArgument', 'The "until" argument is outside the supported range.');
   if (gFrom && gUntil) {
     if (gFrom !== gUntil) throw new OaiError('badArgument', 'The "from" and "until" arguments have different granularities.');
     if (fromBound(args.from!) > fromBound(args.until!)) throw new OaiError('badArgument', 'The "from" argument is later than "until".');

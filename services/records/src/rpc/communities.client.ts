@@ -1,11 +1,15 @@
 /**
  * Client of the communities service's RPCs (proto/README.md): `get` (summaries by id or slug),
  * `roles` (a user's active memberships) and `validate-extension` (community schema extensions).
- * Roles are cached briefly per (user, ids) — they decide permissions on every draft read of a curator — and dropped when a `rdm.communities.member.*`
- * message for that user is seen on core NATS (`watchMemberships`); the TTL bounds staleness if a
- * message is missed. Summaries are never cached: the saga must see a visibility change at once.
+ *
+ * Nothing is cached. Roles decide permissions (members read restricted records, curators read
+ * drafts under review), so a cached copy would outlive a membership's removal: membership events
+ * arrive after the change is committed (outbox relay, core NATS, at most once), on each replica at
+ * its own moment, so no invalidation scheme makes the next read after a change see it. Asking
+ * costs one request-reply, and only callers the plain rules refused ever ask (access.component).
+ * Summaries are not cached either: the saga must see a visibility change at once.
  */
-import { injectTraceHeaders, type MsgLogger, type NatsHandle } from '@rdm/platform';
+import { injectTraceHeaders, type NatsHandle } from '@rdm/platform';
 import { callContract, RPC_SUBJECTS, type RpcContract, type RpcSubject } from '@rdm/platform/contracts';
 import type { CommunitiesPort, CommunityOwnersPort, CommunityRole, CommunitySummary, ExtensionValidation } from '../domain/ports.js';
 
@@ -16,17 +20,11 @@ export const COMMUNITIES_SUBJECTS = {
   validateExtension: RPC_SUBJECTS.communities.validateExtension,
 } as const;
 
-/** Subject of the membership events that invalidate the roles cache. */
-export const MEMBER_EVENTS_SUBJECT = 'rdm.communities.member.>';
-
-/** CommunitiesPort over NATS request-reply, with a short roles cache. */
+/** CommunitiesPort over NATS request-reply. */
 export class RpcCommunitiesClient implements CommunitiesPort, CommunityOwnersPort {
-  private readonly roleCache = new Map<string, { at: number; roles: Record<string, CommunityRole> }>();
-
   constructor(
     private readonly nc: NatsHandle['nc'],
     private readonly timeoutMs: number,
-    private readonly rolesTtlMs = 5000,
   ) {}
 
   private call<S extends RpcSubject>(subject: S, payload: RpcContract[S]['request']) {
@@ -43,15 +41,9 @@ export class RpcCommunitiesClient implements CommunitiesPort, CommunityOwnersPor
   async roles(userId: string, communityIds?: string[]): Promise<Record<string, CommunityRole>> {
     const ids = communityIds ? [...new Set(communityIds)].sort() : undefined;
     if (ids && ids.length === 0) return {};
-    const key = `${userId}|${ids ? ids.join(',') : '*'}`;
-    const hit = this.roleCache.get(key);
-    if (hit && Date.now() - hit.at < this.rolesTtlMs) return hit.roles;
     const payload = ids ? { user_id: userId, community_ids: ids } : { user_id: userId };
     const r = await this.call(COMMUNITIES_SUBJECTS.roles, payload);
-    const roles = r?.roles && typeof r.roles === 'object' ? r.roles : {};
-    if (this.roleCache.size > 10_000) this.roleCache.clear();
-    this.roleCache.set(key, { at: Date.now(), roles });
-    return roles;
+    return r?.roles && typeof r.roles === 'object' ? (r.roles as Record<string, CommunityRole>) : {};
   }
 
   async owners(communityIds: string[]): Promise<Record<string, string[]>> {
@@ -65,37 +57,5 @@ export class RpcCommunitiesClient implements CommunitiesPort, CommunityOwnersPor
       community_extension: extension,
     });
     return { valid: r?.valid === true, ...(Array.isArray(r?.errors) && r.errors.length ? { errors: r.errors } : {}) };
-  }
-
-  /** Drop cached roles of one user (or of everyone). */
-  invalidate(userId?: string): void {
-    if (userId === undefined) {
-      this.roleCache.clear();
-      return;
-    }
-    for (const k of this.roleCache.keys()) if (k.startsWith(`${userId}|`)) this.roleCache.delete(k);
-  }
-
-  /**
-   * Subscribe (core NATS, no durable state needed) to membership events and drop the member's
-   * cached roles; group members drop everything. Returns the stop function.
-   */
-  watchMemberships(logger: MsgLogger): () => Promise<void> {
-    const sub = this.nc.subscribe(MEMBER_EVENTS_SUBJECT, {
-      callback: (err, msg) => {
-        if (err) return;
-        try {
-          const data = (msg.json() as { data?: { member_type?: string; member_id?: string } })?.data;
-          if (data?.member_type === 'user' && typeof data.member_id === 'string') this.invalidate(data.member_id);
-          else this.invalidate();
-        } catch (e) {
-          logger.debug({ err: e }, 'unreadable membership event; dropping the roles cache');
-          this.invalidate();
-        }
-      },
-    });
-    return async () => {
-      if (!sub.isClosed()) await sub.drain().catch(() => undefined);
-    };
   }
 }

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mailerWorker } from '../../src/events/mailer.consumer.js';
 import { smtpSender } from '../../src/mail/mailer.js';
 import { communityOwnerEmails } from '../../src/mail/owner-recipients.js';
-import { as, type Env, fullMetadata, startEnv } from './support.js';
+import { anonymousFrom, as, type Env, fullMetadata, startEnv } from './support.js';
 
 /** A free TCP port (nothing listens on it afterwards: SMTP is "down" there). */
 async function freePort(): Promise<number> {
@@ -105,7 +105,7 @@ describe('POST /api/records/{id}/report-abuse and the mailer', () => {
   it('should validate every field with field errors (400)', async () => {
     const res = await env.request
       .post(`/api/records/${recordId}/report-abuse`)
-      .set('x-forwarded-for', '10.0.0.1')
+      .set(anonymousFrom('10.0.0.1'))
       .send(report({ abuseType: 'spam', email: 'not-an-email', name: '', message: 'x'.repeat(5001), zip: 12 }));
     expect(res.status).toBe(400);
     expect(res.body.errors).toEqual([
@@ -115,7 +115,7 @@ describe('POST /api/records/{id}/report-abuse and the mailer', () => {
       { field: 'zip', messages: ['Not a valid string.'] },
       { field: 'message', messages: ['Longer than maximum length 5000.'] },
     ]);
-    expect((await env.request.post('/api/records/zzzzz-zzz00/report-abuse').set('x-forwarded-for', '10.0.0.1').send(report())).status).toBe(
+    expect((await env.request.post('/api/records/zzzzz-zzz00/report-abuse').set(anonymousFrom('10.0.0.1')).send(report())).status).toBe(
       404,
     );
   });
@@ -123,12 +123,28 @@ describe('POST /api/records/{id}/report-abuse and the mailer', () => {
   it('should rate-limit per client address (429)', async () => {
     const statuses: number[] = [];
     for (let i = 0; i < 6; i++)
-      statuses.push((await env.request.post(`/api/records/${recordId}/report-abuse`).set('x-forwarded-for', '10.0.0.2').send({})).status);
+      statuses.push((await env.request.post(`/api/records/${recordId}/report-abuse`).set(anonymousFrom('10.0.0.2')).send({})).status);
     expect(statuses).toEqual([400, 400, 400, 400, 400, 429]);
   });
 
+  it('should count by the address the gateway signed, whatever X-Forwarded-For the client writes (issue 18, finding 8)', async () => {
+    // Six reports from one client, each claiming another first X-Forwarded-For hop: one budget.
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      const res = await env.request
+        .post(`/api/records/${recordId}/report-abuse`)
+        .set(anonymousFrom('10.0.0.4'))
+        .set('x-forwarded-for', `192.0.2.${i + 1}, 10.0.0.4`)
+        .send({});
+      statuses.push(res.status);
+    }
+    expect(statuses).toEqual([400, 400, 400, 400, 400, 429]);
+    // Another client (another signed address) still has its own.
+    expect((await env.request.post(`/api/records/${recordId}/report-abuse`).set(anonymousFrom('10.0.0.5')).send({})).status).toBe(400);
+  });
+
   it('should accept anonymously (201), keep the report while SMTP is down, and mail it once when SMTP is up', async () => {
-    const res = await env.request.post(`/api/records/${recordId}/report-abuse`).set('x-forwarded-for', '10.0.0.3').send(report());
+    const res = await env.request.post(`/api/records/${recordId}/report-abuse`).set(anonymousFrom('10.0.0.3')).send(report());
     expect(res.status).toBe(201);
     expect(res.body).toEqual({ status: 'submitted' });
     const row = await env.db('abuse_reports').where({ record_id: recordId }).first();

@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACCESS_EFFECT_MESSAGES } from '../../src/domain/access-request-effects.component.js';
 import { ACCESS_REQUESTS_DURABLE, accessRequestWorkers } from '../../src/events/access-requests.consumer.js';
 import { smtpSender } from '../../src/mail/mailer.js';
-import { as, type Env, fullMetadata, startEnv } from './support.js';
+import { GUEST_ASK_LIMIT } from '../../src/http/access-request.routes.js';
+import { anonymousFrom, as, type Env, fullMetadata, startEnv } from './support.js';
 
 const OWNER = '701';
 const ASKER = '702';
@@ -87,8 +88,7 @@ describe('access requests (records side)', () => {
   const ask = (id: string, user: string | null, body: unknown = {}) =>
     env.request
       .post(`/api/records/${id}/access/request`)
-      .set(as(user))
-      .set('x-forwarded-for', '10.9.0.1')
+      .set(user === null ? anonymousFrom('10.9.0.1') : as(user))
       .send(body as object);
   const outbox = (subject: string, field: string, value: string) =>
     env.db('outbox').where({ subject }).whereRaw(`payload->'data'->>? = ?`, [field, value]);
@@ -197,6 +197,22 @@ describe('access requests (records side)', () => {
     });
     const failed = await waitFor(async () => (await outbox('rdm.records.access-request.failed', 'request_id', String(gone.data.id)))[0]);
     expect(failed.payload.data).toEqual({ request_id: gone.data.id, record_id: 'zzzzz-zzz98', message: 'The record no longer exists.' });
+  });
+
+  it('should limit guest asks by the address the gateway signed, whatever X-Forwarded-For says (issue 18, finding 8)', async () => {
+    const r = await record({ allow_guest_requests: true });
+    const statuses: number[] = [];
+    for (let i = 0; i <= GUEST_ASK_LIMIT.max; i++) {
+      const res = await env.request
+        .post(`/api/records/${r.id}/access/request`)
+        .set(anonymousFrom('10.9.0.7'))
+        .set('x-forwarded-for', `198.51.100.${i + 1}`)
+        .send({ email: 'nope' });
+      statuses.push(res.status);
+    }
+    expect(statuses).toEqual([...Array(GUEST_ASK_LIMIT.max).fill(400), 429]);
+    const other = await env.request.post(`/api/records/${r.id}/access/request`).set(anonymousFrom('10.9.0.8')).send({ email: 'nope' });
+    expect(other.status).toBe(400);
   });
 
   // Issue 18: every request type's effect re-checks authority at accept time.

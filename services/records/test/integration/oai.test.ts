@@ -158,6 +158,9 @@ describe('OAI-PMH /oai2d', () => {
     expect(errorCode(await ask({ verb: 'Nope' }))).toBe('badVerb');
     expect(errorCode(await ask({ verb: 'ListRecords' }))).toBe('badArgument');
     expect(errorCode(await ask({ verb: 'ListRecords', metadataPrefix: 'oai_dc', from: 'yesterday' }))).toBe('badArgument');
+    // Out of the supported range (issue 18: a 500 before).
+    expect(errorCode(await ask({ verb: 'ListRecords', metadataPrefix: 'oai_dc', until: '9999-12-31' }))).toBe('badArgument');
+    expect(errorCode(await ask({ verb: 'ListIdentifiers', metadataPrefix: 'oai_dc', from: '0000-01-01' }))).toBe('badArgument');
     expect(errorCode(await ask({ verb: 'ListRecords', resumptionToken: 'forged.token' }))).toBe('badResumptionToken');
     expect(errorCode(await ask({ verb: 'ListSets', resumptionToken: 'x' }))).toBe('badResumptionToken');
     expect(errorCode(await ask({ verb: 'GetRecord', identifier: id, metadataPrefix: 'mods' }))).toBe('cannotDisseminateFormat');

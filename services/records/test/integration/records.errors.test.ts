@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { as, type Env, fullMetadata, startEnv } from './support.js';
+import { as, BASE, type Env, fullMetadata, startEnv } from './support.js';
 
 const OWNER = '301';
 const OTHER = '302';
@@ -116,6 +116,32 @@ describe('records errors and edge cases', () => {
       expect(res.status).toBe(406);
     });
 
+    it('should drop unknown custom fields with `Unknown field.` and refuse an oversized section (400, nothing saved)', async () => {
+      const res = await env.request
+        .post('/api/records')
+        .set(as(OWNER))
+        .send({ metadata: fullMetadata(), custom_fields: { 'x:anything': 'y', list: Array.from({ length: 1000 }, (_, i) => i) } });
+      expect(res.status).toBe(201);
+      expect(res.body.custom_fields).toEqual({});
+      expect(res.body.errors).toEqual([
+        { field: 'custom_fields.x:anything', messages: ['Unknown field.'] },
+        { field: 'custom_fields.list', messages: ['Unknown field.'] },
+      ]);
+      expect((await env.db('drafts').where({ id: res.body.id }).first()).custom_fields).toEqual({});
+      const before = Number((await env.db('drafts').count({ n: '*' }))[0].n);
+      const huge = await env.request
+        .post('/api/records')
+        .set(as(OWNER))
+        .send({ metadata: fullMetadata(), custom_fields: { list: Array.from({ length: 100_000 }, () => 0) } });
+      expect(huge.status).toBe(400);
+      expect(huge.body).toEqual({
+        status: 400,
+        message: 'A validation error occurred.',
+        errors: [{ field: 'custom_fields', messages: ['Custom fields larger than 65536 bytes.'] }],
+      });
+      expect(Number((await env.db('drafts').count({ n: '*' }))[0].n)).toBe(before);
+    });
+
     it('should never answer 5xx to odd bodies (fuzz)', async () => {
       const odd: unknown[] = [null, 0, 'x', [], {}, [{}], { a: 1 }, 'x'.repeat(5000), -1.5, true];
       for (const v of odd) {
@@ -157,6 +183,22 @@ describe('records errors and edge cases', () => {
       expect((await env.request.get(`/api/records/${d.id}/versions`).set(as(OTHER))).body).toEqual(NO_PID);
       expect((await env.request.get(`/api/records/${d.id}/versions/latest`)).body).toEqual(NOT_REGISTERED);
       expect((await env.request.get(`/api/records/${d.parent.id}`)).body).toEqual(NOT_REGISTERED);
+    });
+
+    it('should redirect a parent id only for callers who may read its latest version (others: an unknown id)', async () => {
+      const d = await publishable({ metadata: fullMetadata(), access: { record: 'restricted', files: 'restricted' } });
+      expect((await publish(d.id)).status).toBe(202);
+      const mine = await env.request.get(`/api/records/${d.parent.id}`).set(as(OWNER));
+      expect(mine.status).toBe(302);
+      expect(mine.headers.location).toBe(`${BASE}/api/records/${d.id}`);
+      for (const who of [{}, as(OTHER)]) {
+        const res = await env.request.get(`/api/records/${d.parent.id}`).set(who);
+        expect(res.status).toBe(404);
+        expect(res.body).toEqual(NO_PID);
+        expect(res.headers.location).toBeUndefined();
+        // The export formats redirect the same way (the same read).
+        expect((await env.request.get(`/api/records/${d.parent.id}/export/json`).set(who)).status).toBe(404);
+      }
     });
 
     it('should refuse a bad sort or size on the versions list', async () => {
@@ -237,10 +279,15 @@ describe('records errors and edge cases', () => {
       expect((await env.request.put(`/api/records/${fresh.id}/draft`).set(as(OWNER)).send(body)).status).toBe(200);
     });
 
-    it("should answer the spec's GET …/draft/pids/doi with 204 (404 for unknown ids)", async () => {
+    it('should serve no GET on …/draft/pids/doi: the same 405 for an existing draft and an unknown id', async () => {
       const d = await create();
-      expect((await env.request.get(`/api/records/${d.id}/draft/pids/doi`)).status).toBe(204);
-      expect((await env.request.get('/api/records/aaaaa-aaa00/draft/pids/doi')).body).toEqual(NO_PID);
+      const known = await env.request.get(`/api/records/${d.id}/draft/pids/doi`).set(as(OTHER));
+      const unknown = await env.request.get('/api/records/aaaaa-aaa00/draft/pids/doi').set(as(OTHER));
+      const anonymous = await env.request.get(`/api/records/${d.id}/draft/pids/doi`);
+      for (const res of [known, unknown, anonymous]) {
+        expect(res.status).toBe(405);
+        expect(res.body).toEqual({ status: 405, message: 'The method is not allowed for the requested URL.' });
+      }
     });
 
     it('should disable files only when the draft has none', async () => {

@@ -82,6 +82,26 @@ describe('draft review (/draft/review, /draft/actions/submit-review)', () => {
     expect(Number((await env.db('drafts').count({ n: '*' }))[0].n)).toBe(before);
   });
 
+  it('should answer PUT review for a restricted community the caller may not read exactly as for an unknown one', async () => {
+    const hidden = env.fakeCommunities.add(community('hidden-one', { visibility: 'restricted' }));
+    const d = await draft();
+    const unknown = await putReview(d.id, 'no-such-community');
+    expect(unknown.status).toBe(400);
+    for (const c of ['hidden-one', hidden.id]) {
+      const res = await putReview(d.id, c);
+      expect({ status: res.status, body: res.body }).toEqual({ status: unknown.status, body: unknown.body });
+    }
+    const created = env.fakeRequests.calls.filter((c) => c.subject === 'create' && c.payload.topic.record === d.id);
+    expect(created).toEqual([]);
+    // A member reads it, so may aim a review at it.
+    env.fakeCommunities.setRole(OWNER, hidden.id, 'reader');
+    try {
+      expect((await putReview(d.id, 'hidden-one')).status).toBe(200);
+    } finally {
+      env.fakeCommunities.roles.delete(OWNER);
+    }
+  });
+
   it('should answer 404 without a review, and create, read and replace one with PUT', async () => {
     const d = await draft();
     const none = await env.request.get(`/api/records/${d.id}/draft/review`).set(as(OWNER));

@@ -29,6 +29,11 @@ export function as(user: string | null, roles: string[] = []): Record<string, st
   return testIdentityHeader({ sub: user, roles }, SECRET);
 }
 
+/** The identity header of an anonymous caller whose address the gateway established as `ip`. */
+export function anonymousFrom(ip: string): Record<string, string> {
+  return testIdentityHeader({ sub: null, roles: [], clientIp: ip }, SECRET);
+}
+
 /** In-memory files service behind the real RPC subjects. */
 export class FakeFiles {
   buckets = new Map<string, { locked: boolean; entries: ManifestEntry[] }>();
@@ -233,8 +238,7 @@ export async function startEnv(o: { search?: { engine: SearchEngine; prefix: str
     files: new RpcFilesClient(nats.nc, 2000),
     vocabularies: new RpcVocabulariesClient(nats.nc, 2000),
     requests: new RpcRequestsClient(nats.nc, 2000, 5000),
-    // Roles never cached in tests: every change is seen at once.
-    communities: new RpcCommunitiesClient(nats.nc, 2000, 0),
+    communities: new RpcCommunitiesClient(nats.nc, 2000),
     nc: nats.nc,
     ...(o.search ? { engineIndex: new EngineIndexer({ db: tdb.db, engine: o.search.engine, logger, prefix: o.search.prefix }) } : {}),
   };
