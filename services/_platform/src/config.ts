@@ -74,17 +74,17 @@ export const baseConfigProperties = {
   },
   HTTP_BODY_IDLE_TIMEOUT_MS: {
     type: 'integer',
-    default: 15000,
+    default: 30000,
     minimum: 0,
     description: 'A request body with no byte for this long while the service waits for it is cut (408; 0 = off).',
   },
   HTTP_BODY_MIN_BYTES_PER_SECOND: {
     type: 'integer',
-    default: 1024,
+    default: 256,
     minimum: 0,
     description: 'Slowest accepted body rate, over each HTTP_BODY_RATE_WINDOW_MS the service waits for it (then 408; 0 = off).',
   },
-  HTTP_BODY_RATE_WINDOW_MS: { type: 'integer', default: 10000, minimum: 100, description: 'Window of the body rate rule.' },
+  HTTP_BODY_RATE_WINDOW_MS: { type: 'integer', default: 20000, minimum: 100, description: 'Window of the body rate rule.' },
   RPC_TIMEOUT_MS: { type: 'integer', default: 3000, minimum: 50 },
   OTEL_ENABLED: { type: 'boolean', default: false, description: 'Start the OpenTelemetry SDK.' },
   SEARCH_ENGINE: {

@@ -37,9 +37,12 @@ export const DEFAULT_HTTP_SERVER_BOUNDS: HttpServerBounds = {
   headersTimeoutMs: 20_000,
   requestTimeoutMs: 3_600_000,
   keepAliveTimeoutMs: 65_000,
-  bodyIdleTimeoutMs: 15_000,
-  bodyMinBytesPerSecond: 1024,
-  bodyRateWindowMs: 10_000,
+  // Why more lenient than the gateway's (idle 20 s, 500 bytes/s over 20 s): a body the gateway
+  // forwards arrives at the client's pace, so the gateway's refusal is the one clients see; these
+  // hold for whatever reaches a service otherwise.
+  bodyIdleTimeoutMs: 30_000,
+  bodyMinBytesPerSecond: 256,
+  bodyRateWindowMs: 20_000,
 };
 
 /** The bounds from a configuration holding the `HTTP_*` keys (defaults for absent ones). */

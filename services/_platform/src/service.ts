@@ -5,7 +5,7 @@
  * in order — readiness fails, HTTP stops accepting and finishes in-flight requests, workers
  * (relays, consumers) stop, pools and connections close — within SHUTDOWN_TIMEOUT_MS.
  */
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type Koa from 'koa';
 import type { Health } from './health.js';
 import { createBoundedServer, DEFAULT_HTTP_SERVER_BOUNDS, type HttpServerBounds } from './http-bounds.js';
@@ -33,8 +33,21 @@ export interface RunServiceOptions {
   shutdownTimeoutMs?: number;
   /** More things readiness waits for (e.g. consumers' `ready`); RPC subscriptions are awaited anyway. */
   ready?: Promise<unknown>[];
-  /** Time bounds of the HTTP server (http-bounds.ts; default its defaults). */
+  /**
+   * Time bounds of the HTTP server (http-bounds.ts). `serviceMain` passes the configuration's; without
+   * them (the gateway, which bounds client bodies itself: gateway/src/body-timeouts.ts) the server has
+   * node's timeouts only, as set by the caller.
+   */
   bounds?: HttpServerBounds;
+}
+
+/** A plain server: keep-alive above the gateway pool's idle time, no request timeout (the caller sets its own). */
+function unboundedServer(app: Koa<any>): Server {
+  const server = createServer(app.callback());
+  server.keepAliveTimeout = DEFAULT_HTTP_SERVER_BOUNDS.keepAliveTimeoutMs;
+  server.headersTimeout = DEFAULT_HTTP_SERVER_BOUNDS.keepAliveTimeoutMs + 1000;
+  server.requestTimeout = 0;
+  return server;
 }
 
 /** Start the HTTP server and workers; resolves once listening. Returns a stop function. */
@@ -48,7 +61,7 @@ export async function runService(o: RunServiceOptions): Promise<{ server: Server
     }),
   );
   // Why bounded: slow heads and bodies would otherwise hold connections (and the gateway's pool) for ever.
-  const server = createBoundedServer(o.app.callback(), o.bounds ?? DEFAULT_HTTP_SERVER_BOUNDS);
+  const server = o.bounds ? createBoundedServer(o.app.callback(), o.bounds) : unboundedServer(o.app);
   server.listen(o.port, o.host);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
