@@ -3,8 +3,10 @@
  * bare "Invalid query string syntax.") and names `q`, whichever service serves it: the regex term
  * that cost ~12 s of PostgreSQL CPU (`/(.*){255}x/`) and 85 regex terms in one `q` (issue 18).
  */
+import { createRequire } from 'node:module';
+import { connect } from 'node:net';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { api } from '../../support/client.js';
+import { api, baseUrl } from '../../support/client.js';
 import { createUser, type TestUser, uniqueEmail } from '../../support/users.js';
 
 const LONG = encodeURIComponent('ocean '.repeat(400));
@@ -52,4 +54,62 @@ describe('search endpoints: a costly q is refused at once, on q', () => {
       expect(res.body.errors).toEqual([{ field: 'q', messages: ['A query may hold at most 5 regular expression or wildcard terms.'] }]);
     });
   }
+});
+
+/** The e2e database's statements, through the platform's copy of `pg` (as the global setup does); null when unreachable. */
+async function statementsOfStack(): Promise<{ running(...likes: string[]): Promise<number>; close(): Promise<void> } | null> {
+  const req = createRequire(new URL('../../../services/_platform/package.json', import.meta.url));
+  const pg = req('pg') as { Client: new (o: object) => any };
+  const client = new pg.Client({ connectionString: process.env.E2E_DATABASE_URL ?? 'postgres://rdm:rdm@127.0.0.1:5432/rdm' });
+  try {
+    await client.connect();
+  } catch {
+    return null;
+  }
+  const db = process.env.E2E_DATABASE_NAME ?? 'rdm_e2e';
+  return {
+    async running(...likes: string[]) {
+      const conds = likes.map((_l, i) => `AND query LIKE $${i + 2}`).join(' ');
+      const r = await client.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND state = 'active' ${conds}`, [
+        db,
+        ...likes,
+      ]);
+      return r.rows[0].n as number;
+    },
+    close: () => client.end(),
+  };
+}
+
+describe('search endpoints: a search abandoned by its client stops', () => {
+  it('GET /api/vocabularies/languages?q=<costly, within the limits>, client gone → the statement stops in PostgreSQL', async () => {
+    const watch = await statementsOfStack();
+    if (!watch) {
+      console.warn('the e2e database is not reachable from the tests: the cancellation check is SKIPPED');
+      return;
+    }
+    // Three costly regex terms within the limits: seconds of PostgreSQL CPU on the shipped languages.
+    const q = '/.{0,32}[a-z]{0,31}x/ OR /[a-z]{0,32}.{0,31}y/ OR /.{0,32}[a-z]{0,31}z/';
+    const running = () => watch.running('%FROM entries e%', '%~%');
+    const u = new URL(baseUrl());
+    const socket = connect(Number(u.port), u.hostname);
+    socket.on('error', () => undefined);
+    try {
+      socket.write(`GET /api/vocabularies/languages?q=${encodeURIComponent(q)} HTTP/1.1\r\nHost: ${u.host}\r\n\r\n`);
+      const t0 = Date.now();
+      while ((await running()) === 0) {
+        if (Date.now() - t0 > 10_000) throw new Error('the search never ran');
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      const gone = Date.now();
+      socket.destroy(); // the client goes away: the gateway drops its upstream request, the service cancels the statement
+      while ((await running()) > 0) {
+        if (Date.now() - gone > 10_000) throw new Error('the search kept running 10 s after its client left');
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      expect(Date.now() - gone).toBeLessThan(1000);
+    } finally {
+      socket.destroy();
+      await watch.close();
+    }
+  });
 });
