@@ -156,4 +156,22 @@ describe('community curation: write paths decided with community roles', () => {
     expect((await env.request.get(`/api/records/${r.id}/versions/latest`).set(as(OTHER))).status).toBe(403);
     expect((await env.request.get(`/api/records/${r.id}/versions/latest`)).status).toBe(403);
   });
+
+  it("should let the draft's owner read and delete its review after leaving the restricted community it names", async () => {
+    const hidden = env.fakeCommunities.add(community('curation-hidden', { visibility: 'restricted' }));
+    const user = '978';
+    env.fakeCommunities.setRole(user, hidden.id, 'reader');
+    const d = (await env.request.post('/api/records').set(as(user)).send({ metadata: fullMetadata() }).expect(201)).body;
+    const put = await env.request
+      .put(`/api/records/${d.id}/draft/review`)
+      .set(as(user))
+      .send({ type: 'community-submission', receiver: { community: hidden.id } });
+    expect(put.status).toBe(200);
+    env.fakeCommunities.roles.delete(user);
+    const read = await env.request.get(`/api/records/${d.id}/draft/review`).set(as(user));
+    expect(read.status).toBe(200);
+    expect(read.body.id).toBe(put.body.id);
+    expect((await env.request.delete(`/api/records/${d.id}/draft/review`).set(as(user))).status).toBe(204);
+    expect((await env.request.get(`/api/records/${d.id}/draft`).set(as(user))).body.parent.review).toBeUndefined();
+  });
 });
