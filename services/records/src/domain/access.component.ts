@@ -4,8 +4,11 @@
  * the `access` section of a draft write (record/files protection, embargo; changing the record's
  * protection needs `manage_record_access`; public → restricted only within the grace period).
  *
- * When to use: every service method checks its action through `require`; `onCreate`/`onUpdate`
- * when a draft is written. Secret links and grants will add their generators here.
+ * When to use: every service method checks its action on a record or draft through `require`,
+ * reads and writes alike: community curators manage, edit, publish and version the records of
+ * their communities, and curators of an open review update the draft (InvenioRDM's
+ * `CommunityCurators`/submission reviewers), so no check of a record action may skip the roles.
+ * `onCreate`/`onUpdate` when a draft is written. Secret links and grants will add their generators here.
  */
 import type { Identity } from '@rdm/platform';
 import { Errors, type FieldError, isAdmin, isSystem } from '@rdm/platform';
@@ -46,11 +49,6 @@ export class AccessComponent {
     const wide = await widen(identity, ctx, parent);
     recordsPolicy.require(action, identity, wide);
     return wide;
-  }
-
-  /** The plain policy check (no community roles): for actions only owners, grants and admins have. */
-  requirePlain(action: RecordAction, identity: Identity, ctx?: RecordAccessCtx): void {
-    recordsPolicy.require(action, identity, ctx);
   }
 
   /** Whether the plain rules allow `action`. */

@@ -130,12 +130,13 @@ export class FilesComponent {
   /** POST /api/records/{id}/draft/actions/files-import: link the previous version's files. */
   async importFiles(identity: Identity, id: string): Promise<Record<string, unknown>> {
     const { draft, parent, hasRecord } = await loadDraft(this.d.db, id, { write: true });
-    this.d.access.requirePlain('import_files', identity, ctxOf(draft, parent));
+    const ctx = await this.d.access.require('import_files', identity, ctxOf(draft, parent), parent);
     const latest = parent.latest_id ? await repo.getRecord(this.d.db, parent.latest_id) : undefined;
     if (!latest) throw Errors.notFound();
     // The files of a deleted version are not linked into anything (issue 18, finding 7).
     if (latest.deletion_status !== 'P') throw Errors.gone();
-    this.d.access.requirePlain('read_files', identity, ctxOf(latest, parent));
+    // The latest version's own protection, with the roles already asked (same parent, same communities).
+    await this.d.access.require('read_files', identity, { ...ctx, ...ctxOf(latest, parent) }, parent);
     if (!draft.files.enabled) throw RecordErrors.filesMustBeEnabled();
     const current = hasRecord ? { count: latest.files.count ?? 0 } : await this.d.files.manifest(draft.bucket_id);
     if (current.count > 0) throw RecordErrors.removeFilesFirst();

@@ -249,7 +249,7 @@ export class PidsComponent {
   /** POST /api/records/{id}/draft/pids/{scheme}: reserve a managed DOI. */
   async reserve(identity: Identity, id: string, scheme: string): Promise<ItemView> {
     const { draft, parent, hasRecord } = await loadDraft(this.d.db, id);
-    this.d.access.requirePlain('pid_manage', identity, ctxOf(draft, parent));
+    await this.d.access.require('pid_manage', identity, ctxOf(draft, parent), parent);
     requireDoi(scheme);
     if (draft.pids?.doi?.identifier) throw RecordErrors.pidExistsForType('doi');
     const { summary } = await this.d.files.summaryOf(draft, hasRecord);
@@ -273,7 +273,7 @@ export class PidsComponent {
   /** DELETE /api/records/{id}/draft/pids/{scheme}: discard a DOI that is not registered. */
   async discard(identity: Identity, id: string, scheme: string): Promise<void> {
     const { draft, parent, hasRecord } = await loadDraft(this.d.db, id);
-    this.d.access.requirePlain('pid_manage', identity, ctxOf(draft, parent));
+    await this.d.access.require('pid_manage', identity, ctxOf(draft, parent), parent);
     requireDoi(scheme);
     const pid = draft.pids?.doi;
     if (!pid?.identifier) throw Errors.pidDoesNotExist();

@@ -196,8 +196,8 @@ export class RecordsService {
   /** PUT /api/records/{id}/draft: full replace of metadata/custom_fields; pids/access when sent. */
   async updateDraft(identity: Identity, id: string, body: unknown, ifMatch?: number): Promise<ItemView> {
     const { draft, parent, hasRecord } = await loadDraft(this.d.db, id, { write: true });
-    const ctx = ctxOf(draft, parent);
-    recordsPolicy.require('update_draft', identity, ctx);
+    // The widened context (community roles) also decides the access and files options below.
+    const ctx = await this.access.require('update_draft', identity, ctxOf(draft, parent), parent);
     if (ifMatch !== undefined && ifMatch !== draft.revision_id) throw Errors.revisionMismatch(ifMatch, draft.revision_id);
     const w: DraftWrite = {
       identity,
@@ -231,7 +231,7 @@ export class RecordsService {
   /** DELETE /api/records/{id}/draft. */
   async deleteDraft(identity: Identity, id: string, ifMatch?: number): Promise<void> {
     const { draft, parent } = await loadDraft(this.d.db, id);
-    this.access.requirePlain('delete_draft', identity, ctxOf(draft, parent));
+    await this.access.require('delete_draft', identity, ctxOf(draft, parent), parent);
     if (ifMatch !== undefined && ifMatch !== draft.revision_id) throw Errors.revisionMismatch(ifMatch, draft.revision_id);
     const result = await withTransaction(this.d.db, async (trx) => {
       const lockedParent = (await repo.getParent(trx, draft.parent_id, true))!;
@@ -288,7 +288,7 @@ export class RecordsService {
     const existing = await repo.getDraft(this.d.db, id);
     if (existing) {
       const parent = (await repo.getParent(this.d.db, existing.parent_id))!;
-      this.access.requirePlain('edit', identity, ctxOf(existing, parent));
+      await this.access.require('edit', identity, ctxOf(existing, parent), parent);
       const current = await repo.getRecord(this.d.db, id);
       if (current && current.deletion_status !== 'P') throw Errors.gone();
       const { summary } = await this.files.summaryOf(existing, !!current);
@@ -298,7 +298,7 @@ export class RecordsService {
     if (!record) throw Errors.pidDoesNotExist();
     const parent = (await repo.getParent(this.d.db, record.parent_id))!;
     if (record.deletion_status !== 'P') throw Errors.gone();
-    this.access.requirePlain('edit', identity, ctxOf(record, parent));
+    await this.access.require('edit', identity, ctxOf(record, parent), parent);
     const media = await this.media.editCopy(record);
     return withTransaction(this.d.db, async (trx) => {
       const lockedRecord = (await repo.getRecord(trx, id, true))!;
@@ -328,7 +328,7 @@ export class RecordsService {
   /** POST /api/records/{id}/draft/actions/publish. */
   async publish(identity: Identity, id: string): Promise<ItemView> {
     const { draft, parent, hasRecord } = await loadDraft(this.d.db, id, { write: true });
-    this.access.requirePlain('publish', identity, ctxOf(draft, parent));
+    await this.access.require('publish', identity, ctxOf(draft, parent), parent);
     // An open review blocks a direct publication (checked again on the locked parent below).
     this.hooks.beforePublish?.(parent);
     const record = hasRecord ? await repo.getRecord(this.d.db, id) : undefined;

@@ -89,7 +89,7 @@ export class VersionsComponent {
     }
     if (record.deletion_status !== 'P') throw Errors.gone();
     const parent = (await repo.getParent(this.d.db, record.parent_id))!;
-    this.d.access.requirePlain('new_version', identity, ctxOf(record, parent));
+    await this.d.access.require('new_version', identity, ctxOf(record, parent), parent);
     const created = await withTransaction(this.d.db, async (trx) => {
       const locked = (await repo.getParent(trx, record.parent_id, true))!;
       // Locked as the deletion locks it: a racing deletion is seen here or waits for this draft.
@@ -188,7 +188,7 @@ export class VersionsComponent {
     const latest = await repo.getRecord(this.d.db, parent.latest_id);
     if (!latest) throw Errors.pidDoesNotExist();
     if (latest.deletion_status !== 'P') throw Errors.gone();
-    this.d.access.requirePlain('read', identity, ctxOf(latest, parent));
+    await this.d.access.require('read', identity, ctxOf(latest, parent), parent);
     return { kind: 'record', doc: recordDoc(latest, parent) };
   }
 }
