@@ -582,10 +582,13 @@ export const TABLE: Row[] = [
   {
     op: 'GET /api/records/{id}/draft/review',
     scope: 'record',
+    // Link holders: InvenioRDM's ReviewService.read checks read_draft, then reads the request with
+    // the caller's identity, and invenio-requests' can_read of a submitted request is creator,
+    // receiver or reviewer (a record topic grants nothing): 403 for preview and edit links too.
     expect: `
       state            anon    owner   other   reader  curator manager cowner  admin   lview   lprev   ledit
       draft            403     404     403     403     403     403     403     404     403     404     404
-      review           403     200     403     403     200     200     200     200     403     200     200
+      review           403     200     403     403     200     200     200     200     403     403     403
       public           403     404     403     403     404     404     404     404     403     404     404
       restricted       404     404     404     404     404     404     404     404     404     404     404
       embargoed        404     404     404     404     404     404     404     404     404     404     404
