@@ -1928,15 +1928,16 @@ export const TABLE: Row[] = [
   },
   {
     // Removing records from a community: its curators (InvenioRDM 403s others; here a 200 listing every record as refused, and nothing removed, is a refusal too).
+    // A restricted community answers its non-members (owner and other here) as an unknown one (404), by id as by slug.
     op: 'DELETE /api/communities/{id}/records',
     scope: 'community',
     body: (c) => ({ records: [{ id: c.vars.target }] }),
     prepare: async (c) => (c.state === 'public' ? { target: await freshInCommunity(c.w) } : undefined),
     check: keptRecords,
     expect: `
-      state       anon    owner   other   reader  curator manager cowner  admin
-      public      200|403 200|403 200|403 200|403 200     200     200     200
-      restricted  200|403 200|403 200|403 200|403 200     200     200     200
+      state       anon    owner       other       reader  curator manager cowner  admin
+      public      200|403 200|403     200|403     200|403 200     200     200     200
+      restricted  200|403 200|403|404 200|403|404 200|403 200     200     200     200
       deleted     403|410 403|410 403|410 403|410 403|410 403|410 200|410 200|410
     `,
   },

@@ -52,12 +52,14 @@ export function communitiesPolicy(creators: 'admins' | 'users'): Policy<Communit
     // Administrators always pass; with `users` any authenticated user may create.
     create: creators === 'users' ? [authenticatedUser as Generator<CommunityCtx>] : [],
     read: [ifThen<CommunityCtx>((c) => c.community.visibility === 'public', [anyUser], [member])],
-    update: [hasRole('owner', 'manager')],
+    // Community settings are owners' (InvenioRDM `can_update = [CommunityOwners(), SystemProcess()]`;
+    // `can_rename` and the logo reuse it); managers manage members, not the community.
+    update: [hasRole('owner')],
     manage_access: [hasRole('owner')],
-    rename: [hasRole('owner', 'manager')],
+    rename: [hasRole('owner')],
     delete: [hasRole('owner')],
     restore: [hasRole('owner')],
-    logo: [hasRole('owner', 'manager')],
+    logo: [hasRole('owner')],
     featured: [],
     search_members: [member],
     read_public_members: [

@@ -232,7 +232,7 @@ export class CommunitiesService {
     return this.authorize(identity, idOrSlug, 'read');
   }
 
-  /** Update metadata and access (owners/managers; a visibility change needs an owner); If-Match optional. */
+  /** Update metadata and access (owners, administrators); If-Match optional. */
   async update(identity: Identity, idOrSlug: string, body: unknown, revision?: number): Promise<CommunityRow> {
     const c = await this.authorize(identity, idOrSlug, 'update');
     const parsed = parseCommunityBody(body, { slug: c.row.slug, access: c.row.access });

@@ -10,6 +10,9 @@ import { randomUUID } from 'node:crypto';
 import { Errors, type FieldError, type Identity, type Knex, withTransaction } from '@rdm/platform';
 import type { ValidateFunction } from 'ajv';
 import ajv04Module from 'ajv-draft-04';
+import type { CommunityRow } from '../repo/communities.repo.js';
+import { roleOf } from '../repo/members.repo.js';
+import { isSuperuser } from './communities.policy.js';
 import type { CommunitiesService } from './communities.service.js';
 import { isUuid } from './community-input.js';
 import { CommunityErrors } from './errors.js';
@@ -27,6 +30,9 @@ export interface ExtensionRow {
   json_schema: Record<string, unknown>;
   created: Date;
 }
+
+/** An extension row with what the read permission of its community needs. */
+type ScopedRow = ExtensionRow & { community_visibility: string; community_access: CommunityRow['access'] };
 
 /** Largest number of compiled validators kept. */
 const CACHE_MAX = 500;
@@ -87,14 +93,45 @@ export class ExtensionsService {
     return [];
   }
 
-  /** Latest version of each live community: `{community_id, community_schema_version, community_slug, schema_id, section}`. */
-  async list(): Promise<Record<string, unknown>[]> {
-    const rows = await this.db('schema_extensions as s')
+  /**
+   * Whether `identity` may read this community (its `read` permission). A schema names its
+   * community (slug, title as section), so every read below answers a non-reader exactly as it
+   * answers an unknown slug or id (404): the extension routes must not reveal that a restricted
+   * community exists.
+   */
+  private async readable(identity: Identity, row: ScopedRow): Promise<boolean> {
+    const role = identity.sub ? await roleOf(this.db, row.community_id, identity.sub) : null;
+    const community = { visibility: row.community_visibility, access: row.community_access };
+    return this.communities.policy.can('read', identity, { community, role });
+  }
+
+  /**
+   * Latest version of each live community the caller may read:
+   * `{community_id, community_schema_version, community_slug, schema_id, section}`.
+   */
+  async list(identity: Identity): Promise<Record<string, unknown>[]> {
+    const q = this.db('schema_extensions as s')
       .join('communities as c', 'c.id', 's.community_id')
       .where('c.deletion_status', 'P')
       .whereRaw('s.version = (SELECT max(version) FROM schema_extensions x WHERE x.community_id = s.community_id)')
       .orderBy('c.slug')
       .select('s.id', 's.community_id', 's.version', 's.section', 'c.slug');
+    // Why in SQL: restricted communities are listed only to their members (read permission), as
+    // the communities search does; administrators and the system read everything.
+    if (!isSuperuser(identity)) {
+      q.where((w) => {
+        w.where('c.visibility', 'public');
+        if (identity.sub) {
+          w.orWhereExists((m) =>
+            m
+              .from('members as m')
+              .whereRaw('m.community_id = c.id')
+              .where({ 'm.member_type': 'user', 'm.member_id': identity.sub, 'm.active': true }),
+          );
+        }
+      });
+    }
+    const rows = await q;
     return rows.map((r: { id: string; community_id: string; version: number; section: string; slug: string }) => ({
       community_id: r.community_id,
       community_schema_version: r.version,
@@ -104,24 +141,30 @@ export class ExtensionsService {
     }));
   }
 
-  /** Latest schema of a community by slug (404 when none). */
-  async latest(slug: string): Promise<ExtensionRow> {
+  /** Latest schema of a community by slug (404 when none, or when the caller may not read the community). */
+  async latest(identity: Identity, slug: string): Promise<ExtensionRow> {
     const row = await this.db('schema_extensions as s')
       .join('communities as c', 'c.id', 's.community_id')
       .where('c.slug', slug.toLowerCase())
       .where('c.deletion_status', 'P')
       .orderBy('s.version', 'desc')
-      .first('s.*');
-    if (!row) throw CommunityErrors.schemaNotFound();
-    return row;
+      .first<ScopedRow | undefined>('s.*', 'c.visibility as community_visibility', 'c.access as community_access');
+    if (!row || !(await this.readable(identity, row))) throw CommunityErrors.schemaNotFound();
+    const { community_visibility: _v, community_access: _a, ...ext } = row;
+    return ext;
   }
 
-  /** One version by schema id. */
-  async get(schemaId: string): Promise<ExtensionRow> {
+  /** One version by schema id (404 when unknown, its community deleted, or not readable by the caller). */
+  async get(identity: Identity, schemaId: string): Promise<ExtensionRow> {
     if (!isUuid(schemaId)) throw CommunityErrors.schemaNotFound();
-    const row = await this.db('schema_extensions').where({ id: schemaId.toLowerCase() }).first();
-    if (!row) throw CommunityErrors.schemaNotFound();
-    return row;
+    const row = await this.db('schema_extensions as s')
+      .join('communities as c', 'c.id', 's.community_id')
+      .where('s.id', schemaId.toLowerCase())
+      .where('c.deletion_status', 'P')
+      .first<ScopedRow | undefined>('s.*', 'c.visibility as community_visibility', 'c.access as community_access');
+    if (!row || !(await this.readable(identity, row))) throw CommunityErrors.schemaNotFound();
+    const { community_visibility: _v, community_access: _a, ...ext } = row;
+    return ext;
   }
 
   /** Compiled validator of a schema id (cached, LRU-bounded). */

@@ -45,7 +45,7 @@ export interface LogoServiceDeps {
 export class LogoService {
   constructor(private readonly deps: LogoServiceDeps) {}
 
-  /** Store a new logo (owners, managers, administrators). */
+  /** Store a new logo (owners, administrators). */
   async put(identity: Identity, idOrSlug: string, body: Readable, contentLength?: number): Promise<LogoRow> {
     const c = await this.deps.communities.authorize(identity, idOrSlug, 'logo');
     const limit = this.deps.maxBytes;
@@ -93,7 +93,7 @@ export class LogoService {
     return { row, stream: await this.deps.storage.get(row.storage_key) };
   }
 
-  /** Remove the logo (owners, managers, administrators). */
+  /** Remove the logo (owners, administrators). */
   async delete(identity: Identity, idOrSlug: string): Promise<void> {
     const c = await this.deps.communities.authorize(identity, idOrSlug, 'logo');
     const key = await withTransaction(this.deps.db, async (trx) => {

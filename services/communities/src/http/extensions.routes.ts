@@ -20,14 +20,14 @@ export function extensionsRouter(deps: ExtensionsRoutesDeps): Router<AppState> {
   const base = '/api/community-schema-extension';
 
   router.get(base, async (ctx: Ctx) => {
-    ctx.body = await extensions.list();
+    ctx.body = await extensions.list(ctx.state.identity);
   });
   router.get(`${base}/schema/:sid/jsonschema`, async (ctx: Ctx) => {
-    const row = await extensions.get(ctx.params.sid);
+    const row = await extensions.get(ctx.state.identity, ctx.params.sid);
     ctx.body = { id: row.id, json_schema: row.json_schema, version: row.version };
   });
   router.get(`${base}/:slug`, async (ctx: Ctx) => {
-    const row = await extensions.latest(ctx.params.slug);
+    const row = await extensions.latest(ctx.state.identity, ctx.params.slug);
     ctx.body = { url: links.schema(row.id), uuid: row.id };
   });
   router.put(`${base}/:slug`, async (ctx: Ctx) => {

@@ -98,7 +98,7 @@ export function openapiFragment(): Json {
       '/api/communities/{id}': {
         parameters: [idParam],
         get: op('readCommunity', 'Read a community (with statistics)', { responses: { '200': ok(C), ...one } }),
-        put: op('updateCommunity', 'Update a community (owners, managers, administrators; If-Match optional)', {
+        put: op('updateCommunity', 'Update a community (owners, administrators; If-Match optional)', {
           security: sec,
           requestBody: communityBody,
           responses: { '200': ok(C), '412': err('Revision mismatch.'), ...one },

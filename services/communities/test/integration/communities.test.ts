@@ -156,10 +156,10 @@ describe('community statistics: record_views and record_downloads', () => {
 });
 
 describe('PUT /api/communities/<id>', () => {
-  it('should update (revision +1) for owners and managers, check If-Match, refuse readers and slug changes', async () => {
+  it('should update (revision +1) for owners, check If-Match, refuse readers and slug changes', async () => {
     const c = await create('updatable');
     const body = { ...communityBody('updatable'), metadata: { title: 'New title', type: { id: 'event' } } };
-    const res = await api().put(`/api/communities/${c.id}`).set(as('3')).send(body);
+    const res = await api().put(`/api/communities/${c.id}`).set(as('2')).send(body);
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body).toMatchObject({ revision_id: 2, metadata: { title: 'New title', type: { id: 'event', title: { en: 'Event' } } } });
     expect(res.body.statistics).toBeDefined();
@@ -207,6 +207,31 @@ describe('POST /api/communities/<id>/rename', () => {
     ]);
     expect((await api().post(`/api/communities/${c.id}/rename`).set(as('2')).send({ slug: 'other-name' })).status).toBe(400);
     expect((await api().post(`/api/communities/${c.id}/rename`).set(as('5')).send({ slug: 'x-y' })).status).toBe(403);
+  });
+});
+
+describe('community settings are owners only (issue 18, InvenioRDM can_update)', () => {
+  const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(10, 7)]);
+
+  it('should refuse a manager the update, rename and logo writes an owner may make', async () => {
+    const c = await create('managed-settings');
+    const body = { ...communityBody('managed-settings'), metadata: { title: 'By a manager', type: { id: 'event' } } };
+    const denied = { status: 403, message: 'Permission denied.' };
+    const put = await api().put(`/api/communities/${c.id}`).set(as('3')).send(body);
+    expect(put.status).toBe(403);
+    expect(put.body).toMatchObject(denied);
+    expect((await api().post(`/api/communities/${c.id}/rename`).set(as('3')).send({ slug: 'by-a-manager' })).body).toMatchObject(denied);
+    const logo = await api().put(`/api/communities/${c.id}/logo`).set(as('3')).set('content-type', 'application/octet-stream').send(png);
+    expect(logo.body).toMatchObject(denied);
+    // The owner's logo stays: a manager may not remove it either.
+    expect(
+      (await api().put(`/api/communities/${c.id}/logo`).set(as('2')).set('content-type', 'application/octet-stream').send(png)).status,
+    ).toBe(200);
+    expect((await api().delete(`/api/communities/${c.id}/logo`).set(as('3'))).body).toMatchObject(denied);
+    const after = await api().get(`/api/communities/${c.id}`).set(as('2'));
+    expect(after.body).toMatchObject({ slug: 'managed-settings', revision_id: 1, metadata: { title: 'Community managed-settings' } });
+    expect((await api().get(`/api/communities/${c.id}/logo`)).status).toBe(200);
+    expect((await api().delete(`/api/communities/${c.id}/logo`).set(as('2'))).status).toBe(204);
   });
 });
 
@@ -306,7 +331,7 @@ describe('logo', () => {
   it('should store, serve (sniffed type), replace and delete a logo; 404 without one', async () => {
     const c = await create('with-logo');
     expect((await api().get(`/api/communities/${c.id}/logo`)).body).toEqual({ status: 404, message: 'No logo exists for this community.' });
-    const put = await api().put(`/api/communities/${c.id}/logo`).set(as('3')).set('content-type', 'application/octet-stream').send(png);
+    const put = await api().put(`/api/communities/${c.id}/logo`).set(as('2')).set('content-type', 'application/octet-stream').send(png);
     expect(put.status, JSON.stringify(put.body)).toBe(200);
     expect(put.body).toMatchObject({ size: png.length, mimetype: 'image/png', checksum: expect.stringMatching(/^md5:/) });
     const got = await api()
@@ -427,6 +452,46 @@ describe('community schema extensions', () => {
     await expect(
       callRpc(h.nats.nc, 'rdm.communities.rpc.validate-extension', { schema_id: 'nope', community_extension: {} }),
     ).rejects.toMatchObject({ status: 404 });
+  });
+});
+
+describe('schema extensions of a restricted community (issue 18)', () => {
+  const schema = { $schema: 'http://json-schema.org/draft-04/schema#', title: 'Secret fields', type: 'object' };
+
+  it('should answer non-readers as for an unknown slug or schema and leave the community out of their list', async () => {
+    const c = await create('secret-ext', { access: { visibility: 'restricted' } });
+    const v1 = await api().put('/api/community-schema-extension/secret-ext').set(as('2')).send(schema);
+    expect(v1.status, JSON.stringify(v1.body)).toBe(200);
+    const unknownSlug = await api().get('/api/community-schema-extension/no-such-community');
+    const unknownSchema = await api().get('/api/community-schema-extension/schema/00000000-0000-4000-8000-000000000000/jsonschema');
+    expect(unknownSlug.status).toBe(404);
+    for (const who of [{}, as('9')]) {
+      const bySlug = await api().get('/api/community-schema-extension/secret-ext').set(who);
+      expect(bySlug.status).toBe(404);
+      expect(bySlug.body).toEqual(unknownSlug.body);
+      const byId = await api().get(`/api/community-schema-extension/schema/${v1.body.schema_id}/jsonschema`).set(who);
+      expect(byId.status).toBe(404);
+      expect(byId.body).toEqual(unknownSchema.body);
+      const list = await api().get('/api/community-schema-extension').set(who);
+      expect(list.status).toBe(200);
+      expect(JSON.stringify(list.body)).not.toContain('secret-ext');
+      expect(JSON.stringify(list.body)).not.toContain(c.id);
+    }
+    // Members (a reader is enough) and administrators still see it.
+    for (const who of [as('5'), ADMIN]) {
+      expect((await api().get('/api/community-schema-extension/secret-ext').set(who)).body.uuid).toBe(v1.body.schema_id);
+      expect((await api().get(`/api/community-schema-extension/schema/${v1.body.schema_id}/jsonschema`).set(who)).status).toBe(200);
+      expect((await api().get('/api/community-schema-extension').set(who)).body).toContainEqual(
+        expect.objectContaining({ community_slug: 'secret-ext', schema_id: v1.body.schema_id, section: 'Secret fields' }),
+      );
+    }
+  });
+
+  it('should not serve the schemas of a deleted community by id', async () => {
+    const c = await create('gone-ext');
+    const v1 = await api().put('/api/community-schema-extension/gone-ext').set(as('2')).send(schema);
+    expect((await api().delete(`/api/communities/${c.id}`).set(as('2'))).status).toBe(204);
+    expect((await api().get(`/api/community-schema-extension/schema/${v1.body.schema_id}/jsonschema`).set(ADMIN)).status).toBe(404);
   });
 });
 

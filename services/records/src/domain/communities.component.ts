@@ -238,11 +238,15 @@ export class CommunitiesComponent {
     return removed;
   }
 
-  /** GET /api/records/<id>/communities-suggestions: the caller's communities the record is not in. */
+  /**
+   * GET /api/records/<id>/communities-suggestions: the caller's communities the record is not in.
+   * Only those who may add the record to a community ask (InvenioRDM's `add_community` = manage),
+   * so a reader cannot list another user's community memberships through someone's record.
+   */
   async suggestions(identity: Identity, id: string): Promise<CommunitySummary[]> {
     if (identity.sub === null) throw Errors.permissionDenied();
     const { record, parent } = await this.loadRecord(id);
-    await this.d.records.requireWith('read', identity, ctxOf(record, parent), parent);
+    await this.d.records.requireWith('manage', identity, ctxOf(record, parent), parent);
     const mine = Object.keys(await this.d.communities.roles(identity.sub));
     const already = new Set(idsOf(parent));
     const candidates = mine.filter((c) => !already.has(c));

@@ -1,8 +1,11 @@
 /**
  * A community's records, from the community's side (reference invenio-records §4.2):
  * `DELETE /api/communities/<id or slug>/records` `{records: [{id}]}` removes records from the
- * community. Curators, managers and owners of the community may remove any of its records; a
- * record's owner (and administrators, the system) may remove their own. Per-record refusals come
+ * community. Only curators, managers and owners of the community (and administrators, the system)
+ * may, as InvenioRDM's `remove_record` (a record's owner removes their record through
+ * `DELETE /api/records/<id>/communities` instead); anyone else gets 403, or 404 when the community
+ * is restricted and they are not a member, the answer of an unknown community, so the route tells
+ * nobody that a restricted slug exists. Per-record refusals come
  * back as `{errors: [{record, message}]}` with 200, as InvenioRDM answers; the removals that are
  * allowed are written in ONE transaction, each parent with its `rdm.records.inclusion.removed`
  * (the communities service keeps its statistics from it).
@@ -56,20 +59,25 @@ export function parseRecordIds(body: unknown): string[] {
 export class CommunityRecordsComponent {
   constructor(private readonly d: CommunityRecordsDeps) {}
 
-  /** DELETE /api/communities/<id or slug>/records: `{}` or `{errors}` (200); 404/410 for the community. */
+  /** DELETE /api/communities/<id or slug>/records: `{}` or `{errors}` (200); 403 non-curators; 404/410 for the community. */
   async remove(identity: Identity, idOrSlug: string, body: unknown): Promise<{ errors?: RecordRemovalError[] }> {
     if (identity.sub === null && !isSystem(identity)) throw Errors.permissionDenied();
-    const ids = parseRecordIds(body);
     const [community] = await this.d.communities.get([idOrSlug]);
     if (!community) throw Errors.pidDoesNotExist();
-    if (community.is_deleted) throw Errors.gone();
     const privileged = isAdmin(identity) || isSystem(identity);
-    const roles = privileged || identity.sub === null ? {} : await this.d.communities.roles(identity.sub, [community.id]);
-    const curator = privileged || CURATOR_ROLES.includes(roles[community.id] as never);
+    const role =
+      privileged || identity.sub === null ? undefined : (await this.d.communities.roles(identity.sub, [community.id]))[community.id];
+    if (!privileged && !CURATOR_ROLES.includes(role as never)) {
+      // Why before the deletion check: a non-member learns nothing about a restricted community.
+      if (community.visibility === 'restricted' && !role) throw Errors.pidDoesNotExist();
+      throw Errors.permissionDenied();
+    }
+    if (community.is_deleted) throw Errors.gone();
+    const ids = parseRecordIds(body);
     const errors: RecordRemovalError[] = [];
     await withTransaction(this.d.db, async (trx) => {
       for (const id of ids) {
-        const message = await this.removeOne(trx, identity, curator, id, community.id);
+        const message = await this.removeOne(trx, id, community.id);
         if (message) errors.push({ record: id, message });
       }
     });
@@ -77,18 +85,11 @@ export class CommunityRecordsComponent {
   }
 
   /** Remove one record in `trx`; the refusal's message, or undefined when removed. */
-  private async removeOne(
-    trx: Knex.Transaction,
-    identity: Identity,
-    curator: boolean,
-    id: string,
-    communityId: string,
-  ): Promise<string | undefined> {
+  private async removeOne(trx: Knex.Transaction, id: string, communityId: string): Promise<string | undefined> {
     const record = await repo.getRecord(trx, id);
     if (!record || record.deletion_status !== 'P') return Errors.pidDoesNotExist().message;
     const parent = await repo.getParent(trx, record.parent_id, true);
     if (!parent) return Errors.pidDoesNotExist().message;
-    if (!curator && (identity.sub === null || parent.owner_id !== identity.sub)) return INCLUSION_MESSAGES.denied;
     const removed = await this.d.inclusions.removeFromParent(trx, parent, [communityId], id);
     return removed.length ? undefined : INCLUSION_MESSAGES.notIncluded;
   }

@@ -132,21 +132,50 @@ describe('records and their communities (extension on publish, DELETE /api/commu
     expect(after).not.toContain(b.id);
   });
 
-  it("should let a record's owner remove their own record and refuse other members", async () => {
+  it("should refuse (403) everyone but the community's curators, the record's owner included (InvenioRDM remove_record)", async () => {
     const r = await included();
-    const denied = await env.request
-      .delete(`/api/communities/${c.id}/records`)
-      .set(as(OTHER))
-      .send({ records: [{ id: r.id }] });
-    expect(denied.status).toBe(200);
-    expect(denied.body).toEqual({ errors: [{ record: r.id, message: INCLUSION_MESSAGES.denied }] });
+    for (const user of [OTHER, OWNER]) {
+      const denied = await env.request
+        .delete(`/api/communities/${c.id}/records`)
+        .set(as(user))
+        .send({ records: [{ id: r.id }] });
+      expect(denied.status).toBe(403);
+      expect(denied.body).toEqual({ status: 403, message: 'Permission denied.' });
+    }
     expect(await removedEvents(r.parentId)).toHaveLength(0);
-    const own = await env.request
-      .delete(`/api/communities/${c.id}/records`)
-      .set(as(OWNER))
-      .send({ records: [{ id: r.id }] });
-    expect(own.body).toEqual({});
-    expect(await removedEvents(r.parentId)).toHaveLength(1);
+    expect(await listed()).toContain(r.id);
+  });
+
+  it("should answer a non-member about a restricted community's slug as about an unknown one (issue 18)", async () => {
+    const hidden = env.fakeCommunities.add(community('cr-hidden', { visibility: 'restricted' }));
+    env.fakeCommunities.setRole(OTHER, hidden.id, 'reader');
+    env.fakeCommunities.setRole(CURATOR, hidden.id, 'curator');
+    const body = { records: [{ id: 'abcde-12345' }] };
+    const unknown = await env.request.delete('/api/communities/cr-unknown-slug/records').set(as(OWNER)).send(body);
+    expect(unknown.status).toBe(404);
+    const probe = await env.request.delete(`/api/communities/${hidden.slug}/records`).set(as(OWNER)).send(body);
+    expect(probe.status).toBe(404);
+    expect(probe.body).toEqual(unknown.body);
+    // A member who may read it but not curate it is refused; its curators are answered per record.
+    expect((await env.request.delete(`/api/communities/${hidden.slug}/records`).set(as(OTHER)).send(body)).status).toBe(403);
+    const curated = await env.request.delete(`/api/communities/${hidden.slug}/records`).set(as(CURATOR)).send(body);
+    expect(curated.status).toBe(200);
+    expect(curated.body).toEqual({ errors: [{ record: 'abcde-12345', message: 'The persistent identifier does not exist.' }] });
+  });
+
+  it('should suggest communities only to those who may manage the record (issue 18, InvenioRDM add_community)', async () => {
+    const r = await included();
+    const suggestions = (user: string) => env.request.get(`/api/records/${r.id}/communities-suggestions`).set(as(user));
+    // A reader of the record's community (and anyone else) may read the record but not manage it.
+    for (const user of [OTHER, '964']) {
+      const res = await suggestions(user);
+      expect(res.status).toBe(403);
+      expect(res.body).toEqual({ status: 403, message: 'Permission denied.' });
+    }
+    expect((await env.request.get(`/api/records/${r.id}/communities-suggestions`)).status).toBe(403);
+    expect((await suggestions(OWNER)).status).toBe(200);
+    // Curators of the record's communities manage it.
+    expect((await suggestions(CURATOR)).status).toBe(200);
   });
 
   it('should answer 403 to anonymous callers, 404 for an unknown community and 400 for a bad body', async () => {
