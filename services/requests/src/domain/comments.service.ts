@@ -49,8 +49,14 @@ export class CommentsService {
     return ev;
   }
 
-  private one(ev: EventRow, selfHtml: string): Record<string, unknown> {
-    return serializeEvent(ev, { links: this.deps.links, requestSelfHtml: selfHtml, commentForm: true });
+  /** One event as every event answer carries it: with the caller's `permissions` on it (InvenioRDM's event JSON). */
+  private one(ev: EventRow, selfHtml: string, identity: Identity, canComment: boolean): Record<string, unknown> {
+    return serializeEvent(ev, {
+      links: this.deps.links,
+      requestSelfHtml: selfHtml,
+      commentForm: true,
+      permissionsFor: { identity, canComment },
+    });
   }
 
   /** `POST …/comments` (no parent) and `POST …/comments/<id>/reply`: 201 with the comment. */
@@ -79,18 +85,18 @@ export class CommentsService {
       return e;
     });
     await this.requests.indexed([req.id]);
-    return this.one(ev, selfHtml);
+    return this.one(ev, selfHtml, identity, canComment);
   }
 
   /** `GET …/comments/<id>` (also a deleted comment, now a log event). */
   async read(identity: Identity, id: string, eventId: string): Promise<Record<string, unknown>> {
-    const { req, selfHtml } = await this.access(identity, id);
-    return this.one(await this.event(req, eventId), selfHtml);
+    const { req, canComment, selfHtml } = await this.access(identity, id);
+    return this.one(await this.event(req, eventId), selfHtml, identity, canComment);
   }
 
   /** `PUT …/comments/<id>`: only `payload.content`/`format` change; revision + 1; `If-Match` checked when given. */
   async update(identity: Identity, id: string, eventId: string, body: unknown, ifMatch?: number): Promise<Record<string, unknown>> {
-    const { req, selfHtml } = await this.access(identity, id);
+    const { req, canComment, selfHtml } = await this.access(identity, id);
     const ev = await this.event(req, eventId);
     if (ev.type !== 'C') throw RequestErrors.eventNotEditable();
     if (!canUpdateComment(identity, ev)) throw RequestErrors.commentUpdateDenied();
@@ -103,7 +109,7 @@ export class CommentsService {
       checkRevision(ifMatch, locked.revision_id);
       return updateEvent(trx, locked.id, 'C', { ...locked.payload, ...comment });
     });
-    return this.one(updated, selfHtml);
+    return this.one(updated, selfHtml, identity, canComment);
   }
 
   /** `DELETE …/comments/<id>`: the comment becomes a `comment_deleted` log event in place. */

@@ -51,7 +51,18 @@ describe('comments', () => {
       revision_id: 1,
     });
     expect(created.body.created).toMatch(COMMENT_TS);
+    // Every event answer carries the caller's permissions on it, as InvenioRDM's event JSON does.
+    expect(created.body.permissions).toEqual({ can_update_comment: true, can_delete_comment: true, can_reply_comment: true });
     const cid = created.body.id;
+    const readByReceiver = await env.http.get(`/api/requests/${r.id}/comments/${cid}`).set(as(RECEIVER));
+    expect(readByReceiver.body.permissions).toEqual({ can_update_comment: false, can_delete_comment: false, can_reply_comment: true });
+    const reply = await env.http
+      .post(`/api/requests/${r.id}/comments/${cid}/reply`)
+      .set(as(RECEIVER))
+      .send({ payload: { content: 'answer', format: 'html' } });
+    expect(reply.status).toBe(201);
+    // A reply cannot be replied to (nested children are refused).
+    expect(reply.body.permissions).toEqual({ can_update_comment: true, can_delete_comment: true, can_reply_comment: false });
     expect(created.body.links).toEqual({
       self: `${BASE}/api/requests/${r.id}/comments/${cid}`,
       self_html: `${BASE}/communities/cmt/membership-requests/${r.id}#commentevent-${cid}`,
