@@ -48,6 +48,26 @@ export const configProperties = {
     description: 'OAI identifier namespace (`oai:<prefix>:<id>`); empty = the host of PUBLIC_BASE_URL.',
   },
   SITE_NAME: { type: 'string', default: 'Invenio', description: 'Name used in "The prefix … is managed by <site>" messages.' },
+  OAI_ADMIN_EMAIL: { type: 'string', default: '', description: 'OAI-PMH Identify adminEmail; empty = admin@<host of PUBLIC_BASE_URL>.' },
+  OAI_PAGE_SIZE: {
+    type: 'integer',
+    default: 100,
+    minimum: 1,
+    maximum: 1000,
+    description: 'Records per OAI-PMH page (identifiers: five times as many).',
+  },
+  DATACITE_DATACENTER_SYMBOL: {
+    type: 'string',
+    default: '',
+    description: '`datacentreSymbol` of the `oai_datacite` export; empty = SITE_NAME.',
+  },
+  SITEMAP_MAX_URLS: {
+    type: 'integer',
+    default: 50000,
+    minimum: 1,
+    maximum: 50000,
+    description: 'URLs per sitemap file (the protocol allows 50,000); beyond, /sitemap.xml is an index of pages.',
+  },
   RESTRICTION_GRACE_PERIOD_DAYS: {
     type: 'integer',
     default: 30,
