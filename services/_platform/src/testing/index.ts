@@ -277,7 +277,14 @@ export function withGatewayComponents(fragment: Record<string, unknown>): Record
   };
   return doc;
 }
-export { TEST_OPENSEARCH_URL, openSearchAvailable, requireOpenSearch, startEsCompatProxy } from './search-engines.js';
+export {
+  type BothEngines,
+  TEST_OPENSEARCH_URL,
+  openSearchAvailable,
+  requireOpenSearch,
+  startBothEngines,
+  startEsCompatProxy,
+} from './search-engines.js';
 
 // ---------------------------------------------------------------- identities in tests
 

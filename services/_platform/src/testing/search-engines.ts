@@ -9,6 +9,8 @@
  */
 import { type IncomingHttpHeaders, type Server, createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createEngine } from '../search/engine/index.js';
+import type { SearchEngine } from '../search/engine/port.js';
 
 /** URL of the test OpenSearch node. */
 export const TEST_OPENSEARCH_URL = process.env.OPENSEARCH_URL ?? 'http://127.0.0.1:9200';
@@ -74,5 +76,30 @@ export async function startEsCompatProxy(target = TEST_OPENSEARCH_URL): Promise<
         server.closeAllConnections?.();
         server.close(() => resolve());
       }),
+  };
+}
+
+/** Both engine clients against one OpenSearch node: OpenSearch's own and Elasticsearch's (through `startEsCompatProxy`). */
+export interface BothEngines {
+  engines: Array<[string, SearchEngine]>;
+  /** The client of one kind (`opensearch` or `elasticsearch`). */
+  of(kind: string): SearchEngine;
+  close(): Promise<void>;
+}
+
+/** Start both engine clients against `url` (tests that run one suite per engine kind). */
+export async function startBothEngines(url: string, timeoutMs = 30_000): Promise<BothEngines> {
+  const proxy = await startEsCompatProxy(url);
+  const engines: Array<[string, SearchEngine]> = [
+    ['opensearch', (await createEngine('opensearch', { url, timeoutMs })) as SearchEngine],
+    ['elasticsearch', (await createEngine('elasticsearch', { url: proxy.url, timeoutMs })) as SearchEngine],
+  ];
+  return {
+    engines,
+    of: (kind) => engines.find(([k]) => k === kind)?.[1] as SearchEngine,
+    async close() {
+      for (const [, e] of engines) await e.close();
+      await proxy.close();
+    },
   };
 }

@@ -13,12 +13,11 @@ import {
   MAX_REGEX_LENGTH,
   QuerySyntaxError,
   type SearchEngine,
-  createEngine,
   fullTextField,
   keywordField,
   parseQuery,
 } from '../../src/search/index.js';
-import { requireOpenSearch, startEsCompatProxy, uniqueId } from '../../src/testing/index.js';
+import { type BothEngines, requireOpenSearch, startBothEngines, uniqueId } from '../../src/testing/index.js';
 
 const osUrl = await requireOpenSearch('the search engine bounds tests');
 
@@ -27,24 +26,20 @@ const mappings = { dynamic: 'strict', properties: { id: keywordField(), search_t
 const search = (engine: SearchEngine, alias: string, q: string) =>
   engine.search(alias, { query: parseQuery(q), fields: FIELDS, sort: [{ path: 'id', order: 'asc' }], from: 0, size: 10 });
 
-let proxy: { url: string; close: () => Promise<void> };
-const engines: Array<[string, SearchEngine]> = [];
+let both: BothEngines;
 
 describe.skipIf(!osUrl)('search engine bounds on OpenSearch', () => {
   beforeAll(async () => {
-    proxy = await startEsCompatProxy(osUrl as string);
-    engines.push(['opensearch', (await createEngine('opensearch', { url: osUrl as string, timeoutMs: 30_000 })) as SearchEngine]);
-    engines.push(['elasticsearch', (await createEngine('elasticsearch', { url: proxy.url, timeoutMs: 30_000 })) as SearchEngine]);
+    both = await startBothEngines(osUrl as string);
   });
 
   afterAll(async () => {
-    for (const [, e] of engines) await e.close();
-    await proxy?.close();
+    await both?.close();
   });
 
   for (const kind of ['opensearch', 'elasticsearch']) {
     describe(kind, () => {
-      const engine = () => engines.find(([k]) => k === kind)?.[1] as SearchEngine;
+      const engine = () => both.of(kind);
       const def: IndexDefinition = { alias: `bounds-${kind}-${uniqueId()}`, version: 1, mappings };
 
       beforeAll(async () => {

@@ -19,7 +19,7 @@ import {
   longField,
   parseQuery,
 } from '../../src/search/index.js';
-import { requireOpenSearch, startEsCompatProxy, uniqueId } from '../../src/testing/index.js';
+import { type BothEngines, requireOpenSearch, startBothEngines, uniqueId } from '../../src/testing/index.js';
 
 const osUrl = await requireOpenSearch('the search engine port tests (versions, reindex, outage)');
 
@@ -28,24 +28,20 @@ const mappings = { dynamic: 'strict', properties: { id: keywordField(), n: longF
 const doc = (id: string, version: number, text: string): IndexDoc => ({ id, version, source: { id, n: version, search_text: text } });
 const all = { query: { type: 'all' } as const, fields: FIELDS, sort: [{ path: 'id', order: 'asc' as const }], from: 0, size: 100 };
 
-let proxy: { url: string; close: () => Promise<void> };
-const engines: Array<[string, SearchEngine]> = [];
+let both: BothEngines;
 
 describe.skipIf(!osUrl)('search engine port on OpenSearch', () => {
   beforeAll(async () => {
-    proxy = await startEsCompatProxy(osUrl as string);
-    engines.push(['opensearch', (await createEngine('opensearch', { url: osUrl as string, timeoutMs: 30_000 })) as SearchEngine]);
-    engines.push(['elasticsearch', (await createEngine('elasticsearch', { url: proxy.url, timeoutMs: 30_000 })) as SearchEngine]);
+    both = await startBothEngines(osUrl as string);
   });
 
   afterAll(async () => {
-    for (const [, e] of engines) await e.close();
-    await proxy?.close();
+    await both?.close();
   });
 
   for (const kind of ['opensearch', 'elasticsearch']) {
     describe(kind, () => {
-      const engine = () => engines.find(([k]) => k === kind)?.[1] as SearchEngine;
+      const engine = () => both.of(kind);
       const def: IndexDefinition = { alias: `engine-${kind}-${uniqueId()}`, version: 1, mappings };
       afterAll(async () => {
         await engine()?.dropIndex(def.alias);
