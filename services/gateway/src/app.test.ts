@@ -179,6 +179,29 @@ describe(createApp.name, () => {
     expect(upload.status).toBe(503); // went on to the (unreachable) files service
   });
 
+  it('should answer an upload to an unreachable service with 503 and never throw past the request', async () => {
+    // A refused connection used to end in an 'error' on the body feed nobody listened to: an
+    // uncaught exception, which ends a gateway process.
+    const uncaught: unknown[] = [];
+    const keep = (err: unknown) => uncaught.push(err);
+    process.on('uncaughtException', keep);
+    try {
+      const app = gateway();
+      for (const size of [100, 256 * 1024, 2 * 1024 * 1024]) {
+        const upload = await request(app)
+          .put('/api/records/abc/draft/files/a.bin/content')
+          .set('Content-Type', 'application/octet-stream')
+          .send(Buffer.alloc(size));
+        expect(upload.status).toBe(503);
+        expect(upload.body).toEqual({ status: 503, message: 'Service unavailable.' });
+      }
+      await new Promise((r) => setTimeout(r, 50));
+      expect(uncaught).toEqual([]);
+    } finally {
+      process.off('uncaughtException', keep);
+    }
+  });
+
   it('should not parse identity headers from clients', async () => {
     const res = await request(gateway()).get('/api/nothing').set('x-rdm-identity', 'forged.sig');
     expect(res.status).toBe(404);

@@ -360,7 +360,9 @@ class Forward implements Dispatcher.DispatchHandler, Waiter {
     if (!this.admittedToPool) this.pool.cancel(this);
     const c = this.controller;
     if (c !== undefined && !c.aborted) c.abort(error);
-    else this.feed?.destroy(error);
+    // Destroyed without the error: undici may have let go of the body (a refused connection),
+    // and an 'error' on a stream nobody listens to would be an uncaught exception, the process's end.
+    else this.feed?.destroy();
     this.reject(error);
   }
 
