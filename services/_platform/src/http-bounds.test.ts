@@ -75,9 +75,9 @@ async function start(
   return { port: addr.port, seen };
 }
 
-/** A raw client socket: everything it receives, and when it closed. */
-function client(port: number): { socket: Socket; received: () => string; closed: Promise<number> } {
-  const socket = connect(port, '127.0.0.1');
+/** A raw client socket: everything it receives, and when it closed (`halfOpen`: it may still send after the server's FIN). */
+function client(port: number, halfOpen = false): { socket: Socket; received: () => string; closed: Promise<number> } {
+  const socket = connect({ port, host: '127.0.0.1', allowHalfOpen: halfOpen });
   sockets.push(socket);
   let data = '';
   socket.on('data', (c) => {
@@ -251,5 +251,138 @@ describe('createBoundedServer', () => {
     }
     // The request timeout is a last resort: a 1 GiB upload at an ordinary 2 MB/s (~9 minutes) fits in it.
     expect((1024 ** 3 / 2e6) * 1000).toBeLessThan(d.requestTimeoutMs);
+  });
+});
+
+/** A server whose handler answers 404 before it read the body: at once, or after reading `readFirst` bytes and stopping. */
+async function startEarly(bounds: HttpServerBounds, o: { close?: boolean; readFirst?: number } = {}): Promise<{ port: number }> {
+  server = createBoundedServer((req: IncomingMessage, res: ServerResponse) => {
+    if (req.url === '/next') {
+      req.resume();
+      req.on('end', () => res.end('next'));
+      return;
+    }
+    const answer = () => {
+      const body = JSON.stringify({ status: 404, message: 'Refused early.' });
+      const headers: Record<string, string | number> = { 'Content-Type': 'application/json', 'Content-Length': body.length };
+      if (o.close) headers.Connection = 'close';
+      res.writeHead(404, headers);
+      res.end(body);
+    };
+    if (!o.readFirst) return answer();
+    let n = 0;
+    const onData = (c: Buffer) => {
+      n += c.length;
+      if (n < (o.readFirst as number)) return;
+      // As a storage pipeline that failed: stops listening, the body left paused mid-way.
+      req.off('data', onData);
+      req.pause();
+      answer();
+    };
+    req.on('data', onData);
+  }, bounds);
+  await new Promise<void>((r) => server?.listen(0, '127.0.0.1', r));
+  const addr = server.address();
+  if (!addr || typeof addr === 'string') throw new Error('no port');
+  return { port: addr.port };
+}
+
+/** Until `socket` can take more (or closed); both listeners removed either way. */
+function drained(socket: Socket): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      socket.off('drain', done);
+      socket.off('close', done);
+      resolve();
+    };
+    socket.once('drain', done);
+    socket.once('close', done);
+  });
+}
+
+/** Send a head and `size` body bytes without waiting for the answer (honouring back-pressure), then `then`. */
+async function keepSending(port: number, size: number, then = ''): Promise<{ c: ReturnType<typeof client>; sent: number; error?: string }> {
+  const c = client(port, true);
+  let error: string | undefined;
+  c.socket.on('error', (e: NodeJS.ErrnoException) => {
+    error = e.code ?? e.message;
+  });
+  const write = async (b: Buffer | string) => {
+    if (c.socket.destroyed) return false;
+    if (!c.socket.write(b)) await drained(c.socket);
+    return !c.socket.destroyed;
+  };
+  let sent = 0;
+  await write(HEAD(size));
+  const chunk = Buffer.alloc(256 * 1024, 'c');
+  while (sent < size) {
+    const part = chunk.subarray(0, Math.min(chunk.length, size - sent));
+    if (!(await write(part))) break;
+    sent += part.length;
+  }
+  if (then) await write(then);
+  // Done sending: the connection may close once the server is done too.
+  c.socket.end();
+  return { c, sent, error };
+}
+
+describe('createBoundedServer: answers sent before the body was read', () => {
+  const LOOSE: HttpServerBounds = { ...BOUNDS, bodyIdleTimeoutMs: 0, bodyMinBytesPerSecond: 0 };
+  const size = 20 * 1024 * 1024;
+
+  it(
+    'should read the rest of the body of a `Connection: close` refusal before closing (no reset), 10 times',
+    { timeout: 30_000 },
+    async () => {
+      const { port } = await startEarly(LOOSE, { close: true });
+      for (let i = 0; i < 10; i++) {
+        const { c, sent, error } = await keepSending(port, size);
+        await within(c.closed, 5000);
+        expect({ error, sent, status: parse(c.received()).status }).toEqual({ error: undefined, sent: size, status: 404 });
+        expect(parse(c.received()).body).toEqual({ status: 404, message: 'Refused early.' });
+      }
+    },
+  );
+
+  it(
+    'should discard the rest of a body its handler stopped reading mid-way, then serve the next request on the connection',
+    { timeout: 30_000 },
+    async () => {
+      const { port } = await startEarly(LOOSE, { readFirst: 1024 * 1024 });
+      const { c, sent, error } = await keepSending(port, size, 'GET /next HTTP/1.1\r\nHost: x\r\n\r\n');
+      await within(
+        (async () => {
+          while (!c.received().endsWith('next')) await sleep(20);
+        })(),
+        5000,
+      );
+      expect({ error, sent }).toEqual({ error: undefined, sent: size });
+      expect(c.received().match(/HTTP\/1\.1 \d+/g)).toEqual(['HTTP/1.1 404', 'HTTP/1.1 200']);
+    },
+  );
+
+  it(
+    'should say `Connection: close` when the declared body exceeds the drain bound, and close once the bound is read',
+    { timeout: 15_000 },
+    async () => {
+      const { port } = await startEarly({ ...LOOSE, drainMaxBytes: 1024 * 1024 }, { readFirst: 0 });
+      const c = client(port);
+      c.socket.write(HEAD(8 * 1024 * 1024));
+      c.socket.write(Buffer.alloc(3 * 1024 * 1024, 'd'));
+      await within(c.closed, 5000);
+      const answer = parse(c.received());
+      expect(answer.status).toBe(404);
+      expect(answer.headers).toContain('connection: close');
+    },
+  );
+
+  it('should close after the drain time bound when the rest of the body does not come', { timeout: 15_000 }, async () => {
+    const { port } = await startEarly({ ...LOOSE, drainTimeoutMs: 400 });
+    const c = client(port);
+    c.socket.write(`${HEAD(1000)}xx`);
+    const closedAfter = await within(c.closed, 5000);
+    expect(closedAfter).toBeGreaterThanOrEqual(350);
+    expect(parse(c.received()).status).toBe(404);
+    expect(parse(c.received()).headers).not.toContain('connection: close');
   });
 });

@@ -16,6 +16,17 @@
  * A cut answers 408 with InvenioRDM's JSON error body and `Connection: close` when the answer has
  * not started, and closes the connection in every case. Node's own answers to a broken or timed-out
  * request head (400, 408, 413, 431) get the same JSON body.
+ *
+ * Early answers (issue 19, item 1): a handler that answers before it read the whole body (an upload
+ * refused at once with 403/404/415, a JSON body over its limit, a storage refusal mid-body) gets
+ * the rest of the body read and discarded, bounded by `drainMaxBytes` and `drainTimeoutMs`, before
+ * the connection is closed or reused. Closing while the peer still sends makes the kernel answer
+ * its bytes with a reset, and a reset can destroy the answer before the peer reads it: behind the
+ * gateway, undici then failed its write (EPIPE/ECONNRESET) before it parsed the answer, and the
+ * client got a 503 instead of the service's refusal. A declared body larger than `drainMaxBytes`
+ * gets `Connection: close`; the socket then lingers half-closed, still discarding, until the body
+ * ends, the peer closes or a bound runs out. Node's own handling was unbounded (it reads an unread
+ * body to its end, however large) or a close mid-body (`Connection: close`).
  */
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
@@ -30,7 +41,17 @@ export interface HttpServerBounds {
   bodyRateWindowMs: number;
   /** How often bodies in flight are checked (default: a tenth of the shortest body bound, 100 ms to 1 s). */
   checkIntervalMs?: number;
+  /** Most bytes of an unread body discarded after an early answer (default DEFAULT_DRAIN.maxBytes). */
+  drainMaxBytes?: number;
+  /** Longest time spent discarding an unread body after an early answer (default DEFAULT_DRAIN.timeoutMs). */
+  drainTimeoutMs?: number;
 }
+
+/**
+ * Bounds on discarding an unread body after an early answer: the gateway's own (EARLY_ANSWER_DRAIN_*
+ * defaults), enough for the usual refused upload, small next to a real one.
+ */
+export const DEFAULT_DRAIN = { maxBytes: 64 * 1024 * 1024, timeoutMs: 15_000 } as const;
 
 /** The defaults of the base configuration (`HTTP_*` variables). */
 export const DEFAULT_HTTP_SERVER_BOUNDS: HttpServerBounds = {
@@ -73,6 +94,10 @@ export const BODY_TIMEOUT_MESSAGE = 'Request timeout: the request body was not r
 /** An HTTP server running `handler` within `bounds` (not listening yet). */
 export function createBoundedServer(handler: RequestListener, bounds: HttpServerBounds): Server {
   const checks = [bounds.headersTimeoutMs, bounds.requestTimeoutMs].filter((t) => t > 0);
+  const drain: Drain = {
+    maxBytes: bounds.drainMaxBytes ?? DEFAULT_DRAIN.maxBytes,
+    timeoutMs: bounds.drainTimeoutMs ?? DEFAULT_DRAIN.timeoutMs,
+  };
   const server = createServer(
     {
       // Why: node checks these timeouts every 30 s by default, so a 20 s bound would be 20-50 s.
@@ -80,12 +105,105 @@ export function createBoundedServer(handler: RequestListener, bounds: HttpServer
       headersTimeout: bounds.headersTimeoutMs,
       requestTimeout: bounds.requestTimeoutMs,
     },
-    handler,
+    // Why before the handler: a handler may answer synchronously.
+    (req: IncomingMessage, res: ServerResponse) => {
+      if (hasBody(req) && !req.complete) guardEarlyAnswer(req as Guarded, res as GuardedRes, drain);
+      handler(req, res);
+    },
   );
   server.keepAliveTimeout = bounds.keepAliveTimeoutMs;
   server.on('clientError', answerClientError);
   watchBodies(server, bounds);
   return server;
+}
+
+/** Bounds of one drain. */
+interface Drain {
+  maxBytes: number;
+  timeoutMs: number;
+}
+
+const EARLY = Symbol('http-bounds.early');
+
+/** State of an early answer, reached from listeners through a symbol. */
+interface EarlyState {
+  req: IncomingMessage;
+  socket: Socket;
+  drain: Drain;
+  read: number;
+  /** The answer said `Connection: close`: the socket lingers until the body ends. */
+  lingering: boolean;
+  timer?: NodeJS.Timeout;
+}
+type Guarded = IncomingMessage & { [EARLY]?: EarlyState };
+type GuardedRes = ServerResponse & { [EARLY]?: EarlyState };
+
+/**
+ * Watch for an answer whose head goes out before the request body arrived: then `Connection:
+ * close` when the declared body exceeds the drain bound, and once the answer is written, the
+ * rest of the body discarded within bounds (drainUnread).
+ */
+function guardEarlyAnswer(req: Guarded, res: GuardedRes, drain: Drain): void {
+  const writeHead = res.writeHead;
+  // Why an own property over writeHead: node calls it for every answer (koa's too, implicitly),
+  // and it is the last moment a `Connection` header can be set.
+  res.writeHead = function earlyWriteHead(this: GuardedRes, ...args: unknown[]) {
+    res.writeHead = writeHead;
+    if (!req.complete && !req.socket.destroyed) {
+      const declared = Number(req.headers['content-length']);
+      if (Number.isFinite(declared) && declared > drain.maxBytes) this.setHeader('Connection', 'close');
+      this[EARLY] = { req, socket: req.socket, drain, read: 0, lingering: false };
+      // Why 'finish' (registered after node's own): node has dumped or left the body by then, and
+      // queued the close of a `Connection: close` answer, which drainUnread replaces.
+      this.once('finish', drainUnread);
+    }
+    return (writeHead as (...a: unknown[]) => ServerResponse).apply(this, args);
+  } as ServerResponse['writeHead'];
+}
+
+/** The answer is written: discard the rest of the body within bounds, then close or reuse the connection. */
+function drainUnread(this: GuardedRes): void {
+  const d = this[EARLY] as EarlyState;
+  const { req, socket } = d;
+  if (req.complete || socket.destroyed) return;
+  (req as Guarded)[EARLY] = d;
+  if (socket.writableEnded) {
+    // A `Connection: close` answer: node's destroySoon() (from its own 'finish' listener, just
+    // before) ended the socket and queued `destroy` for its 'finish'; a close with body bytes
+    // unread would be a reset.
+    socket.removeListener('finish', socket.destroy);
+    d.lingering = true;
+    socket.once('end', destroyOnEnd);
+  }
+  d.timer = setTimeout(destroySocket, d.drain.timeoutMs, socket);
+  d.timer.unref();
+  // The handler may have stopped reading mid-body (a storage refusal): its listeners are left as
+  // they are, the body flows into the count here.
+  req.on('data', onDrainData);
+  req.once('end', onDrainEnd);
+  req.once('close', onDrainClose);
+  req.resume();
+}
+
+function onDrainData(this: Guarded, chunk: Buffer): void {
+  const d = this[EARLY] as EarlyState;
+  d.read += chunk.length;
+  if (d.read > d.drain.maxBytes) d.socket.destroy();
+}
+function onDrainEnd(this: Guarded): void {
+  const d = this[EARLY] as EarlyState;
+  clearTimeout(d.timer);
+  // Every byte the peer sent is read: closing now is clean (no reset).
+  if (d.lingering) d.socket.destroy();
+}
+function onDrainClose(this: Guarded): void {
+  clearTimeout((this[EARLY] as EarlyState).timer);
+}
+function destroySocket(socket: Socket): void {
+  socket.destroy();
+}
+function destroyOnEnd(this: Socket): void {
+  this.destroy();
 }
 
 /** One request whose body has not fully arrived. */

@@ -24,6 +24,7 @@ import { type FileLinks, kindSegment } from '../domain/links.js';
 import { guessMimetype, servedMimetype } from '../domain/mimetype.js';
 import { contentDisposition } from './content-disposition.js';
 import { parseRange, type RangeResult } from './range.js';
+import { RequestBody } from './request-body.js';
 import { entryJson, listJson } from './serializers.js';
 
 /** Dependencies of the files router. */
@@ -85,16 +86,18 @@ function uploadLength(ctx: AppContext): number | undefined {
   return n;
 }
 
-/** Run an upload handler; a refused upload closes the connection so the client stops sending. */
-async function guardUpload(ctx: AppContext, run: (req: IncomingMessage) => Promise<void>): Promise<void> {
-  const req = ctx.req as IncomingMessage;
-  try {
-    await run(req);
-  } catch (err) {
-    // Why: the body was not (fully) read; closing stops the client from sending the rest for nothing.
-    if (!req.complete) ctx.set('Connection', 'close');
-    throw err;
-  }
+/**
+ * Run an upload handler on the request body as a stream of its own (request-body.ts): a refusal,
+ * before or during the body, is written on a connection left open; the service's HTTP server
+ * then discards the rest of the body within bounds (platform http-bounds.ts). Why not
+ * `Connection: close` as before: closing while the client still sends resets the connection, and
+ * the reset destroyed the refusal on its way (behind the gateway: a 503).
+ */
+function guardUpload(run: (body: RequestBody) => Promise<void>, req: IncomingMessage): Promise<void> {
+  const body = new RequestBody(req);
+  return run(body).finally(() => {
+    if (!body.destroyed) body.destroy();
+  });
 }
 
 const SECURITY_HEADERS = {
@@ -213,20 +216,20 @@ function addRoutes(router: Router<AppState>, kind: FilesKind, service: FilesServ
     ctx.status = 204;
   };
   const uploadPart = (scope: FilesScope) => (ctx: AppContext) =>
-    guardUpload(ctx, async (req) => {
+    guardUpload(async (req) => {
       const { recordId, key } = pathParams(ctx, '/content/<part>');
       const part = Number(PART_SUFFIX_RE.exec(ctx.path)![1]);
       const contentLength = uploadLength(ctx);
       const { file } = await service.uploadPart(at(ctx, scope, recordId), key, Number.isSafeInteger(part) ? part : 0, req, contentLength);
       ctx.body = entryJson(file, recordId, scope, links, kind);
-    });
+    }, ctx.req);
   const upload = (scope: FilesScope) => (ctx: AppContext) =>
-    guardUpload(ctx, async (req) => {
+    guardUpload(async (req) => {
       const { recordId, key } = pathParams(ctx, '/content');
       const contentLength = uploadLength(ctx);
       const { file } = await service.upload(at(ctx, scope, recordId), key, req, contentLength);
       ctx.body = entryJson(file, recordId, scope, links, kind);
-    });
+    }, ctx.req);
   const commit = (scope: FilesScope) => async (ctx: AppContext) => {
     const { recordId, key } = pathParams(ctx, '/commit');
     const { file } = await service.commit(at(ctx, scope, recordId), key);
