@@ -300,6 +300,34 @@ describe('draft files: errors', () => {
     expect(inUrl.status).toBe(400);
   });
 
+  it('should refuse fetch and remote transfers at validation with 400 and a field error on the type, registering nothing', async () => {
+    const res = await api(`/api/records/${id}/draft/files`, {
+      method: 'POST',
+      token: owner.token,
+      body: [
+        { key: 'fetched.bin', transfer: { type: 'F' } },
+        { key: 'remote.bin', transfer: { type: 'R' } },
+      ],
+    });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({
+      status: 400,
+      message: 'A validation error occurred.',
+      errors: [
+        {
+          field: '0.transfer.type',
+          messages: ['Fetch transfers (F) are not supported: upload the content (L) or upload it in parts (M).'],
+        },
+        {
+          field: '1.transfer.type',
+          messages: ['Remote transfers (R) are not supported: upload the content (L) or upload it in parts (M).'],
+        },
+      ],
+    });
+    const list = await api(`/api/records/${id}/draft/files`, { token: owner.token });
+    expect(list.body.entries.map((e: { key: string }) => e.key)).toEqual(['one.txt']);
+  });
+
   it('should answer 404 for unknown keys and records', async () => {
     const key = await api(`/api/records/${id}/draft/files/missing.txt`, { token: owner.token });
     expect(key.status).toBe(404);

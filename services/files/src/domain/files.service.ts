@@ -245,9 +245,6 @@ export class FilesService {
     const items: InitItem[] = parseInitBody(body);
     const grant = await this.authorize(t, 'update');
     if (!grant.enabled) throw FilesErrors.filesNotEnabled();
-    // Why: remote/fetch transfers are not offered to users (InvenioRDM: 403 for normal users).
-    if (items.some((i) => i.transfer.type !== 'L' && i.transfer.type !== 'M'))
-      throw new AppError('permission_denied', 403, 'Permission denied.');
     const multipart = items.filter((i) => i.transfer.type === 'M');
     const plans = new Map(
       multipart.map((i) => [i.key, planMultipart(i, { engine: this.d.storage.kind, maxPartBytes: this.d.limits.maxPartBytes })]),

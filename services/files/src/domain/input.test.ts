@@ -52,6 +52,20 @@ describe(parseInitBody.name, () => {
     ]);
   });
 
+  it('should refuse fetch and remote transfers with a field error on their type (not offered)', () => {
+    expect(
+      errorsOf(() =>
+        parseInitBody([
+          { key: 'a', transfer: { type: 'F' } },
+          { key: 'b', transfer: { type: 'R' } },
+        ]),
+      ).errors,
+    ).toEqual([
+      { field: '0.transfer.type', messages: ['Fetch transfers (F) are not supported: upload the content (L) or upload it in parts (M).'] },
+      { field: '1.transfer.type', messages: ['Remote transfers (R) are not supported: upload the content (L) or upload it in parts (M).'] },
+    ]);
+  });
+
   it('should refuse unknown transfer types', () => {
     expect(errorsOf(() => parseInitBody([{ key: 'a', transfer: { type: 'X' } }])).errors).toEqual([
       { field: '0.transfer.type', messages: ['Unsupported value: X'] },

@@ -6,8 +6,19 @@
 import { Errors, type FieldError } from '@rdm/platform';
 import { keyProblem } from './keys.js';
 
-/** Transfer types InvenioRDM knows; `L` (local upload) and `M` (multipart) are open to users. */
-export const TRANSFER_TYPES = ['L', 'F', 'R', 'M'] as const;
+/**
+ * Transfer types this service offers: `L` (content uploaded through the API) and `M` (multipart).
+ * InvenioRDM's fetch (`F`: the server pulls the content from a URL) and remote (`R`: the content
+ * stays at a URL) are refused at validation with a field error (issue 19, item 5; why: the files
+ * README, "Transfer types").
+ */
+export const TRANSFER_TYPES = ['L', 'M'] as const;
+
+/** InvenioRDM's transfer types this service does not offer, with the message of their field error. */
+export const UNSUPPORTED_TRANSFER_TYPES: Readonly<Record<string, string>> = {
+  F: 'Fetch transfers (F) are not supported: upload the content (L) or upload it in parts (M).',
+  R: 'Remote transfers (R) are not supported: upload the content (L) or upload it in parts (M).',
+};
 
 /** One validated entry of an init request. */
 export interface InitItem {
@@ -99,6 +110,8 @@ export function parseInitBody(body: unknown): InitItem[] {
       const t = item.transfer as Record<string, unknown>;
       if ('type' in t) {
         if (typeof t.type !== 'string') c.add(`${i}.transfer.type`, 'Not a valid string.');
+        else if (Object.hasOwn(UNSUPPORTED_TRANSFER_TYPES, t.type))
+          c.add(`${i}.transfer.type`, UNSUPPORTED_TRANSFER_TYPES[t.type] as string);
         else if (!(TRANSFER_TYPES as readonly string[]).includes(t.type)) c.add(`${i}.transfer.type`, `Unsupported value: ${t.type}`);
         else transfer.type = t.type;
       }

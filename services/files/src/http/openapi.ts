@@ -399,7 +399,7 @@ export function openapiFragment(): Json {
                   type: 'string',
                   enum: [...TRANSFER_TYPES],
                   description:
-                    '`L` (upload through the API) and `M` (multipart, with `parts` and `size`) are open to users; others are 403.',
+                    "`L` (upload through the API) or `M` (multipart, with `parts` and `size`). InvenioRDM's fetch (`F`) and remote (`R`) transfers are not offered: 400 with a field error on `<n>.transfer.type`.",
                 },
                 parts: { type: 'integer', minimum: 1, maximum: 10000, description: 'Multipart: number of parts (required).' },
                 part_size: {
