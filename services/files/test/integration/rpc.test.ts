@@ -222,21 +222,46 @@ describe('files RPC, consumers and outbox over NATS', () => {
 
     it('should lock the bucket of a published record, once per event', async () => {
       const bucket = await draftWith('pubev-00006', { 'p.txt': 'p' });
-      const e = envelope('rdm.records.record.published', {
-        id: 'pubev-00006',
-        parent_id: 'par00-00001',
-        index: 1,
-        is_latest: true,
-        access_status: 'open',
-        bucket_id: bucket,
-      });
+      const published = (id: string, bucketId: string) =>
+        envelope('rdm.records.record.published', {
+          id,
+          parent_id: 'par00-00001',
+          index: 1,
+          is_latest: true,
+          access_status: 'open',
+          bucket_id: bucketId,
+        });
+      const e = published('pubev-00006', bucket);
       await client.js.publish('rdm.records.record.published', JSON.stringify(e), { msgID: e.id });
       await waitFor(async () => (await h.tdb.db('buckets').where({ id: bucket }).first())?.locked === true, {
         message: 'bucket not locked',
       });
-      // A redelivered/duplicated event (same id, new msg id) has no second effect and is acked.
+      // An edit draft of the record registers a key in the locked bucket (for the draft only): what
+      // handling the publication again would drop.
+      h.records.records.get('pubev-00006')!.draftLocked = true;
+      await h.service.init({ identity: SYSTEM, recordId: 'pubev-00006', scope: 'draft' }, [{ key: 'edit-only.txt' }]);
+      const registered = () => h.tdb.db('files').where({ bucket_id: bucket, key: 'edit-only.txt', draft_only: true }).first();
+      expect(await registered()).toBeDefined();
+      // A redelivered/duplicated event (same id, new msg id), then a marker event after it: events
+      // are handled one at a time in stream order, so once the marker's effect shows, the duplicate
+      // was handled (or skipped) before it.
       await client.js.publish('rdm.records.record.published', JSON.stringify(e), { msgID: `${e.id}-again` });
-      await waitFor(async () => Number((await h.tdb.db('inbox').where({ message_id: e.id }).count({ n: '*' }).first())?.n) === 1);
+      const markerBucket = await draftWith('pubev-00016', { 'm.txt': 'm' });
+      const marker = published('pubev-00016', markerBucket);
+      await client.js.publish('rdm.records.record.published', JSON.stringify(marker), { msgID: marker.id });
+      await waitFor(async () => (await h.tdb.db('buckets').where({ id: markerBucket }).first())?.locked === true, {
+        message: 'marker not handled',
+      });
+      // The duplicate had no second effect: the registration made after the first is still there,
+      // the event has one inbox row, and it was acked (nothing left pending or redelivered).
+      expect(await registered()).toBeDefined();
+      expect(Number((await h.tdb.db('inbox').where({ message_id: e.id }).count({ n: '*' }).first())?.n)).toBe(1);
+      const settled = async () => {
+        const info = await server.jsm.consumers.info('RECORDS', 'files-record-published');
+        return info.num_pending === 0 && info.num_ack_pending === 0 ? info : undefined;
+      };
+      await waitFor(async () => (await settled()) !== undefined, { message: 'events left unacked' });
+      expect((await settled())?.num_redelivered).toBe(0);
     });
 
     it('should drop the bucket of a deleted draft with its objects, but keep a locked bucket', async () => {
