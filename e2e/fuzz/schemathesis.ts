@@ -69,6 +69,8 @@ export interface FuzzOptions {
   fixtures?: FixtureBinding[];
   /** Operations left out (schemathesis --exclude-path-regex). */
   excludePathRegex?: string;
+  /** Only these operations (schemathesis --include-path-regex), for a focused run. */
+  includePathRegex?: string;
 }
 
 /** One failing operation. */
@@ -138,6 +140,7 @@ export async function runFuzz(o: FuzzOptions): Promise<FuzzResult> {
   if (o.token) args.push('--header', `Authorization: Bearer ${o.token}`);
   if (o.maxTimeSeconds) args.push('--max-time', String(o.maxTimeSeconds));
   if (o.excludePathRegex) args.push('--exclude-path-regex', o.excludePathRegex);
+  if (o.includePathRegex) args.push('--include-path-regex', o.includePathRegex);
   let stdout = '';
   let exitCode = 0;
   try {

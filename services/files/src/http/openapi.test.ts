@@ -50,7 +50,21 @@ describe(openapiFragment.name, () => {
         `GET ${R}/files-archive`,
       ]
         .flatMap((op) => [op, op.replace('/files-archive', '/media-files-archive').replace(/\/files(\/|$)/, '/media-files$1')])
+        // A published record's media files are written through the same routes as a draft's.
+        .concat([
+          `POST ${R}/media-files`,
+          `DELETE ${R}/media-files`,
+          `PUT ${R}/media-files/{key}`,
+          `DELETE ${R}/media-files/{key}`,
+          `PUT ${R}/media-files/{key}/content`,
+          `PUT ${R}/media-files/{key}/content/{part}`,
+          `POST ${R}/media-files/{key}/commit`,
+        ])
         .sort(),
+    );
+    expect(fragment.paths[`${R}/media-files/{key}/content/{part}`].put.operationId).toBe('uploadRecordMediaFilePart');
+    expect(Object.keys(fragment.paths[`${R}/media-files/{key}/content/{part}`].put.responses)).toEqual(
+      expect.arrayContaining(['200', '400', '403', '404', '415', '501']),
     );
     const part = fragment.paths[`${D}/files/{key}/content/{part}`].put;
     expect(part.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/FileEntry' });

@@ -135,27 +135,40 @@ function archive(scope: 'draft' | 'record'): Json {
 
 /**
  * The media-files operations: the files ones on `…/media-files…` (operation ids `…MediaFile…`),
- * plus 501 when records answers no media-bucket grant (an older records release).
+ * plus 501 when records answers no media-bucket grant (an older records release). A published
+ * record's media files are also writable through the same routes as a draft's (the service serves
+ * them, records' grant decides: InvenioRDM's default policy refuses them to everyone, 403), so the
+ * draft's write operations are documented on the record's media paths too (issue 19, item 9: the
+ * fuzzer found them answered with statuses the gateway's generic description did not list).
  */
 function mediaPaths(files: Record<string, Json>): Record<string, Json> {
   const out: Record<string, Json> = {};
+  const toMedia = (path: string) => path.replace('/files-archive', '/media-files-archive').replace(/\/files(\/|$)/, '/media-files$1');
+  const mediaOp = (op: Json, record: boolean): Json => ({
+    ...op,
+    operationId: String(op.operationId)
+      .replace(/File/, 'MediaFile')
+      .replace(record ? /Draft/ : /^$/, 'Record'),
+    summary: String(op.summary)
+      .replace(/files?\b/, (w) => `media ${w}`)
+      .replace(record ? /the draft('s)?/ : /^$/, (_, s) => `the published record${s ?? ''}`),
+    ...(record
+      ? { description: `${op.description ? `${String(op.description)} ` : ''}Records' default policy refuses it to everyone (403).` }
+      : {}),
+    responses: { ...(op.responses as Json), '501': E['501'] },
+  });
   for (const [path, item] of Object.entries(files)) {
-    const media = path.replace('/files-archive', '/media-files-archive').replace(/\/files(\/|$)/, '/media-files$1');
     const copy: Json = {};
-    for (const [k, v] of Object.entries(item)) {
-      if (k === 'parameters' || typeof v !== 'object' || v === null) {
-        copy[k] = v;
-        continue;
-      }
-      const op = v as Json;
-      copy[k] = {
-        ...op,
-        operationId: String(op.operationId).replace(/File/, 'MediaFile'),
-        summary: String(op.summary).replace(/files?\b/, (w) => `media ${w}`),
-        responses: { ...(op.responses as Json), '501': E['501'] },
-      };
-    }
-    out[media] = copy;
+    for (const [k, v] of Object.entries(item))
+      copy[k] = k === 'parameters' || typeof v !== 'object' || v === null ? v : mediaOp(v as Json, false);
+    out[toMedia(path)] = copy;
+  }
+  for (const [path, item] of Object.entries(files)) {
+    if (!path.startsWith('/api/records/{id}/draft/files/') && path !== '/api/records/{id}/draft/files') continue;
+    const target = toMedia(path.replace('/draft/', '/'));
+    out[target] ??= { parameters: item.parameters };
+    const at = out[target] as Json;
+    for (const m of ['post', 'put', 'delete'] as const) if (item[m]) at[m] = mediaOp(item[m] as Json, true);
   }
   return out;
 }
