@@ -135,8 +135,9 @@ bench: deps infra ## every scripts/bench/*.bench.ts in order
 lint: deps ## biome check
 	@cd $(ROOT) && biome check .
 
-typecheck: deps ## tsc over every package (the platform included) and the e2e suite
-	@cd $(ROOT); pnpm -r --workspace-concurrency=1 --if-present run typecheck && tsc -p e2e/tsconfig.json
+typecheck: deps ## tsc over every package (the platform included), the e2e and fault suites, scripts (benches included) and the chart tests
+	@cd $(ROOT); pnpm -r --workspace-concurrency=1 --if-present run typecheck && tsc -p e2e/tsconfig.json \
+		&& tsc -p scripts/tsconfig.json && tsc -p charts/test/tsconfig.json
 
 # ---------------------------------------------------------------- users CLI
 # The CLI prints a JSON object as its last stdout line; nothing here writes to stdout.
