@@ -400,7 +400,7 @@ try {
   const filesPeak = Math.max(gw.rss.files ?? 0, direct.rss.files ?? 0);
   say('\n=== files-upload bench summary ===');
   say(
-    `  1 GiB upload (${S3 ? 'S3 storage on MinIO' : 'local storage'}): through the gateway ${gwMBps.toFixed(1)} MB/s, direct to files ${directMBps.toFixed(1)} MB/s; cp ${cpMBps.toFixed(1)} MB/s, cp+sync ${mbps(TOTAL, copy.cpSyncMs).toFixed(1)} MB/s, stream copy+fsync ${syncMBps.toFixed(1)} MB/s`,
+    `  ${TOTAL === 2 ** 30 ? '1 GiB' : `${(TOTAL / 2 ** 20).toFixed(0)} MiB`} upload (${S3 ? 'S3 storage on MinIO' : 'local storage'}): through the gateway ${gwMBps.toFixed(1)} MB/s, direct to files ${directMBps.toFixed(1)} MB/s; cp ${cpMBps.toFixed(1)} MB/s, cp+sync ${mbps(TOTAL, copy.cpSyncMs).toFixed(1)} MB/s, stream copy+fsync ${syncMBps.toFixed(1)} MB/s`,
   );
   const verdict = (r: number) => `${r >= AIM ? 'met' : 'NOT met'}`;
   say(
