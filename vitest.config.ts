@@ -9,7 +9,8 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['services/*/src/**/*.test.ts'],
+          // scripts/*.test.ts: the scripts `make test` itself relies on (its summary).
+          include: ['services/*/src/**/*.test.ts', 'scripts/*.test.ts'],
           environment: 'node',
         },
       },

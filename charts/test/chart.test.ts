@@ -12,6 +12,7 @@ import {
   prepareTools,
   CUSTOM_KINDS,
   type Manifest,
+  type Peer,
   SERVED_1_29_TO_1_31,
   type ValueSet,
   admits,
@@ -185,7 +186,9 @@ describe.each(SETS)('charts/rdm with $name', (values) => {
   it('lets NetworkPolicies admit gateway → services, services → infrastructure, and nothing else', () => {
     const policies = byKind(objs, 'NetworkPolicy');
     const ns = (name: string) => ({ 'kubernetes.io/metadata.name': name });
-    const pods = Object.fromEntries(podTemplates(objs).map(({ obj, labels }) => [obj.metadata.name, { namespace: ns('rdm'), labels }]));
+    const pods: Record<string, Peer> = Object.fromEntries(
+      podTemplates(objs).map(({ obj, labels }) => [obj.metadata.name, { namespace: ns('rdm'), labels }]),
+    );
     const stranger = { namespace: ns('rdm'), labels: { app: 'debug-shell' } };
     const otherNs = { namespace: ns('tenant-b'), labels: pods['rdm-users'].labels };
     const ingressCtl = { namespace: ns('ingress-nginx'), labels: { 'app.kubernetes.io/name': 'ingress-nginx' } };

@@ -29,6 +29,13 @@
  * FAULT_TRIALS trials per kill point: 3 by default (the short form `make test` runs), 20 with
  * `make test-faults` (the long form); FAULT_PG_RESTARTS PostgreSQL restarts (2 in the short form,
  * FAULT_TRIALS / 3 in the long one).
+ *
+ * Each kill point must be HIT (support/kill-points.ts: the state reached the point and the accept
+ * call had not answered when the fault landed) FAULT_MIN_HITS times (FAULT_TRIALS by default): a
+ * trial that misses ("never reached", "answered before the kill") is repeated on a fresh saga, at
+ * most FAULT_MAX_ATTEMPTS times per point (3 × FAULT_MIN_HITS), and a point still short fails the
+ * run — a trial that never lands where it aims proves nothing about that point. The NATS points
+ * alternate SIGTERM and SIGKILL by hit, so each signal lands at each point once FAULT_MIN_HITS ≥ 2.
  * FAULT_EFFECT_WAIT_MS (3000) is the stack's REQUEST_EFFECT_WAIT_MS. Under CI a missing piece
  * of infrastructure fails the suite; elsewhere it is skipped with a loud message.
  */
@@ -53,11 +60,17 @@ import {
   waitState,
 } from './support/saga.js';
 import { DepositWorkload, drainOutboxes, type OutageReport, postgresOutage, verifyDeposits } from './support/deposits.js';
+import { KillPointTally } from './support/kill-points.js';
 import { CI, type FaultStack, LOG_DIR, privatePostgres, probeInfra, startFaultStack } from './support/stack.js';
 
 const TRIALS = Math.max(1, Number(process.env.FAULT_TRIALS ?? 3));
 const PG_RESTARTS = Math.max(1, Number(process.env.FAULT_PG_RESTARTS ?? Math.max(2, Math.ceil(TRIALS / 3))));
 const EFFECT_WAIT_MS = Number(process.env.FAULT_EFFECT_WAIT_MS ?? 3000);
+/** Hits each kill point needs, and attempts at most per point (support/kill-points.ts). */
+const MIN_HITS = Math.max(1, Number(process.env.FAULT_MIN_HITS ?? TRIALS));
+const MAX_ATTEMPTS = Math.max(MIN_HITS, Number(process.env.FAULT_MAX_ATTEMPTS ?? 3 * MIN_HITS));
+/** Attempts and hits per kill point; the tests fail on any point hit fewer than MIN_HITS times. */
+const tally = new KillPointTally(MIN_HITS, MAX_ATTEMPTS);
 /** Bound of the final settling: ack wait (30 s) + back-off + restarts, with room for a loaded machine. */
 const SETTLE_MS = 150_000;
 const say = (l: string) => process.stderr.write(`[faults] ${l}\n`);
@@ -107,7 +120,7 @@ function note(point: string, hit: string, answer: string): void {
 function printReport(): void {
   const lines = ['=== review-saga fault trials: committed state at the kill, and the accept answers ==='];
   for (const [point, r] of report) {
-    lines.push(`  ${point}`);
+    lines.push(`  ${point}: ${tally.summary(point)}`);
     for (const [hit, n] of r.hits) lines.push(`    ${String(n).padStart(3)} × ${hit}`);
     lines.push(`    answers: ${[...r.answers].map(([a, n]) => `${a} ×${n}`).join(', ')}`);
   }
@@ -137,9 +150,11 @@ describe.skipIf(missing.length > 0)('review saga under faults (services as proce
   }, 600_000);
 
   afterAll(async () => {
-    await moreCurators?.catch(() => undefined);
     printReport();
+    // The stack first: the curators still being made (a run without the 20-curators test) must
+    // not hold it past the hook's timeout; their CLI calls fail once the database is gone.
     await stack?.stop();
+    await moreCurators?.catch(() => undefined);
     say(`done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   }, 120_000);
 
@@ -151,14 +166,37 @@ describe.skipIf(missing.length > 0)('review saga under faults (services as proce
     return { community, subs };
   }
 
-  /** Fire the accept; once the committed state is `reached`, apply `fault`, then `recover`; the trial with its answer. */
+  let extraSubs = 10_000;
+  /**
+   * A submitted review for the next trial: `subs` first, then new ones (a missed point is tried
+   * again). A new one is made right after a fault's recovery, when a service may still answer 503
+   * for a moment (a consumer or RPC reconnecting to NATS): such a refusal is retried for 60 s.
+   */
+  async function nextSub(subs: Submitted[], communityId: string): Promise<Submitted> {
+    const ready = subs.pop();
+    if (ready) return ready;
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      try {
+        return await submittedReview(stack.base, depositor.token, communityId, extraSubs++);
+      } catch (err) {
+        if (!/HTTP (0|502|503|504) /.test((err as Error).message) || Date.now() > deadline) throw err;
+        await sleep(1000);
+      }
+    }
+  }
+
+  /**
+   * Fire the accept; once the committed state is `reached`, apply `fault`, then `recover`; the
+   * trial with its answer, and whether the fault hit `point` (recorded in the tally).
+   */
   async function acceptUnder(
-    label: string,
+    point: string,
     sub: Submitted,
     reached: (s: SagaState) => boolean,
     fault: () => Promise<void>,
     recover: () => Promise<void>,
-    o: { beforeReply?: boolean; mayFail: boolean },
+    o: { beforeReply?: boolean; mayFail: boolean; variant?: string },
   ): Promise<Trial> {
     // An accept refused before anything committed (5xx / no connection while the request is still
     // `submitted`, e.g. right after a NATS restart) is no trial yet: it is counted and sent again.
@@ -187,11 +225,15 @@ describe.skipIf(missing.length > 0)('review saga under faults (services as proce
     await fault();
     const at = await sagaState(stack.pg, sub.requestId);
     const [res] = await Promise.all([acceptP, recover()]);
+    // The fault landed at the point: reached, and the accept call not answered yet.
+    tally.record(point, ok && !late);
     let hit = !ok
-      ? `never reached (${stateLabel(state)})`
-      : `${stateLabel(at)}${late && o.beforeReply ? ' — LATE: answered before the kill' : late ? ' (answered before the kill)' : ''}`;
+      ? `MISS: never reached (${stateLabel(state)})`
+      : `${stateLabel(at)}${late && o.beforeReply ? ' — MISS (late): answered before the kill' : late ? ' — MISS: answered before the kill' : ''}`;
     if (refusals) hit += ` — after ${refusals} accept(s) refused before the commit`;
-    note(label, hit, String(res.status));
+    if (o.variant) hit = `${o.variant}: ${hit}`;
+    note(point, hit, String(res.status));
+    const label = o.variant ? `${point} (${o.variant})` : point;
     // Read-your-writes: after a 200 (and the restart), the record reads as published.
     let readAfter: string | undefined;
     if (res.status === 200) {
@@ -204,16 +246,15 @@ describe.skipIf(missing.length > 0)('review saga under faults (services as proce
   it(
     'kill -9 of records, then of requests, at each step of the saga: every accepted request has exactly one published record',
     async () => {
-      const { community, subs } = await setUp(1, POINTS.length * TRIALS);
+      const { community, subs } = await setUp(1, POINTS.length * MIN_HITS);
       const trials: Trial[] = [];
       const t0 = Date.now();
       for (const point of POINTS) {
-        for (let i = 0; i < TRIALS; i++) {
-          const sub = subs.pop() as Submitted;
+        while (tally.more(point.name)) {
           trials.push(
             await acceptUnder(
               point.name,
-              sub,
+              await nextSub(subs, community.id),
               point.reached,
               () => stack.kill9(point.victim),
               () => stack.restart(point.victim),
@@ -221,27 +262,32 @@ describe.skipIf(missing.length > 0)('review saga under faults (services as proce
             ),
           );
         }
-        say(`${point.name}: ${TRIALS} trial(s) done (${((Date.now() - t0) / 1000).toFixed(0)} s)`);
+        say(`${point.name}: ${tally.summary(point.name)} (${((Date.now() - t0) / 1000).toFixed(0)} s)`);
       }
       const pending = await settle(stack, trials, SETTLE_MS);
       expect(pending, 'sagas still unfinished after the settle bound').toEqual([]);
       expect(await verifySagas(stack, trials, { curator: curators[0].token, community })).toEqual([]);
+      expect(
+        tally.shortfalls(POINTS.map((p) => p.name)),
+        `kill points hit fewer than ${MIN_HITS} times (FAULT_MIN_HITS) in ${MAX_ATTEMPTS} attempts (FAULT_MAX_ATTEMPTS)`,
+      ).toEqual([]);
     },
-    600_000 + POINTS.length * TRIALS * 60_000,
+    600_000 + POINTS.length * MAX_ATTEMPTS * 60_000,
   );
 
   it(
     'NATS stopped and restarted on the same store mid-saga: none doubled, none lost',
     async () => {
-      const { community, subs } = await setUp(1, NATS_POINTS.length * TRIALS);
+      const { community, subs } = await setUp(1, NATS_POINTS.length * MIN_HITS);
       const trials: Trial[] = [];
       for (const point of NATS_POINTS) {
-        for (let i = 0; i < TRIALS; i++) {
-          const signal = i % 2 === 0 ? 'SIGTERM' : 'SIGKILL';
+        while (tally.more(point.name)) {
+          // Alternate by hit, so that every signal lands at the point (a miss is retried with the same one).
+          const signal = tally.hits(point.name) % 2 === 0 ? 'SIGTERM' : 'SIGKILL';
           trials.push(
             await acceptUnder(
-              `${point.name} (${signal})`,
-              subs.pop() as Submitted,
+              point.name,
+              await nextSub(subs, community.id),
               point.reached,
               () => stack.nats.stop(signal),
               async () => {
@@ -249,16 +295,21 @@ describe.skipIf(missing.length > 0)('review saga under faults (services as proce
                 await stack.nats.start();
                 await stack.waitAllReady(120_000);
               },
-              { mayFail: true },
+              { mayFail: true, variant: signal },
             ),
           );
         }
+        say(`${point.name}: ${tally.summary(point.name)}`);
       }
       const pending = await settle(stack, trials, SETTLE_MS);
       expect(pending, 'sagas still unfinished after the settle bound').toEqual([]);
       expect(await verifySagas(stack, trials, { curator: curators[0].token, community })).toEqual([]);
+      expect(
+        tally.shortfalls(NATS_POINTS.map((p) => p.name)),
+        `kill points hit fewer than ${MIN_HITS} times (FAULT_MIN_HITS) in ${MAX_ATTEMPTS} attempts (FAULT_MAX_ATTEMPTS)`,
+      ).toEqual([]);
     },
-    600_000 + NATS_POINTS.length * TRIALS * 60_000,
+    600_000 + NATS_POINTS.length * MAX_ATTEMPTS * 60_000,
   );
 
   it('20 curators accepting the same request at once: one publication, exactly one 200, the others a clean 400', async () => {

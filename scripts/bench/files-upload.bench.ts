@@ -19,8 +19,10 @@
  * upload / cp, upload / copy+fsync, gateway / direct (what the gateway hop costs for bodies).
  * The bytes are 16 distinct pseudo-random 1 MiB blocks sent over and over (no allocation per
  * chunk) and their md5 is computed before the clock starts, so the client spends little CPU
- * while the servers work. Aim: upload
- * through the gateway ≥ 0.6 × cp, RSS ≤ 200 MB.
+ * while the servers work. Aim: upload through the gateway ≥ 0.6 × cp, RSS ≤ 200 MB. The summary
+ * gives the verdict against both baselines, named: `cp` (the issue's reference: it returns once
+ * the bytes are in the page cache, so it measures memory, 161–4,075 MB/s between runs here) and
+ * the stream copy + fsync (as durable as an upload: the service answers after its fsync).
  *
  * Stack: BENCH_BASE_URL when set and answering (DATABASE_URL its database for the users CLI, the
  * files service on BENCH_FILES_PORT (5104), its IDENTITY_SECRET in the env); otherwise a private
@@ -388,8 +390,8 @@ try {
   const directMBps = mbps(TOTAL, direct.putMs);
   const gwMBps = mbps(TOTAL, gw.putMs);
   say(`  ratio direct / cp          ${(directMBps / cpMBps).toFixed(2)}`);
-  say(`  ratio gateway / cp         ${(gwMBps / cpMBps).toFixed(2)}   (aim ≥ ${AIM})`);
-  say(`  ratio gateway / copy+fsync ${(gwMBps / syncMBps).toFixed(2)}`);
+  say(`  ratio gateway / cp         ${(gwMBps / cpMBps).toFixed(3)}   (aim ≥ ${AIM}; cp: page cache, no fsync)`);
+  say(`  ratio gateway / copy+fsync ${(gwMBps / syncMBps).toFixed(2)}   (a copy as durable as an upload)`);
   say(`  ratio gateway / cp+sync    ${(gwMBps / mbps(TOTAL, copy.cpSyncMs)).toFixed(2)}`);
   say(
     `  ratio gateway / direct     ${(gwMBps / directMBps).toFixed(2)}   (gateway CPU ${(gw.cpu.gateway ?? 0).toFixed(0)} ms for the body)`,
@@ -398,10 +400,11 @@ try {
   const filesPeak = Math.max(gw.rss.files ?? 0, direct.rss.files ?? 0);
   say('\n=== files-upload bench summary ===');
   say(
-    `  1 GiB upload (${S3 ? 'S3 storage on MinIO' : 'local storage'}): through the gateway ${gwMBps.toFixed(1)} MB/s, direct to files ${directMBps.toFixed(1)} MB/s; cp ${cpMBps.toFixed(1)} MB/s, cp+sync ${mbps(TOTAL, copy.cpSyncMs).toFixed(1)} MB/s, stream copy+fsync ${syncMBps.toFixed(1)} MB/s`,
+    `  ${TOTAL === 2 ** 30 ? '1 GiB' : `${(TOTAL / 2 ** 20).toFixed(0)} MiB`} upload (${S3 ? 'S3 storage on MinIO' : 'local storage'}): through the gateway ${gwMBps.toFixed(1)} MB/s, direct to files ${directMBps.toFixed(1)} MB/s; cp ${cpMBps.toFixed(1)} MB/s, cp+sync ${mbps(TOTAL, copy.cpSyncMs).toFixed(1)} MB/s, stream copy+fsync ${syncMBps.toFixed(1)} MB/s`,
   );
+  const verdict = (r: number) => `${r >= AIM ? 'met' : 'NOT met'}`;
   say(
-    `  ratio gateway/cp ${(gwMBps / cpMBps).toFixed(2)} (aim ≥ ${AIM}${gwMBps / cpMBps >= AIM ? ': met' : ': NOT met'}), direct/cp ${(directMBps / cpMBps).toFixed(2)}, gateway/direct ${(gwMBps / directMBps).toFixed(2)}`,
+    `  ratio gateway/cp ${(gwMBps / cpMBps).toFixed(3)} (aim ≥ ${AIM} × cp: ${verdict(gwMBps / cpMBps)}; baseline cp = into the page cache, no fsync), gateway/copy+fsync ${(gwMBps / syncMBps).toFixed(2)} (≥ ${AIM} × a copy as durable as an upload: ${verdict(gwMBps / syncMBps)}), direct/cp ${(directMBps / cpMBps).toFixed(3)}, gateway/direct ${(gwMBps / directMBps).toFixed(2)}`,
   );
   say(
     `  peak RSS MB (10^6 bytes): gateway ${(gw.rss.gateway ?? 0).toFixed(0)}, files ${filesPeak.toFixed(0)}, before the uploads ${idle.files.toFixed(0)} (aim ≤ ${RSS_LIMIT_BYTES / MB} MB${filesPeak * MB < RSS_LIMIT_BYTES && (gw.rss.gateway ?? 0) * MB < RSS_LIMIT_BYTES ? ': met' : ': NOT met'}); CPU ms per GiB through the gateway: gateway ${((gw.cpu.gateway ?? 0) / (TOTAL / 2 ** 30)).toFixed(0)}, files ${((gw.cpu.files ?? 0) / (TOTAL / 2 ** 30)).toFixed(0)} (load ${load()})`,

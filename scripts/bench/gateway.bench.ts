@@ -334,19 +334,21 @@ async function freshDatabase(): Promise<string> {
   return u.toString();
 }
 
-async function privateNats(): Promise<string> {
+/** Start the private nats-server (kept in `nats` for the cleanup); its URL and pid. */
+async function privateNats(): Promise<{ url: string; pid: number | undefined }> {
   const bin = ['/usr/sbin/nats-server', '/usr/bin/nats-server', '/usr/local/bin/nats-server'].find((p) => existsSync(p));
   if (!bin) throw new Error('nats-server not found (make infra installs it)');
   if (await portOpen(NATS_PORT)) throw new Error(`BENCH_NATS_PORT ${NATS_PORT} is in use; set another`);
   const store = join(DATA, 'bench-nats-gateway');
   rmSync(store, { recursive: true, force: true });
   nats = spawn(bin, ['-a', '127.0.0.1', '-p', String(NATS_PORT), '-js', '-sd', store], { stdio: 'ignore', detached: true });
+  const child = nats;
   const deadline = Date.now() + 15_000;
   while (!(await portOpen(NATS_PORT))) {
-    if (Date.now() > deadline || nats.exitCode !== null) throw new Error('private nats-server did not start');
+    if (Date.now() > deadline || child.exitCode !== null) throw new Error('private nats-server did not start');
     await new Promise((r) => setTimeout(r, 100));
   }
-  return `nats://127.0.0.1:${NATS_PORT}`;
+  return { url: `nats://127.0.0.1:${NATS_PORT}`, pid: child.pid };
 }
 
 async function userToken(databaseUrl: string): Promise<string> {
@@ -420,7 +422,7 @@ try {
     say(`gateway bench: built dist/${svc} (${Date.now() - t} ms)`);
   }
 
-  const natsUrl = await privateNats();
+  const { url: natsUrl, pid: natsPid } = await privateNats();
   const logDir = join(DATA, 'bench-logs', 'gateway');
   rmSync(logDir, { recursive: true, force: true });
   mkdirSync(logDir, { recursive: true });
@@ -481,7 +483,7 @@ try {
   if (baseRecords) cpuProcs['baseline records'] = baseRecords.pid as number;
   const pids = stack?.pids() ?? {};
   if (pids.records) cpuProcs.records = pids.records;
-  if (nats?.pid) cpuProcs.nats = nats.pid;
+  if (natsPid) cpuProcs.nats = natsPid;
 
   if (recordUrl) {
     // The measured gateway answers what the stack's gateway answers.

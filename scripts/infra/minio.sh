@@ -5,7 +5,13 @@
 #   bash scripts/infra/minio.sh install   # go install github.com/minio/minio@$MINIO_VERSION -> .tools/bin
 #   bash scripts/infra/minio.sh start     # install + start on 127.0.0.1:9000 (console :9001)
 #   bash scripts/infra/minio.sh stop      # stop the server THIS script started (pid file)
+#   bash scripts/infra/minio.sh stop-run <id>  # stop it only if the run <id> started it (INFRA_RUN_ID)
 #   bash scripts/infra/minio.sh status
+#
+# `start` reuses a MinIO that already answers on MINIO_PORT: quietly when this checkout started it,
+# loudly (naming its command line) when it was started elsewhere, and never when the data folder
+# it serves from is gone. `make test` starts it with INFRA_RUN_ID and stops it at its end only when
+# that run started it (`stop-run`): a server it reused, or one `make minio` started, keeps running.
 #
 # Version. MinIO tags are `RELEASE.<date>` (not semver), so the Go proxy serves them only as
 # pseudo-versions, and only those someone fetched before: of the 2025 tags, RELEASE.2025-04-22 and
@@ -93,7 +99,7 @@ cmd_install() {
 live() { http_ok "http://127.0.0.1:$MINIO_PORT/minio/health/live"; }
 
 cmd_start() {
-  if live; then note "minio already live on 127.0.0.1:$MINIO_PORT; reusing it"; return 0; fi
+  if live; then reuse_check minio "$MINIO_PORT" "$PID_FILE" "minio server" last_arg_of; return 0; fi
   if port_open "$MINIO_PORT"; then die "127.0.0.1:$MINIO_PORT is taken by something that is not MinIO"; fi
   cmd_install
   mkdir -p "$MINIO_DATA_DIR"
@@ -109,6 +115,8 @@ cmd_start() {
 
 cmd_stop() { stop_pidfile "$PID_FILE" "minio server" minio; }
 
+cmd_stop_run() { stop_run "$PID_FILE" "minio server" minio "${1:-}"; }
+
 cmd_status() {
   local pid owner="not started by this script"
   if pid="$(live_pid "$PID_FILE" "minio server")"; then owner="pid $pid, started by this script"; fi
@@ -120,6 +128,7 @@ case "${1:-}" in
   install) cmd_install ;;
   start) cmd_start ;;
   stop) cmd_stop ;;
+  stop-run) cmd_stop_run "${2:-}" ;;
   status) cmd_status ;;
-  *) echo "usage: $0 {install|start|stop|status}" >&2; exit 2 ;;
+  *) echo "usage: $0 {install|start|stop|stop-run <run id>|status}" >&2; exit 2 ;;
 esac

@@ -7,9 +7,14 @@
 #   bash scripts/infra/opensearch.sh install   # mvn package (first time ~1-2 min: resolve + build)
 #   bash scripts/infra/opensearch.sh start     # install + start on 127.0.0.1:9200, wait for yellow
 #   bash scripts/infra/opensearch.sh stop      # stop the node THIS script started (pid file)
+#   bash scripts/infra/opensearch.sh stop-run <id>  # stop it only if the run <id> started it (INFRA_RUN_ID)
 #   bash scripts/infra/opensearch.sh status
 #
-# `start` is idempotent: when something already serves 127.0.0.1:$OPENSEARCH_PORT it is reused.
+# `start` is idempotent: when something already serves 127.0.0.1:$OPENSEARCH_PORT it is reused —
+# quietly when this checkout started it, loudly (naming its command line) when it was started
+# elsewhere, and never when the data folder it serves from is gone. `make test` starts it with
+# INFRA_RUN_ID and stops it at its end only when that run started it (`stop-run`): a node it
+# reused, or one `make opensearch` started, keeps running.
 # Needs a JDK 17+ and Maven (apt: openjdk-17-jdk-headless maven, installed when absent).
 # Measured on the 2-core dev machine: build 60-80 s the first time (53 MB of jars in target/lib);
 # start 17-25 s with an empty data dir, 8-12 s with existing data; RSS about 1 GB (-Xms1g -Xmx1g).
@@ -53,7 +58,7 @@ ready() { curl -fsS --max-time 2 "http://127.0.0.1:$OPENSEARCH_PORT/_cluster/hea
 
 cmd_start() {
   if port_open "$OPENSEARCH_PORT"; then
-    note "something already serves 127.0.0.1:$OPENSEARCH_PORT; reusing it"
+    reuse_check opensearch "$OPENSEARCH_PORT" "$PID_FILE" "$MAIN_CLASS" datadir_of
     wait_until "$OPENSEARCH_START_TIMEOUT" opensearch ready || die "127.0.0.1:$OPENSEARCH_PORT answers but the cluster is not yellow"
     return 0
   fi
@@ -72,6 +77,11 @@ cmd_start() {
 
 cmd_stop() { stop_pidfile "$PID_FILE" "$MAIN_CLASS" opensearch; }
 
+cmd_stop_run() { stop_run "$PID_FILE" "$MAIN_CLASS" opensearch "${1:-}"; }
+
+# The data folder of a runner's command line: `rdm.Main <data dir> <port> …`.
+datadir_of() { arg_after_of "$MAIN_CLASS" "$1"; }
+
 cmd_status() {
   local pid owner="not started by this script"
   if pid="$(live_pid "$PID_FILE" "$MAIN_CLASS")"; then owner="pid $pid, started by this script"; fi
@@ -83,6 +93,7 @@ case "${1:-}" in
   install) cmd_install ;;
   start) cmd_start ;;
   stop) cmd_stop ;;
+  stop-run) cmd_stop_run "${2:-}" ;;
   status) cmd_status ;;
-  *) echo "usage: $0 {install|start|stop|status}" >&2; exit 2 ;;
+  *) echo "usage: $0 {install|start|stop|stop-run <run id>|status}" >&2; exit 2 ;;
 esac

@@ -8,14 +8,13 @@ import { once } from 'node:events';
 import { request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CI, type Harness, S3_MISSING, createHarness, identityHeader, makeEngine, s3Available } from './support.js';
+import { CI, type Harness, S3_MISSING, createHarness, identityHeader, makeEngine, s3Available, describeEngines } from './support.js';
 import { readZip } from './zip.js';
 import { listenBehindFront } from '@rdm/platform/testing';
 import { SECRET } from './support.js';
 
 const S3_UP = await s3Available();
 if (!S3_UP && !CI) console.warn(`[files http tests] skipping S3: ${S3_MISSING}`);
-const ENGINES = (['local', 's3'] as const).filter((k) => k === 'local' || S3_UP || CI);
 
 const OWNER = 'user-owner';
 const OTHER = 'user-other';
@@ -29,7 +28,7 @@ interface Res {
   bytes: Buffer;
 }
 
-describe.each(ENGINES)('files HTTP API (%s storage)', (kind) => {
+describeEngines(S3_UP, 'files HTTP API (%s storage)', (kind) => {
   let h: Harness;
   let server: Server;
   let base: string;

@@ -15,8 +15,8 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type TestDb, repoRoot, testDb } from '@rdm/platform/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CI, S3_MISSING, S3_SETTINGS, s3Available } from './support.js';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { CI, S3_MISSING, S3_SETTINGS, s3Available, describeEngines } from './support.js';
 
 const GiB = 1024 * 1024 * 1024;
 const LIMIT = 200 * 1024 * 1024;
@@ -26,7 +26,6 @@ const GROWTH_LIMIT = 100 * 1024 * 1024;
 const SERVICE_LIMIT = 256 * 1024 * 1024;
 const S3_UP = await s3Available();
 if (!S3_UP && !CI) console.warn(`[files memory test] skipping S3: ${S3_MISSING}`);
-const ENGINES = (['local', 's3'] as const).filter((k) => k === 'local' || S3_UP || CI);
 
 /** A fixed pseudo-random 1 MiB block, repeated (with its index stamped in) to make 1 GiB. */
 function block(): Buffer {
@@ -108,7 +107,7 @@ function download(port: number, path: string, onProgress: () => void): Promise<{
   });
 }
 
-describe.each(ENGINES)('1 GiB upload memory (%s storage)', (kind) => {
+describeEngines(S3_UP, '1 GiB upload memory (%s storage)', (kind) => {
   let tdb: TestDb;
   let child: ChildProcess;
   let port: number;

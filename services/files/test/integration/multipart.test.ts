@@ -8,15 +8,14 @@ import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { S3_MIN_PART_BYTES } from '../../src/domain/multipart.js';
-import { CI, type Harness, S3_MISSING, createHarness, identityHeader, makeEngine, s3Available } from './support.js';
+import { CI, type Harness, S3_MISSING, createHarness, identityHeader, makeEngine, s3Available, describeEngines } from './support.js';
 import { listenBehindFront } from '@rdm/platform/testing';
 import { SECRET } from './support.js';
 
 const S3_UP = await s3Available();
 if (!S3_UP && !CI) console.warn(`[files multipart tests] skipping S3: ${S3_MISSING}`);
-const ENGINES = (['local', 's3'] as const).filter((k) => k === 'local' || S3_UP || CI);
 
 const OWNER = 'user-owner';
 const md5 = (b: Buffer) => createHash('md5').update(b).digest('hex');
@@ -32,7 +31,7 @@ function bytes(n: number, seed: number): Buffer {
   return b;
 }
 
-describe.each(ENGINES)('multipart transfer (%s storage)', (kind) => {
+describeEngines(S3_UP, 'multipart transfer (%s storage)', (kind) => {
   // S3 needs parts of 5 MiB at least (but the last); the local engine takes any size.
   const P = kind === 's3' ? S3_MIN_PART_BYTES : 64 * 1024;
   let h: Harness;

@@ -5,13 +5,12 @@
  */
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ObjectNotFoundError, SizeLimitExceededError } from '../../src/storage/index.js';
-import { CI, S3_MISSING, type TestEngine, makeEngine, s3Available } from './support.js';
+import { CI, S3_MISSING, type TestEngine, makeEngine, s3Available, describeEngines } from './support.js';
 
 const S3_UP = await s3Available();
 if (!S3_UP && !CI) console.warn(`[files storage tests] skipping S3: ${S3_MISSING}`);
-const ENGINES = (['local', 's3'] as const).filter((k) => k === 'local' || S3_UP || CI);
 
 /** Deterministic pseudo-random bytes, generated as a stream (never a whole buffer). */
 function generated(total: number, chunk = 256 * 1024, opts: { failAfter?: number } = {}): Readable {
@@ -49,7 +48,7 @@ async function md5Of(stream: Readable): Promise<{ md5: string; size: number }> {
   return { md5: h.digest('hex'), size };
 }
 
-describe.each(ENGINES)('ObjectStorage (%s engine)', (kind) => {
+describeEngines(S3_UP, 'ObjectStorage (%s engine)', (kind) => {
   let engine: TestEngine;
 
   beforeAll(async () => {

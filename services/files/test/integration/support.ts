@@ -25,6 +25,7 @@ import { GrantCache } from '../../src/domain/grant-cache.js';
 import { RpcFilesAuthorizer } from '../../src/rpc/records.client.js';
 import { LocalStorage, type ObjectStorage } from '../../src/storage/index.js';
 import { S3Storage } from '@rdm/platform/storage/s3';
+import { describe } from 'vitest';
 
 /** True under CI: a missing S3 server must fail, not skip. */
 export const CI = !!process.env.CI && process.env.CI !== 'false' && process.env.CI !== '0';
@@ -156,6 +157,16 @@ export async function s3Available(): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+/**
+ * `describe.each` over both storage engines. The S3 cases are always declared: when the S3 server
+ * is down outside CI they are skipped — counted and named as skipped by `make test`'s summary, not
+ * left out of the run; under CI they run, and their beforeAll fails on the missing server.
+ */
+export function describeEngines(s3Up: boolean, name: string, body: (kind: 'local' | 's3') => void): void {
+  describe.each(['local'] as const)(name, body);
+  describe.skipIf(!s3Up && !CI).each(['s3'] as const)(name, body);
 }
 
 /** Message shown when S3 is missing. */
