@@ -232,6 +232,11 @@ export function openapiFragment(): Json {
           requestBody: { required: false, content: json({ type: 'object', properties: { message: { type: 'string' } } }) },
           responses: { '201': ok({ type: 'object' }, 'The request.'), ...one },
         }),
+        put: op('updateMembershipRequests', 'Change the role pending membership requests will grant (owners, managers)', {
+          security: sec,
+          requestBody: { required: true, content: json(membersBody) },
+          responses: { '204': noContent, ...one },
+        }),
       },
       '/api/community-schema-extension': {
         get: op('listSchemaExtensions', 'Latest schema extension of each community', {
