@@ -210,6 +210,22 @@ describe('communities: validation, permissions, lifecycle', () => {
     expect((await api(`/api/communities/${d.id}`)).status).toBe(200);
   });
 
+  // Issue 19, item 6: `custom_fields` and `children` are validated, not silently replaced by constants.
+  it('custom_fields: only configured keys (none by default: 400 Unknown field.); children.allow changes 403', async () => {
+    const cf = await createCommunity(admin.token, { ...communityBody(uniqueSlug(), 'CF'), custom_fields: { 'ns:x': 1 } });
+    expect(cf.status, cf.text).toBe(400);
+    expect(cf.body.errors).toEqual([{ field: 'custom_fields.ns:x', messages: ['Unknown field.'] }]);
+    const kids = await createCommunity(admin.token, { ...communityBody(uniqueSlug(), 'Kids'), children: { allow: true } });
+    expect(kids.status, kids.text).toBe(403);
+    const ok = await createCommunity(admin.token, {
+      ...communityBody(uniqueSlug(), 'Plain'),
+      custom_fields: {},
+      children: { allow: false },
+    });
+    expect(ok.status, ok.text).toBe(201);
+    expect(ok.body).toMatchObject({ custom_fields: {}, children: { allow: false } });
+  });
+
   // Issue 19, item 4: InvenioRDM serves PUT …/membership-requests (change the role a pending request will grant).
   it('PUT …/membership-requests: managers change the role a pending request will grant; others 403; accept grants it', async () => {
     const d = await makeCommunity(admin.token, 'Role Of A Request');
