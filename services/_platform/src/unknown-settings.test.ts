@@ -42,8 +42,13 @@ describe(unknownSettings.name, () => {
       BENCH_SECONDS: '5',
       CI: 'true',
       MAIL: '/var/mail/root',
+      // Found in the e2e stack's logs: Python requests' CA bundle, and what `make up` gives every child.
+      REQUESTS_CA_BUNDLE: '/etc/ssl/certs/ca-certificates.crt',
+      GATEWAY_URL: 'http://127.0.0.1:5000',
+      RECORDS_PORT: '6103',
+      GATEWAY_PORT: '6000',
     };
-    for (const svc of ['records', 'files', 'gateway', 'users']) expect(unknownSettings(svc, env, DECLARED), svc).toEqual([]);
+    for (const svc of ['records', 'files', 'gateway', 'users', 'requests']) expect(unknownSettings(svc, env, DECLARED), svc).toEqual([]);
   });
 
   it('should report a family only in the services concerned (a shared environment shows a typo once per owner)', () => {

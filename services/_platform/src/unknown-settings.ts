@@ -9,8 +9,10 @@
  *   `FILES_`, …, and `COMMUNITY_`), and the prefixes only this project uses (`SETTING_FAMILIES`);
  * - a name is known when some service declares it (`DECLARED_SETTINGS`, generated from every
  *   service's `configProperties` by `pnpm gen:contracts`: services share one environment in
- *   `make up`, e2e and the chart, so a setting of records is no surprise to files) or when a tool
- *   of the project reads it outside the loader (`TOOL_SETTINGS`);
+ *   `make up`, e2e and the chart, so a setting of records is no surprise to files), when a tool
+ *   of the project reads or sets it outside the loader (`TOOL_SETTINGS`: `make up`'s
+ *   `<SVC>_PORT` and `GATEWAY_URL`…), or when it is a well-known variable of other software in one
+ *   of the families (`FOREIGN_SETTINGS`: `REQUESTS_CA_BUNDLE` of Python's requests);
  * - each service reports only the families it is concerned with, so a shared environment shows a
  *   typo once per service that could have meant it: `RDM_` every service; a service's own prefix
  *   that service; any other family the services declaring a setting in it (all when none does);
@@ -22,17 +24,28 @@
  * `reportUnknownSettings` right after its configuration loaded. Not for commands (`migrate`,
  * `reindex`): the serving start reports it, once.
  */
+import { GATEWAY_SERVICE, SERVICE_REGISTRY } from '../../../proto/gen/registry.js';
 import { DECLARED_SETTINGS } from '../../../proto/gen/settings.js';
 import type { Logger } from './logger.js';
 
-/** Variables the project's tools read outside any service's configuration (never reported). */
+/** Variables the project's tools read or set outside any service's configuration (never reported). */
 export const TOOL_SETTINGS: Readonly<Record<string, string>> = {
   RDM_EVENTS_DIR: 'every service (platform events.ts): folder of the event schemas',
   RDM_STACK_ROOT: 'scripts/up.ts: the checkout whose services `make up` runs',
   RDM_DATA_DIR: 'scripts/infra: data folder of the local servers',
   RDM_TOOLS_DIR: 'scripts/infra: folder of the downloaded tools',
   RDM_CPU_PROF_DIR: 'scripts/bench: where CPU profiles are written',
+  GATEWAY_URL: "scripts/up.ts: given to every child beside the gateway's <SVC>_URL settings",
+  ...Object.fromEntries(
+    [...SERVICE_REGISTRY, GATEWAY_SERVICE].map((s) => [`${s.name.toUpperCase()}_PORT`, `scripts/up.ts: port of ${s.name} in \`make up\``]),
+  ),
 };
+
+/** Well-known variables of other software that share one of the families (never reported). */
+export const FOREIGN_SETTINGS: readonly string[] = [
+  // Python's requests library (the machine's CA bundle, often set system-wide).
+  'REQUESTS_CA_BUNDLE',
+];
 
 /** Services whose own prefix is a family (`<NAME>_`), and the extra one of communities. */
 const SERVICE_FAMILIES: Readonly<Record<string, string>> = {
@@ -126,7 +139,7 @@ export function unknownSettings(
   const families = [...SETTING_FAMILIES].sort((a, b) => b.length - a.length);
   const out: UnknownSetting[] = [];
   for (const [name, value] of Object.entries(env)) {
-    if (value === undefined || name in declared || name in TOOL_SETTINGS) continue;
+    if (value === undefined || name in declared || name in TOOL_SETTINGS || FOREIGN_SETTINGS.includes(name)) continue;
     const family = families.find((f) => name.startsWith(f));
     if (!family) continue;
     if (LINK_VARIABLE.test(name) || (name.endsWith('_PORT') && /^(tcp|udp|sctp):\/\//.test(value))) continue;
