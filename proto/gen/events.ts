@@ -432,9 +432,9 @@ export interface RecordDeletedV1 {
    */
   bucket_id: string;
   /**
-   * Id in the removalreasons vocabulary.
+   * Id in the removalreasons vocabulary; absent when the record was deleted without a reason (InvenioRDM 14 accepts `{}`).
    */
-  removal_reason: string;
+  removal_reason?: string;
   /**
    * Whether the tombstone is shown (410) or hidden (404).
    */

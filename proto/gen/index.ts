@@ -2,3 +2,4 @@
 export * from './events.js';
 export * from './registry.js';
 export * from './rpc.js';
+export * from './settings.js';

@@ -1,8 +1,9 @@
 /**
  * Generates the TypeScript side of the contracts in proto/: `proto/gen/*.ts` from the event
  * schemas (`events/<svc>/<entity>.<verb>.v<N>.json`, the `data` of each envelope), the RPC
- * schemas (`rpc/<svc>/<name>.json`, `request` and `reply`) and the service registry
- * (`services.json`).
+ * schemas (`rpc/<svc>/<name>.json`, `request` and `reply`), the service registry
+ * (`services.json`) and the settings every service declares (its `src/config.ts`: the shared
+ * environment's contract).
  *
  * When to use: after changing anything under proto/, run `pnpm gen:contracts` and commit the
  * result; services import the generated types through `@rdm/platform/contracts`. The unit test
@@ -12,7 +13,7 @@
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { compile, type JSONSchema } from 'json-schema-to-typescript';
 
 /** proto/ of this repository. */
@@ -122,7 +123,36 @@ function registry(): string {
   ].join('\n');
 }
 
-const INDEX = `${BANNER}export * from './events.js';\nexport * from './registry.js';\nexport * from './rpc.js';\n`;
+/**
+ * proto/gen/settings.ts: every environment variable some service declares (the `configProperties`
+ * of `services/<name>/src/config.ts`, for each service of services.json and the gateway), with the
+ * services declaring it. The platform reports variables of the project's families that none
+ * declares (services/_platform/src/unknown-settings.ts); generated, so the list never drifts from
+ * the declarations.
+ */
+async function settings(): Promise<string> {
+  const r = readJson(join(PROTO_DIR, 'services.json'));
+  const names = [...(r.services as { name: string }[]).map((s) => s.name), r.gateway.name as string];
+  const by = new Map<string, string[]>();
+  for (const svc of names) {
+    const mod = (await import(pathToFileURL(join(ROOT, 'services', svc, 'src', 'config.ts')).href)) as {
+      configProperties?: Record<string, unknown>;
+    };
+    if (!mod.configProperties) throw new Error(`services/${svc}/src/config.ts: no configProperties export`);
+    for (const key of Object.keys(mod.configProperties)) by.set(key, [...(by.get(key) ?? []), svc]);
+  }
+  const entries = [...by.keys()].sort().map((k) => `  ${k}: ${JSON.stringify(by.get(k))},`);
+  return [
+    BANNER,
+    '/** Every environment variable a service declares (its `configProperties`), with the services that declare it. */',
+    'export const DECLARED_SETTINGS: Readonly<Record<string, readonly string[]>> = {',
+    ...entries,
+    '};',
+    '',
+  ].join('\n');
+}
+
+const INDEX = `${BANNER}export * from './events.js';\nexport * from './registry.js';\nexport * from './rpc.js';\nexport * from './settings.js';\n`;
 
 /** Format TypeScript with the repository's biome settings (as if it were `path`). */
 function format(path: string, code: string): string {
@@ -138,6 +168,7 @@ export async function generateContracts(): Promise<Map<string, string>> {
     ['proto/gen/events.ts', await events()],
     ['proto/gen/rpc.ts', await rpc()],
     ['proto/gen/registry.ts', registry()],
+    ['proto/gen/settings.ts', await settings()],
     ['proto/gen/index.ts', INDEX],
   ]);
   for (const [path, code] of files) files.set(path, format(path, code));

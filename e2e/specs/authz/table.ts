@@ -1919,6 +1919,39 @@ export const TABLE: Row[] = [
     `,
   },
   {
+    // Issue 19, item 4: the role a pending membership request will grant (InvenioRDM's bulk member
+    // update): owners and managers. A success cell changes a request `other` makes just before
+    // (C's membership is open), cancelled after; refusals name the invitee, whose pending row is an
+    // invitation (so an allowed caller without a membership request to change gets 400).
+    op: 'PUT /api/communities/{id}/membership-requests',
+    scope: 'community',
+    body: (c) => ({ members: [{ type: 'user', id: c.vars.requester ?? c.w.invitee.id }], role: 'curator' }),
+    prepare: async (c) => {
+      const res = await as(c.w, 'other', 'POST', `/api/communities/${c.vars.id}/membership-requests`, {});
+      if (res.status !== 201) throw new Error(`membership request ${res.status}: ${res.text}`);
+      return { requester: c.w.users.other.id, request: String(res.body.id) };
+    },
+    restore: async (c) => {
+      const rid = c.vars.request;
+      if (!rid) return;
+      await as(c.w, 'other', 'POST', `/api/requests/${rid}/actions/cancel`, {});
+      // The pending row goes when communities applies the cancellation: wait, so the next cell may ask again.
+      const end = Date.now() + 20_000;
+      for (;;) {
+        const list = await api(`/api/communities/${c.vars.id}/membership-requests?is_open=true&size=100`, { token: c.w.users.admin.token });
+        const open = (list.body?.hits?.hits ?? []).some((h: { request?: { id?: string } }) => h.request?.id === rid);
+        if (!open || Date.now() > end) return;
+        await new Promise((r) => setTimeout(r, 250));
+      }
+    },
+    expect: `
+      state       anon    owner   other   reader  curator manager cowner  admin
+      public      403     403     403     403     403     204     204     204
+      restricted  403     403     403     403     403     400     400     400
+      deleted     403|410 403|410 403|410 403|410 403|410 403|410 400|410 400|410
+    `,
+  },
+  {
     // C's records: public, embargoed, restricted-files and extra's for all, the restricted one for its viewers; never the deleted one.
     op: 'GET /api/communities/{id}/records',
     path: '/api/communities/{id}/records',

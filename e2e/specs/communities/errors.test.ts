@@ -210,6 +210,48 @@ describe('communities: validation, permissions, lifecycle', () => {
     expect((await api(`/api/communities/${d.id}`)).status).toBe(200);
   });
 
+  // Issue 19, item 6: `custom_fields` and `children` are validated, not silently replaced by constants.
+  it('custom_fields: only configured keys (none by default: 400 Unknown field.); children.allow changes 403', async () => {
+    const cf = await createCommunity(admin.token, { ...communityBody(uniqueSlug(), 'CF'), custom_fields: { 'ns:x': 1 } });
+    expect(cf.status, cf.text).toBe(400);
+    expect(cf.body.errors).toEqual([{ field: 'custom_fields.ns:x', messages: ['Unknown field.'] }]);
+    const kids = await createCommunity(admin.token, { ...communityBody(uniqueSlug(), 'Kids'), children: { allow: true } });
+    expect(kids.status, kids.text).toBe(403);
+    const ok = await createCommunity(admin.token, {
+      ...communityBody(uniqueSlug(), 'Plain'),
+      custom_fields: {},
+      children: { allow: false },
+    });
+    expect(ok.status, ok.text).toBe(201);
+    expect(ok.body).toMatchObject({ custom_fields: {}, children: { allow: false } });
+  });
+
+  // Issue 19, item 4: InvenioRDM serves PUT …/membership-requests (change the role a pending request will grant).
+  it('PUT …/membership-requests: managers change the role a pending request will grant; others 403; accept grants it', async () => {
+    const d = await makeCommunity(admin.token, 'Role Of A Request');
+    await addMember(admin.token, d.id, manager, 'manager');
+    await addMember(admin.token, d.id, reader, 'reader');
+    const x = await createUser({ email: uniqueEmail('ce-mr'), name: 'Requester' });
+    const mr = await api(`/api/communities/${d.id}/membership-requests`, { method: 'POST', token: x.token, body: {} });
+    expect(mr.status, mr.text).toBe(201);
+    const put = (token: string | undefined, role: string) =>
+      api(`/api/communities/${d.id}/membership-requests`, { method: 'PUT', token, body: { members: [{ type: 'user', id: x.id }], role } });
+    for (const token of [undefined, user.token, reader.token, x.token]) expect((await put(token, 'curator')).status).toBe(403);
+    expect((await put(manager.token, 'owner')).status).toBe(403);
+    const ok = await put(manager.token, 'curator');
+    expect(ok.status, ok.text).toBe(204);
+    const list = await api(`/api/communities/${d.id}/membership-requests`, { token: manager.token });
+    expect(list.body.hits.hits).toEqual([expect.objectContaining({ role: 'curator', member: expect.objectContaining({ id: x.id }) })]);
+    const timeline = await api(`/api/requests/${mr.body.id}/timeline`, { token: manager.token });
+    expect(timeline.body.hits.hits.map((e: any) => e.payload?.content)).toContain('You will join as "Curator" (changed from: "reader").');
+    const accept = await api(`/api/requests/${mr.body.id}/actions/accept`, { method: 'POST', token: manager.token });
+    expect(accept.status, accept.text).toBe(200);
+    const members = await api(`/api/communities/${d.id}/members?size=50`, { token: admin.token });
+    expect(members.body.hits.hits).toContainEqual(
+      expect.objectContaining({ role: 'curator', member: expect.objectContaining({ id: x.id }) }),
+    );
+  });
+
   it('requests: anonymous search 403; an invitation decline by someone else 403; unknown request 404', async () => {
     expect((await api('/api/requests')).status).toBe(403);
     expect((await api('/api/requests/00000000-0000-4000-8000-000000000000', { token: user.token })).status).toBe(404);

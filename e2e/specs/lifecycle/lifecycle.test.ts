@@ -4,7 +4,7 @@
  * errors, unknown record); usage statistics (a view and a download show up in `stats`).
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { api } from '../../support/client.js';
+import { api, baseUrl } from '../../support/client.js';
 import { createUser, type TestUser, uniqueEmail } from '../../support/users.js';
 import { createDraft, publish, uploadFiles } from '../records/support.js';
 
@@ -62,6 +62,29 @@ describe('record deletion, abuse reports and statistics', () => {
     expect(back.status, back.text).toBe(204);
     expect((await api(`/api/records/${id}`)).status).toBe(200);
     expect((await api(`/api/records?q=${encodeURIComponent(`id:${id}`)}`)).body.hits.total).toBe(1);
+  });
+
+  // Issue 19, item 2: InvenioRDM 14 answers 204 to `{}` and keeps a tombstone without a reason.
+  it('DELETE …/delete with {}: 204, a tombstone without a reason (reads, exports, OAI-PMH); a bad reason is still 400', async () => {
+    const id = await published(owner);
+    const oai = (await api(`/api/records/${id}`)).body.pids.oai.identifier as string;
+    const bad = await api(`/api/records/${id}/delete`, { method: 'DELETE', token: admin.token, body: { removal_reason: {} } });
+    expect(bad.status, bad.text).toBe(400);
+    expect(bad.body.errors).toEqual([{ field: 'removal_reason.id', messages: ['Missing data for required field.'] }]);
+    const del = await api(`/api/records/${id}/delete`, { method: 'DELETE', token: admin.token, body: {} });
+    expect(del.status, del.text).toBe(204);
+    for (const path of [`/api/records/${id}`, `/api/records/${id}/export/datacite-json`]) {
+      const gone = await api(path);
+      expect(gone.status, path).toBe(410);
+      expect(gone.body).toMatchObject({
+        status: 410,
+        message: 'Record deleted',
+        tombstone: { is_visible: true, removed_by: { user: admin.id } },
+      });
+      expect(gone.body.tombstone).not.toHaveProperty('removal_reason');
+    }
+    const rec = await (await fetch(`${baseUrl()}/oai2d?verb=GetRecord&metadataPrefix=oai_dc&identifier=${encodeURIComponent(oai)}`)).text();
+    expect(rec).toContain('<header status="deleted">');
   });
 
   it('a hidden tombstone answers 404', async () => {

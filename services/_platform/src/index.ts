@@ -1,5 +1,7 @@
 /** Barrel of @rdm/platform: shared infrastructure only, never domain code. */
 export * from './config.js';
+export * from './custom-fields.js';
+export * from './unknown-settings.js';
 export * from './errors.js';
 export * from './logger.js';
 export * from './identity.js';

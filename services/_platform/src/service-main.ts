@@ -2,7 +2,8 @@
  * `serviceMain(description)`: the whole entry point of a service from one declarative
  * description, so every `main.ts` is a few lines.
  *
- * It loads the configuration once, makes the logger, and then either runs a command
+ * It loads the configuration once, makes the logger (a serving start then warns about unknown
+ * settings in the environment, unknown-settings.ts), and then either runs a command
  * (`tsx src/main.ts migrate` — schema + role, forward-only migrations, the service's
  * `afterMigrate` such as fixture loading — or one of the service's own `commands`) and exits, or
  * serves: telemetry, the database pool, NATS (waiting for the server at start), the service's
@@ -25,6 +26,7 @@ import { ensureStream, OutboxRelay } from './outbox.js';
 import { setSearchStatementTimeout } from './search/pg-read.js';
 import { runService, type Worker } from './service.js';
 import { startTelemetry } from './telemetry.js';
+import { reportUnknownSettings } from './unknown-settings.js';
 
 /** The configuration keys serviceMain reads (every service's config has them). */
 export interface ServiceMainConfig {
@@ -120,6 +122,8 @@ export async function serviceMain<C extends ServiceMainConfig>(desc: ServiceDesc
   const logger = createLogger(desc.name, config.LOG_LEVEL);
   if (config.SEARCH_STATEMENT_TIMEOUT_MS !== undefined) setSearchStatementTimeout(config.SEARCH_STATEMENT_TIMEOUT_MS);
   const command = process.argv[2];
+  // Why only when serving: `make up` runs `migrate` first, and one report per start is enough.
+  if (!command || command === 'serve') reportUnknownSettings(desc.name, process.env, logger);
   if (command === 'migrate') {
     await migrateService(desc, config, logger);
     process.exit(0);

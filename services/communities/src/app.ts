@@ -3,9 +3,19 @@
  * the community, member and schema-extension routes. Health: database, storage and (when given)
  * the NATS connection.
  */
-import { addStandardHealth, createHttpApp, type Knex, type Logger, mountRouter, type NatsHandle, type ObjectStorage } from '@rdm/platform';
+import {
+  addStandardHealth,
+  createHttpApp,
+  type Knex,
+  type Logger,
+  MAX_BYTES,
+  mountRouter,
+  type NatsHandle,
+  type ObjectStorage,
+} from '@rdm/platform';
 import type { CommunitiesConfig } from './config.js';
 import { CommunitiesService } from './domain/communities.service.js';
+import { CommunityCustomFields } from './domain/custom-fields.js';
 import { ExtensionsService } from './domain/extensions.service.js';
 import { CommunityLinks } from './domain/links.js';
 import { LogoService } from './domain/logo.service.js';
@@ -23,7 +33,8 @@ export interface AppDeps {
   config: Pick<
     CommunitiesConfig,
     'IDENTITY_SECRET' | 'PUBLIC_BASE_URL' | 'COMMUNITY_CREATORS' | 'COMMUNITIES_LOGO_MAX_BYTES' | 'COMMUNITIES_ALLOW_MEMBERSHIP_REQUESTS'
-  >;
+  > &
+    Partial<Pick<CommunitiesConfig, 'COMMUNITIES_CUSTOM_FIELDS' | 'COMMUNITIES_CUSTOM_FIELDS_MAX_BYTES'>>;
   logger: Logger;
   db: Knex;
   storage: ObjectStorage;
@@ -64,6 +75,11 @@ export function createApp(deps: AppDeps): CommunitiesApp {
     logger,
     search: deps.search,
     memberSearch: deps.memberSearch,
+    // Why here: a bad definition throws, so the service refuses to start (as records' RDM_CUSTOM_FIELDS).
+    customFields: CommunityCustomFields.fromConfig(
+      config.COMMUNITIES_CUSTOM_FIELDS,
+      config.COMMUNITIES_CUSTOM_FIELDS_MAX_BYTES ?? MAX_BYTES,
+    ),
   });
   const members = new MembersService({
     db,

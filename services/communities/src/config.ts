@@ -25,6 +25,19 @@ export const configProperties = {
     default: true,
     description: 'Allow membership requests to communities whose `access.member_policy` is `open` (closed by default).',
   },
+  COMMUNITIES_CUSTOM_FIELDS: {
+    type: 'string',
+    default: '',
+    description:
+      "InvenioRDM's COMMUNITIES_CUSTOM_FIELDS as a JSON array of `{name, type, multiple?, vocabulary?, fields?, max_length?, max_items?}` " +
+      "(the format of records' RDM_CUSTOM_FIELDS; every type but `edtf`); empty = none configured, so every `custom_fields` key is `Unknown field.`.",
+  },
+  COMMUNITIES_CUSTOM_FIELDS_MAX_BYTES: {
+    type: 'integer',
+    default: 65536,
+    minimum: 2,
+    description: 'Largest `custom_fields` of a community (bytes of its JSON); larger is a 400 on `custom_fields`.',
+  },
   COMMUNITIES_STORAGE: { type: 'string', default: 'local', enum: ['local', 's3'], description: 'Storage engine of logos.' },
   COMMUNITIES_STORAGE_PATH: {
     type: 'string',

@@ -2,7 +2,7 @@
  * Entry point: `tsx src/main.ts` serves the gateway. `tsx src/main.ts migrate` is accepted and
  * does nothing (the gateway has no database), so scripts can migrate every service alike.
  */
-import { connectNats, createLogger, loadConfig, runService, startTelemetry } from '@rdm/platform';
+import { connectNats, createLogger, loadConfig, reportUnknownSettings, runService, startTelemetry } from '@rdm/platform';
 import { createApp } from './app.js';
 import { natsTokenVerifier, subscribeInvalidations } from './auth.js';
 import { configProperties } from './config.js';
@@ -14,6 +14,7 @@ if (process.argv[2] === 'migrate') {
   logger.info('gateway has no database; nothing to migrate');
   process.exit(0);
 }
+reportUnknownSettings('gateway', process.env, logger);
 const telemetry = startTelemetry('gateway', config.OTEL_ENABLED);
 const { nc } = await connectNats({ url: config.NATS_URL, name: 'gateway', logger });
 const gw = createApp({ config, logger, nc, verifyToken: natsTokenVerifier(nc, config.AUTH_RPC_TIMEOUT_MS) });

@@ -273,7 +273,7 @@ export const ROUTES: readonly RouteSpec[] = [
   },
   {
     pattern: '/api/communities/{id}/membership-requests',
-    methods: ['GET', 'POST'],
+    methods: ['GET', 'POST', 'PUT'],
     service: 'communities',
     list: true,
     summary: 'Membership requests',

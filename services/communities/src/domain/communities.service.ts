@@ -11,9 +11,11 @@ import {
   type FieldError,
   type Identity,
   isAdmin,
+  isSystem,
   type Knex,
   type ListArgs,
   type Logger,
+  MAX_BYTES,
   type QueryAst,
   parseQuery,
   QuerySyntaxError,
@@ -35,6 +37,7 @@ import {
   type VocabRef,
 } from './community-input.js';
 import { type CommunityAction, type CommunityCtx, communitiesPolicy } from './communities.policy.js';
+import { CommunityCustomFields } from './custom-fields.js';
 import { CommunityErrors } from './errors.js';
 import type { RecordsUsagePort, RequestsPort, UsersPort, VocabulariesPort } from './ports.js';
 import type { Policy } from '@rdm/platform';
@@ -65,6 +68,8 @@ export interface CommunitiesServiceDeps {
   search?: CommunitySearchIndex;
   /** The member-lists index (same engine): the creator's membership is indexed after a create. */
   memberSearch?: MemberSearchIndex;
+  /** COMMUNITIES_CUSTOM_FIELDS; absent: none configured (only `custom_fields: {}` is accepted). */
+  customFields?: CommunityCustomFields;
 }
 
 const isUniqueViolation = (e: unknown) => (e as { code?: string })?.code === '23505';
@@ -97,9 +102,24 @@ export class CommunitiesService {
   readonly policy: Policy<CommunityAction, CommunityCtx>;
   private readonly db: Knex;
 
+  private readonly customFields: CommunityCustomFields;
+
   constructor(private readonly deps: CommunitiesServiceDeps) {
     this.db = deps.db;
     this.policy = communitiesPolicy(deps.creators);
+    this.customFields = deps.customFields ?? CommunityCustomFields.fromConfig('', MAX_BYTES);
+  }
+
+  /** The `custom_fields` of a body, validated; its errors join `errors`. */
+  private checkCustomFields(body: unknown, errors: FieldError[]) {
+    const cf = this.customFields.check((body as { custom_fields?: unknown } | null)?.custom_fields);
+    errors.push(...cf.errors);
+    return cf;
+  }
+
+  /** 403 for a `children` change: InvenioRDM's `manage_children` is the system's alone. */
+  private requireChildrenUnchanged(identity: Identity, childrenChange: boolean): void {
+    if (childrenChange && !isSystem(identity)) throw Errors.permissionDenied();
   }
 
   /** A community by id or slug with the caller's role: 404 unknown, 410 deleted (unless `allowDeleted`). */
@@ -162,15 +182,24 @@ export class CommunitiesService {
   async create(identity: Identity, body: unknown): Promise<CommunityRow> {
     this.policy.require('create', identity);
     const parsed = parseCommunityBody(body);
-    const entries = await this.resolveRefs(parsed.refs, parsed.errors);
+    const cf = this.checkCustomFields(body, parsed.errors);
+    const entries = await this.resolveRefs([...parsed.refs, ...cf.refs], parsed.errors);
     if (parsed.slug && (await repo.slugTaken(this.db, parsed.slug))) parsed.errors.push({ field: 'slug', messages: [SLUG_MESSAGES.taken] });
     if (parsed.errors.length) throw Errors.validation(parsed.errors);
+    this.requireChildrenUnchanged(identity, parsed.childrenChange);
     const creator = identity.sub && identity.sub !== 'system' ? await this.userInfo(identity.sub) : undefined;
     const metadata = expandMetadata(parsed.metadata, entries);
+    const customFields = this.customFields.dereference(cf.value, entries);
     const ownerRow: string[] = [];
     try {
       const created = await this.write(async (trx) => {
-        const row = await repo.insertCommunity(trx, { id: randomUUID(), slug: parsed.slug as string, metadata, access: parsed.access });
+        const row = await repo.insertCommunity(trx, {
+          id: randomUUID(),
+          slug: parsed.slug as string,
+          metadata,
+          access: parsed.access,
+          custom_fields: customFields,
+        });
         await this.event(trx, 'created', row);
         if (creator) {
           const m = await insertMember(trx, {
@@ -238,15 +267,23 @@ export class CommunitiesService {
     const parsed = parseCommunityBody(body, { slug: c.row.slug, access: c.row.access });
     if (parsed.access.visibility !== c.row.access.visibility)
       this.policy.require('manage_access', identity, { community: c.row, role: c.role });
-    const entries = await this.resolveRefs(parsed.refs, parsed.errors);
+    const cf = this.checkCustomFields(body, parsed.errors);
+    const entries = await this.resolveRefs([...parsed.refs, ...cf.refs], parsed.errors);
     if (parsed.errors.length) throw Errors.validation(parsed.errors);
+    this.requireChildrenUnchanged(identity, parsed.childrenChange);
     const metadata = expandMetadata(parsed.metadata, entries);
+    // Why a replace (absent → {}): InvenioRDM's community schema defaults `custom_fields` to `{}`.
+    const customFields = this.customFields.dereference(cf.value, entries);
     return this.write(async (trx) => {
       const current = await repo.findCommunity(trx, c.row.id, { lock: true });
       if (!current) throw CommunityErrors.notFound();
       if (current.deletion_status !== 'P') throw CommunityErrors.deleted();
       checkRevision(revision, current.revision_id);
-      const row = await repo.updateCommunity(trx, current, { metadata, access: parsed.access as CommunityAccess });
+      const row = await repo.updateCommunity(trx, current, {
+        metadata,
+        access: parsed.access as CommunityAccess,
+        custom_fields: customFields,
+      });
       await this.event(trx, 'updated', row);
       return row;
     });

@@ -38,7 +38,8 @@ const RECORD_POLICY: Record<string, string> = { open: 'open', closed: 'closed', 
 /** A vocabulary reference to resolve: where it sits, and its type and id. */
 export interface VocabRef {
   field: string;
-  type: 'communitytypes' | 'affiliations' | 'funders' | 'awards';
+  /** `communitytypes`, `affiliations`, `funders`, `awards`, or the vocabulary of a custom field. */
+  type: string;
   id: string;
 }
 
@@ -49,6 +50,12 @@ export interface ParsedCommunity {
   access: CommunityAccess;
   refs: VocabRef[];
   errors: FieldError[];
+  /**
+   * The body asks for a `children` other than the stored `{allow: false}`: InvenioRDM's
+   * `manage_children` is the system's alone, so the service refuses it with 403 (subcommunities
+   * are not supported here, so `children.allow` stays false).
+   */
+  childrenChange: boolean;
 }
 
 /** Messages of the slug rules (reference §2.2). */
@@ -253,7 +260,22 @@ export function parseCommunityBody(body: unknown, current?: { slug: string; acce
   }
   const metadata = parseMetadata(b.metadata, errors, refs);
   const access = parseAccess(b.access, errors, current?.access);
-  return { slug, metadata, access, refs, errors };
+  const childrenChange = parseChildren(b.children, errors);
+  return { slug, metadata, access, refs, errors, childrenChange };
+}
+
+/** Validate `children` (`{allow: bool}`); true when it differs from the only stored value `{allow: false}`. */
+function parseChildren(raw: unknown, errors: FieldError[]): boolean {
+  if (raw === undefined) return false;
+  if (!isObj(raw)) {
+    errors.push({ field: 'children', messages: ['Invalid input type.'] });
+    return false;
+  }
+  if (raw.allow !== undefined && typeof raw.allow !== 'boolean') {
+    errors.push({ field: 'children.allow', messages: ['Not a valid boolean.'] });
+    return false;
+  }
+  return raw.allow !== false || Object.keys(raw).length !== 1;
 }
 
 /** Title of a vocabulary entry in English (first value otherwise). */

@@ -236,18 +236,24 @@ export class MembersService {
   }
 
   /**
-   * `PUT …/invitations`: change the role of pending invitations; each changed one gets the
-   * reference's comment on its request (by the system, over `rdm.requests.rpc.comment`, before
-   * the commit: a failed call rolls the change back; a commit failing after it leaves the comment).
+   * `PUT …/invitations` (`type` INVITATION) or `PUT …/membership-requests` (MEMBERSHIP_REQUEST):
+   * change the role pending requests of that type will grant on accept. InvenioRDM serves both
+   * (and `PUT …/members`) with one bulk update; here each route changes only its own kind of row,
+   * so a member listed under the wrong route is `Invalid member specified.`. Who may: as
+   * InvenioRDM's `members_update`, a manager of both the old and the new role (owners, managers
+   * below owner, administrators). Each changed request gets the reference's comment (by the
+   * system, over `rdm.requests.rpc.comment`, before the commit: a failed call rolls the change
+   * back; a commit failing after it leaves the comment). `COMMUNITIES_ALLOW_MEMBERSHIP_REQUESTS`
+   * is not checked, as in InvenioRDM: requests made while it was on can still be managed.
    */
-  async updateInvitations(identity: Identity, id: string, body: unknown): Promise<void> {
+  async updatePending(identity: Identity, id: string, body: unknown, type: typeof INVITATION | typeof MEMBERSHIP_REQUEST): Promise<void> {
     const c = await this.community(identity, id, 'manage_members');
     const input = parseMembersBody(body, { need: ['role'] });
     const actor = this.actor(identity, c.role);
     const role = input.role as Role;
     await this.write(async (trx, touch) => {
       const rows = (await repo.findMembersFor(trx, c.row.id, input.members, { lock: true })).filter(
-        (r) => !r.active && r.request_type === INVITATION,
+        (r) => !r.active && r.request_type === type,
       );
       if (rows.length !== new Set(input.members.map((m) => m.id)).size) throw CommunityErrors.members('Invalid member specified.');
       // Why check all first: a comment sent for one row cannot be rolled back if a later row is refused.

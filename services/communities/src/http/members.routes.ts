@@ -64,7 +64,7 @@ export function membersRouter(deps: MembersRoutesDeps): Router<AppState> {
     ctx.status = 204;
   });
   router.put('/api/communities/:id/invitations', async (ctx: Ctx) => {
-    await members.updateInvitations(ctx.state.identity, ctx.params.id, await jsonBody(ctx));
+    await members.updatePending(ctx.state.identity, ctx.params.id, await jsonBody(ctx), INVITATION);
     ctx.status = 204;
   });
   const requests = (type: string, path: string) => async (ctx: Ctx) => {
@@ -86,6 +86,10 @@ export function membersRouter(deps: MembersRoutesDeps): Router<AppState> {
   router.post('/api/communities/:id/membership-requests', async (ctx: Ctx) => {
     ctx.body = await members.requestMembership(ctx.state.identity, ctx.params.id, await jsonBody(ctx));
     ctx.status = 201;
+  });
+  router.put('/api/communities/:id/membership-requests', async (ctx: Ctx) => {
+    await members.updatePending(ctx.state.identity, ctx.params.id, await jsonBody(ctx), MEMBERSHIP_REQUEST);
+    ctx.status = 204;
   });
   return router;
 }

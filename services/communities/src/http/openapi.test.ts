@@ -16,4 +16,14 @@ describe(openapiFragment.name, () => {
     expect(paths).toContain('/api/community-schema-extension/schema/{schemaId}/jsonschema');
     expect(paths).toHaveLength(16);
   });
+  it('should list PUT …/membership-requests (served since issue 19, item 4) beside GET and POST', () => {
+    const item = (openapiFragment() as { paths: Record<string, Record<string, unknown>> }).paths[
+      '/api/communities/{id}/membership-requests'
+    ];
+    expect(
+      Object.keys(item)
+        .filter((k) => k !== 'parameters')
+        .sort(),
+    ).toEqual(['get', 'post', 'put']);
+  });
 });

@@ -232,6 +232,11 @@ export function openapiFragment(): Json {
           requestBody: { required: false, content: json({ type: 'object', properties: { message: { type: 'string' } } }) },
           responses: { '201': ok({ type: 'object' }, 'The request.'), ...one },
         }),
+        put: op('updateMembershipRequests', 'Change the role pending membership requests will grant (owners, managers)', {
+          security: sec,
+          requestBody: { required: true, content: json(membersBody) },
+          responses: { '204': noContent, ...one },
+        }),
       },
       '/api/community-schema-extension': {
         get: op('listSchemaExtensions', 'Latest schema extension of each community', {
@@ -308,9 +313,16 @@ export function openapiFragment(): Json {
                 'record_restricted_policy',
               ],
             },
-            custom_fields: { type: 'object' },
+            custom_fields: {
+              type: 'object',
+              description: 'Values of the fields configured by `COMMUNITIES_CUSTOM_FIELDS` (none by default: `{}`), as stored.',
+            },
             deletion_status: { type: 'object', properties: { is_deleted: { type: 'boolean' }, status: { type: 'string' } } },
-            children: { type: 'object', properties: { allow: { type: 'boolean' } } },
+            children: {
+              type: 'object',
+              description: 'Subcommunities are not supported: `allow` is always false (a change is 403, system only in InvenioRDM).',
+              properties: { allow: { const: false } },
+            },
             statistics: {
               type: 'object',
               properties: Object.fromEntries(
@@ -328,6 +340,16 @@ export function openapiFragment(): Json {
             access: {
               type: 'object',
               properties: { visibility: { type: 'string' }, member_policy: { type: 'string' }, record_policy: { type: 'string' } },
+            },
+            custom_fields: {
+              type: 'object',
+              description:
+                'Only the keys configured by `COMMUNITIES_CUSTOM_FIELDS` (another key: 400 `Unknown field.`); replaced as a whole by an update (absent: `{}`).',
+            },
+            children: {
+              type: 'object',
+              description: 'Only `{allow: false}` (the stored value) is accepted; any other value is 403.',
+              properties: { allow: { type: 'boolean' } },
             },
           },
         },

@@ -91,7 +91,7 @@ function derived(db: Knex | Knex.Transaction, slug: string, md: Record<string, a
 /** Insert a community. */
 export async function insertCommunity(
   trx: Knex.Transaction,
-  c: { id: string; slug: string; metadata: Record<string, any>; access: CommunityAccess },
+  c: { id: string; slug: string; metadata: Record<string, any>; access: CommunityAccess; custom_fields?: Record<string, unknown> },
 ): Promise<CommunityRow> {
   const [row] = await trx('communities')
     .insert({
@@ -99,17 +99,18 @@ export async function insertCommunity(
       slug: c.slug,
       metadata: JSON.stringify(c.metadata),
       access: JSON.stringify(c.access),
+      custom_fields: JSON.stringify(c.custom_fields ?? {}),
       ...derived(trx, c.slug, c.metadata, c.access),
     })
     .returning(COLUMNS);
   return row;
 }
 
-/** Update metadata/access/slug/deletion state; revision +1. */
+/** Update metadata/access/custom fields/slug/deletion state; revision +1. */
 export async function updateCommunity(
   trx: Knex.Transaction,
   current: CommunityRow,
-  patch: Partial<Pick<CommunityRow, 'slug' | 'metadata' | 'access' | 'deletion_status' | 'tombstone'>>,
+  patch: Partial<Pick<CommunityRow, 'slug' | 'metadata' | 'access' | 'custom_fields' | 'deletion_status' | 'tombstone'>>,
 ): Promise<CommunityRow> {
   const slug = patch.slug ?? current.slug;
   const metadata = patch.metadata ?? current.metadata;
@@ -120,6 +121,7 @@ export async function updateCommunity(
       slug,
       metadata: JSON.stringify(metadata),
       access: JSON.stringify(access),
+      ...(patch.custom_fields ? { custom_fields: JSON.stringify(patch.custom_fields) } : {}),
       ...(patch.deletion_status ? { deletion_status: patch.deletion_status } : {}),
       ...(patch.tombstone !== undefined ? { tombstone: patch.tombstone === null ? null : JSON.stringify(patch.tombstone) } : {}),
       ...derived(trx, slug, metadata, access),

@@ -531,3 +531,145 @@ describe('RPC rdm.communities.rpc.get / roles', () => {
     await expect(callRpc(h.nats.nc, 'rdm.communities.rpc.owners', {})).rejects.toMatchObject({ status: 400 });
   });
 });
+
+// Issue 19, item 6: `custom_fields` was always `{}` and `children` always `{allow: false}`,
+// whatever a client sent. Custom fields are InvenioRDM's COMMUNITIES_CUSTOM_FIELDS (none by
+// default: every key is `Unknown field.`); `children.allow` changes are the system's alone (403).
+describe('custom_fields and children', () => {
+  const CF = JSON.stringify([
+    { name: 'ns:topic', type: 'keyword' },
+    { name: 'ns:since', type: 'date' },
+    { name: 'ns:tags', type: 'text', multiple: true, max_items: 3, max_length: 20 },
+    { name: 'ns:org', type: 'vocabulary', vocabulary: 'communitytypes' },
+    {
+      name: 'ns:meeting',
+      type: 'object',
+      fields: [
+        { name: 'title', type: 'text' },
+        { name: 'year', type: 'integer' },
+      ],
+    },
+  ]);
+  const withCf = () =>
+    request(gatewayFront(h.appWith({ COMMUNITIES_CUSTOM_FIELDS: CF, COMMUNITIES_CUSTOM_FIELDS_MAX_BYTES: 2000 }).app.callback(), SECRET));
+  const values = {
+    'ns:topic': 'oceans',
+    'ns:since': '2020-01-31',
+    'ns:tags': ['salt', 'water'],
+    'ns:org': { id: 'event', title: { en: 'ignored input title' } },
+    'ns:meeting': { title: 'Kick-off', year: 2024 },
+  };
+
+  it('should store, return and replace the configured custom fields (dereferencing vocabulary entries)', async () => {
+    const res = await withCf()
+      .post('/api/communities')
+      .set(ADMIN)
+      .send({ ...communityBody('cf-store'), custom_fields: values });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    const stored = { ...values, 'ns:org': { id: 'event', title: { en: 'Event' } } };
+    expect(res.body.custom_fields).toEqual(stored);
+    expect((await withCf().get(`/api/communities/${res.body.id}`)).body.custom_fields).toEqual(stored);
+    const hits = (await withCf().get('/api/communities?q=slug:cf-store')).body.hits.hits;
+    expect(hits.map((c: { custom_fields: unknown }) => c.custom_fields)).toEqual([stored]);
+    const put = await withCf()
+      .put(`/api/communities/${res.body.id}`)
+      .set(ADMIN)
+      .send({ ...communityBody('cf-store'), custom_fields: { 'ns:topic': 'rivers' } });
+    expect(put.status, JSON.stringify(put.body)).toBe(200);
+    expect(put.body.custom_fields).toEqual({ 'ns:topic': 'rivers' });
+    // An update is a replace, as InvenioRDM's (its schema defaults `custom_fields` to `{}`).
+    const cleared = await withCf().put(`/api/communities/${res.body.id}`).set(ADMIN).send(communityBody('cf-store'));
+    expect(cleared.body.custom_fields).toEqual({});
+  });
+
+  it('should refuse unknown keys, bad values and oversized sections with field errors (nothing stored)', async () => {
+    const bad = await withCf()
+      .post('/api/communities')
+      .set(ADMIN)
+      .send({
+        ...communityBody('cf-bad'),
+        custom_fields: {
+          'ns:nope': 1,
+          'ns:since': '2020-13-01',
+          'ns:tags': ['a', 'b', 'c', 'd'],
+          'ns:topic': 5,
+          'ns:org': { id: 'no-such-type' },
+          'ns:meeting': { year: 'soon', extra: 1 },
+        },
+      });
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors).toEqual(
+      expect.arrayContaining([
+        { field: 'custom_fields.ns:nope', messages: ['Unknown field.'] },
+        { field: 'custom_fields.ns:since', messages: ['Not a valid date.'] },
+        { field: 'custom_fields.ns:tags', messages: ['Longer than maximum length 3.'] },
+        { field: 'custom_fields.ns:topic', messages: ['Not a valid string.'] },
+        { field: 'custom_fields.ns:meeting.year', messages: ['Not a valid integer.'] },
+        { field: 'custom_fields.ns:meeting.extra', messages: ['Unknown field.'] },
+      ]),
+    );
+    const vocab = await withCf()
+      .post('/api/communities')
+      .set(ADMIN)
+      .send({ ...communityBody('cf-bad'), custom_fields: { 'ns:org': { id: 'no-such-type' } } });
+    expect(vocab.body.errors).toEqual([{ field: 'custom_fields.ns:org', messages: ['Invalid value no-such-type.'] }]);
+    const type = await withCf()
+      .post('/api/communities')
+      .set(ADMIN)
+      .send({ ...communityBody('cf-bad'), custom_fields: ['x'] });
+    expect(type.body.errors).toEqual([{ field: 'custom_fields', messages: ['Invalid input type.'] }]);
+    const big = await withCf()
+      .post('/api/communities')
+      .set(ADMIN)
+      .send({ ...communityBody('cf-bad'), custom_fields: { 'ns:topic': 'x'.repeat(3000) } });
+    expect(big.body.errors).toEqual([{ field: 'custom_fields', messages: ['Custom fields larger than 2000 bytes.'] }]);
+    expect(await h.db.db('communities').where({ slug: 'cf-bad' })).toHaveLength(0);
+  });
+
+  it('should accept only `{}` when no custom field is configured (InvenioRDM default) and refuse a bad definition at start', async () => {
+    const none = await api()
+      .post('/api/communities')
+      .set(ADMIN)
+      .send({ ...communityBody('cf-none'), custom_fields: { a: 1 } });
+    expect(none.status).toBe(400);
+    expect(none.body.errors).toEqual([{ field: 'custom_fields.a', messages: ['Unknown field.'] }]);
+    const empty = await api()
+      .post('/api/communities')
+      .set(ADMIN)
+      .send({ ...communityBody('cf-none'), custom_fields: {} });
+    expect(empty.status).toBe(201);
+    expect(empty.body.custom_fields).toEqual({});
+    expect(() => h.appWith({ COMMUNITIES_CUSTOM_FIELDS: '[{"name": "ns:when", "type": "edtf"}]' })).toThrow(
+      /COMMUNITIES_CUSTOM_FIELDS\[0\]: type edtf is not supported/,
+    );
+  });
+
+  it('should refuse a change of children.allow (system only, as InvenioRDM) and accept the unchanged value', async () => {
+    const yes = await api()
+      .post('/api/communities')
+      .set(ADMIN)
+      .send({ ...communityBody('kids'), children: { allow: true } });
+    expect(yes.status).toBe(403);
+    expect(yes.body).toEqual({ status: 403, message: 'Permission denied.' });
+    expect(
+      (
+        await api()
+          .post('/api/communities')
+          .set(ADMIN)
+          .send({ ...communityBody('kids'), children: { allow: 'yes' } })
+      ).body.errors,
+    ).toEqual([{ field: 'children.allow', messages: ['Not a valid boolean.'] }]);
+    const c = await api()
+      .post('/api/communities')
+      .set(ADMIN)
+      .send({ ...communityBody('kids'), children: { allow: false } });
+    expect(c.status).toBe(201);
+    expect(c.body.children).toEqual({ allow: false });
+    const put = await api()
+      .put(`/api/communities/${c.body.id}`)
+      .set(ADMIN)
+      .send({ ...communityBody('kids'), children: { allow: true } });
+    expect(put.status).toBe(403);
+    expect((await api().get(`/api/communities/${c.body.id}`)).body.children).toEqual({ allow: false });
+  });
+});

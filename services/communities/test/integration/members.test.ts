@@ -426,6 +426,56 @@ describe('membership requests', () => {
       visible: false,
     });
   });
+
+  // Issue 19, item 4: InvenioRDM serves PUT …/membership-requests (the members service's bulk
+  // update): owners and managers change the role a pending request will get, commented on it.
+  it('should change the role a pending membership request will get (PUT …/membership-requests); accept grants it', async () => {
+    const c = await create('mr-role', { access: { member_policy: 'open' } });
+    const put = (who: string | null, body: object) => api().put(`/api/communities/${c.id}/membership-requests`).set(as(who)).send(body);
+    expect((await api().post(`/api/communities/${c.id}/membership-requests`).set(as('6')).send({})).status).toBe(201);
+    const row = await h.db.db('members').where({ community_id: c.id, member_id: '6' }).first();
+    const before = h.comments.length;
+    const ok = await put('3', { members: [{ type: 'user', id: '6' }], role: 'curator' });
+    expect(ok.status, JSON.stringify(ok.body)).toBe(204);
+    expect(ok.text).toBe('');
+    expect((await h.db.db('members').where({ id: row.id }).first()).role).toBe('curator');
+    expect(h.comments.slice(before)).toEqual([
+      {
+        id: row.request_id,
+        identity: { sub: 'system', roles: ['system'] },
+        payload: { content: 'You will join as "Curator" (changed from: "reader").', format: 'html' },
+      },
+    ]);
+    const list = await api().get(`/api/communities/${c.id}/membership-requests`).set(as('2'));
+    expect(list.body.hits.hits[0]).toMatchObject({ role: 'curator', member: { id: '6' } });
+    // Who may: owners and managers (managers not for owner); others 403; anonymous 403.
+    expect((await put('3', { members: [{ type: 'user', id: '6' }], role: 'owner' })).status).toBe(403);
+    for (const who of ['4', '5', '7', null]) {
+      expect((await put(who, { members: [{ type: 'user', id: '6' }], role: 'reader' })).status, `as ${who}`).toBe(403);
+    }
+    expect((await h.db.db('members').where({ id: row.id }).first()).role).toBe('curator');
+    // Bad bodies and members that are not pending membership requests: 400.
+    expect((await put('2', { members: [{ type: 'user', id: '6' }] })).body.errors).toEqual([
+      { field: 'role', messages: ['Missing data for required field.'] },
+    ]);
+    expect((await put('2', { members: [{ type: 'user', id: '6' }], role: 'boss' })).status).toBe(400);
+    expect((await put('2', { members: [{ type: 'user', id: '5' }], role: 'curator' })).body.errors).toEqual([
+      { field: 'members', messages: ['Invalid member specified.'] },
+    ]);
+    await api()
+      .post(`/api/communities/${c.id}/invitations`)
+      .set(as('2'))
+      .send({ members: [{ type: 'user', id: '7' }], role: 'reader' })
+      .expect(204);
+    expect((await put('2', { members: [{ type: 'user', id: '7' }], role: 'curator' })).status).toBe(400);
+    expect((await api().put('/api/communities/mr-role/membership-requests').set(as('2')).send({})).status).toBe(400);
+    // Accepting the request makes the requester a member with the changed role.
+    await publish('rdm.requests.request.accepted', requestEvent(row.request_id, 'community-membership-request', c.id, '6'));
+    await waitFor(async () => (await h.db.db('members').where({ id: row.id }).first())?.active === true, { timeoutMs: 15_000 });
+    expect(await h.db.db('members').where({ id: row.id }).first()).toMatchObject({ role: 'curator', visible: false });
+    // Once accepted it is a member, no longer a pending request.
+    expect((await put('2', { members: [{ type: 'user', id: '6' }], role: 'reader' })).status).toBe(400);
+  });
 });
 
 describe('statistics', () => {

@@ -25,6 +25,14 @@ describe(openapiFragment.name, () => {
     expect(() => validator.resolveRefs()).not.toThrow();
   });
 
+  // Issue 19, item 6: `pids` of a published file is always `{}`; the document says so (and the fuzz
+  // run checks every answer against it).
+  it("should describe a published file's pids as what is served: an empty object", () => {
+    const pids = fragment.components.schemas.FileEntry.properties.pids;
+    expect(pids).toMatchObject({ type: 'object', maxProperties: 0 });
+    expect(pids.description).toMatch(/Always `\{\}`/);
+  });
+
   it('should document draft and record files, upload, commit, ranged download and archives', () => {
     const ops = Object.entries(fragment.paths).flatMap(([p, item]) => METHODS.filter((m) => item[m]).map((m) => `${m.toUpperCase()} ${p}`));
     const D = '/api/records/{id}/draft';

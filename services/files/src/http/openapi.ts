@@ -381,7 +381,13 @@ export function openapiFragment(): Json {
             status: { type: 'string', enum: ['pending', 'completed'] },
             checksum: { type: 'string', description: '`md5:<hex>`' },
             storage_class: str,
-            pids: { type: 'object' },
+            pids: {
+              type: 'object',
+              maxProperties: 0,
+              description:
+                "Always `{}`: no persistent identifier is minted for files (the spec's `epic` example is an ePIC handle provider " +
+                'this project does not have); the key is kept because the spec shows it on published files.',
+            },
           },
         },
         FileList: {

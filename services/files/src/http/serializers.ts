@@ -1,8 +1,8 @@
 /**
  * InvenioRDM JSON shapes of file entries and file lists (records-resources FileSchema and
  * FileList.to_dict): pending entries carry no content fields; committed ones add mimetype, ids,
- * size, checksum and storage class; published records' entries add `pids` and have no `commit`
- * link. Key order follows the spec's listing.
+ * size, checksum and storage class; published records' entries add `pids` (always `{}`: no PID is
+ * minted for files; the spec shows the key) and have no `commit` link. Key order follows the spec's listing.
  */
 import type { BucketGrant, FilesKind, FilesScope } from '../domain/authorizer.js';
 import type { FileLinks } from '../domain/links.js';

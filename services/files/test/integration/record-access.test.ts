@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { type ConsumerHandle, ensureStream, SYSTEM } from '@rdm/platform';
+import { type ConsumerHandle, ensureStream, SYSTEM, validateEvent } from '@rdm/platform';
 import { testLogger, testNats, waitFor } from '@rdm/platform/testing';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -58,6 +58,8 @@ describe('files authorize public downloads from the copy of records access', () 
   });
   async function emit(type: string, data: Record<string, unknown>): Promise<void> {
     const e = envelope(type, data);
+    // As records' outbox would: only an event its schema admits is ever published.
+    validateEvent(type, e);
     await conn.js.publish(type, JSON.stringify(e), { msgID: e.id });
     await waitFor(async () => (await h.tdb.db('inbox').where({ message_id: e.id }).first()) !== undefined, {
       message: `${type} not applied`,
@@ -121,6 +123,14 @@ describe('files authorize public downloads from the copy of records access', () 
     await h.tdb.db.raw('UPDATE record_access SET seq = seq + 1000000 WHERE record_id = ?', [id]);
     await emit('rdm.records.record.deleted', { id, parent_id: `par-${id}`, bucket_id: bucket, removal_reason: 'spam', is_visible: true });
     expect((await findRecordAccess(h.tdb.db, id))?.deleted).toBe(false);
+  });
+
+  // Issue 19, item 2: `removal_reason` became optional (a deletion with `{}`); the consumer must not need it.
+  it('should apply a deletion that carries no removal reason', async () => {
+    const id = await published('open');
+    const bucket = (await findRecordAccess(h.tdb.db, id))!.bucket_id;
+    await emit('rdm.records.record.deleted', { id, parent_id: `par-${id}`, bucket_id: bucket, is_visible: true });
+    expect((await findRecordAccess(h.tdb.db, id))?.deleted).toBe(true);
   });
 
   it('first: a public download asks records nothing; restricted files are still decided by records', async () => {

@@ -1,7 +1,8 @@
 /**
  * Deletion of published records by administrators, their tombstones, and restore (reference
- * §4.4: `DELETE /api/records/<id>/delete` with `{removal_reason, note, citation_text,
- * is_visible}`; `POST /api/records/<id>/restore`).
+ * §4.4: `DELETE /api/records/<id>/delete` with `{removal_reason?, note?, citation_text?,
+ * is_visible?}`, every key optional as in InvenioRDM 14, `{}` included; `POST
+ * /api/records/<id>/restore`).
  *
  * When to use: every takedown or restore goes through `delete` / `restore` here; every 410 of a
  * deleted record gets its body from `goneError` (the routes' tombstone middleware calls it, so
@@ -41,7 +42,8 @@ export interface DeletionDeps {
 
 /** A validated deletion request. */
 interface DeletionInput {
-  reasonId: string;
+  /** Id in the `removalreasons` vocabulary; absent: a tombstone without a reason (InvenioRDM 14). */
+  reasonId?: string;
   note: string;
   citationText: string;
   isVisible: boolean;
@@ -49,14 +51,27 @@ interface DeletionInput {
 
 const MAX_TEXT = 10_000;
 
-/** Parse `{removal_reason: {id} | id, note?, citation_text?, is_visible?}`; 400 with field errors. */
+const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * Parse `{removal_reason?: {id} | id, note?, citation_text?, is_visible?}` (an empty or absent body
+ * is `{}`); 400 with field errors. Every key is optional, as in InvenioRDM's TombstoneSchema: a
+ * deletion without a reason leaves a tombstone without one; a reason that is given must be valid.
+ */
 export function parseDeletion(body: unknown): DeletionInput {
+  if (body !== undefined && !isObj(body)) throw Errors.validation([{ field: '_schema', messages: ['Invalid input type.'] }]);
   const errors: FieldError[] = [];
-  const b = (body && typeof body === 'object' && !Array.isArray(body) ? body : {}) as Record<string, unknown>;
+  const b = body ?? {};
   const raw = b.removal_reason;
-  const reasonId = typeof raw === 'string' ? raw : raw && typeof raw === 'object' ? (raw as { id?: unknown }).id : undefined;
-  if (typeof reasonId !== 'string' || !reasonId.trim())
-    errors.push({ field: 'removal_reason', messages: ['Missing data for required field.'] });
+  let reasonId: string | undefined;
+  if (raw === null) errors.push({ field: 'removal_reason', messages: ['Field may not be null.'] });
+  else if (typeof raw === 'string') {
+    if (raw.trim()) reasonId = raw.trim();
+    else errors.push({ field: 'removal_reason', messages: ['Field may not be blank.'] });
+  } else if (isObj(raw)) {
+    if (typeof raw.id === 'string' && raw.id.trim()) reasonId = raw.id.trim();
+    else errors.push({ field: 'removal_reason.id', messages: ['Missing data for required field.'] });
+  } else if (raw !== undefined) errors.push({ field: 'removal_reason', messages: ['Invalid input type.'] });
   const text = (field: string): string => {
     const v = b[field];
     if (v === undefined || v === null) return '';
@@ -69,13 +84,14 @@ export function parseDeletion(body: unknown): DeletionInput {
   const vis = b.is_visible;
   if (vis !== undefined && typeof vis !== 'boolean') errors.push({ field: 'is_visible', messages: ['Not a valid boolean.'] });
   if (errors.length) throw Errors.validation(errors);
-  return { reasonId: String(reasonId).trim(), note, citationText, isVisible: vis === undefined ? true : (vis as boolean) };
+  return { ...(reasonId ? { reasonId } : {}), note, citationText, isVisible: vis === undefined ? true : (vis as boolean) };
 }
 
 /** The tombstone as the API shows it. */
 export function tombstoneBody(t: del.TombstoneRow): Record<string, unknown> {
   return {
-    removal_reason: t.removal_reason,
+    // Why conditional: InvenioRDM's tombstone has no `removal_reason` key when none was given.
+    ...(t.removal_reason ? { removal_reason: t.removal_reason } : {}),
     note: t.note,
     removed_by: t.removed_by,
     removal_date: new Date(t.removal_date).toISOString().replace('Z', '+00:00'),
@@ -101,9 +117,7 @@ export class DeletionComponent {
   async delete(identity: Identity, id: string, body: unknown, ifMatch?: number): Promise<void> {
     if (!isAdmin(identity)) throw Errors.permissionDenied();
     const input = parseDeletion(body);
-    const [resolved] = await this.d.vocabularies.resolve([{ type: 'removalreasons', id: input.reasonId }]);
-    if (!resolved?.found) throw Errors.validation([{ field: 'removal_reason', messages: [`Invalid value ${input.reasonId}.`] }]);
-    const title = (resolved.entry as { title?: Record<string, string> } | undefined)?.title;
+    const reason = input.reasonId ? await this.removalReason(input.reasonId) : null;
     await withTransaction(this.d.db, async (trx) => {
       const record = await this.lockRecord(trx, id);
       if (record.deletion_status !== 'P') throw Errors.badRequest('Record is already deleted.');
@@ -111,7 +125,7 @@ export class DeletionComponent {
       const removalDate = new Date();
       await del.upsertTombstone(trx, {
         record_id: id,
-        removal_reason: { id: input.reasonId, ...(title ? { title } : {}) },
+        removal_reason: reason,
         note: input.note,
         citation_text: input.citationText,
         is_visible: input.isVisible,
@@ -122,9 +136,23 @@ export class DeletionComponent {
       await writeOutbox(trx, {
         subject: 'rdm.records.record.deleted',
         aggregate: { type: 'record', id, revision },
-        data: { id, parent_id: record.parent_id, bucket_id: record.bucket_id, removal_reason: input.reasonId, is_visible: input.isVisible },
+        data: {
+          id,
+          parent_id: record.parent_id,
+          bucket_id: record.bucket_id,
+          ...(input.reasonId ? { removal_reason: input.reasonId } : {}),
+          is_visible: input.isVisible,
+        },
       });
     });
+  }
+
+  /** The stored form of a removal reason (`{id, title?}`); 400 `Invalid value <id>.` when the vocabulary lacks it. */
+  private async removalReason(id: string): Promise<{ id: string; title?: Record<string, string> }> {
+    const [resolved] = await this.d.vocabularies.resolve([{ type: 'removalreasons', id }]);
+    if (!resolved?.found) throw Errors.validation([{ field: 'removal_reason', messages: [`Invalid value ${id}.`] }]);
+    const title = (resolved.entry as { title?: Record<string, string> } | undefined)?.title;
+    return { id, ...(title ? { title } : {}) };
   }
 
   /** POST /api/records/{id}/restore (administrators): the deleted record becomes readable again. */

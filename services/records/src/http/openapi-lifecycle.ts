@@ -29,10 +29,11 @@ const deleteOp = (operationId: string) => ({
   description:
     'Marks the record deleted with a tombstone: later reads answer 410 `Record deleted` with `tombstone` ' +
     '(404 `Record not found` when `is_visible` is false), it leaves search, OAI-PMH shows it deleted, its files are no longer served. ' +
-    '`removal_reason.id` must exist in the `removalreasons` vocabulary (400 `Invalid value <id>.`). Non-administrators 403.',
+    'Every key of the body is optional (`{}` or no body: a tombstone without a reason, as InvenioRDM 14); a `removal_reason.id` ' +
+    'that is given must exist in the `removalreasons` vocabulary (400 `Invalid value <id>.`). Non-administrators 403.',
   tags: TAGS,
   security: AUTHENTICATED,
-  requestBody: { required: true, content: json(schemaRef('RecordDeletion')) },
+  requestBody: { required: false, content: json(schemaRef('RecordDeletion')) },
   responses: { '204': { description: 'Deleted.', headers: rate }, ...errors('403', '404', '412') },
 });
 
@@ -80,7 +81,6 @@ export function lifecycleSchemas(): Record<string, Json> {
   return {
     RecordDeletion: {
       type: 'object',
-      required: ['removal_reason'],
       properties: {
         removal_reason: { type: 'object', required: ['id'], properties: { id: str } },
         note: { type: 'string', maxLength: 10000 },

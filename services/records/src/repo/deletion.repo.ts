@@ -10,7 +10,8 @@ type Db = Knex | Knex.Transaction;
 /** A stored tombstone. */
 export interface TombstoneRow {
   record_id: string;
-  removal_reason: { id: string; title?: Record<string, string> };
+  /** Null: deleted without a reason (migration 20261203000000 made the column nullable). */
+  removal_reason: { id: string; title?: Record<string, string> } | null;
   note: string;
   citation_text: string;
   is_visible: boolean;
@@ -21,7 +22,12 @@ export interface TombstoneRow {
 /** Insert or replace the tombstone of a record. */
 export async function upsertTombstone(db: Db, row: TombstoneRow): Promise<void> {
   await db('tombstones')
-    .insert({ ...row, removal_reason: JSON.stringify(row.removal_reason), removed_by: JSON.stringify(row.removed_by) })
+    // Why not JSON.stringify(null): that stores the JSON value `null`, not SQL NULL.
+    .insert({
+      ...row,
+      removal_reason: row.removal_reason ? JSON.stringify(row.removal_reason) : null,
+      removed_by: JSON.stringify(row.removed_by),
+    })
     .onConflict('record_id')
     .merge();
 }

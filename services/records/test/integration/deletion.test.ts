@@ -42,7 +42,7 @@ describe('record deletion, tombstones and restore', () => {
     expect((await env.request.get(`/api/records/${r.id}`)).status).toBe(200);
   });
 
-  it('should validate the body: unknown removal reason, missing reason, wrong types → 400', async () => {
+  it('should validate the body: unknown removal reason, wrong types → 400', async () => {
     const r = await publish();
     let res = await env.request
       .delete(`/api/records/${r.id}/delete`)
@@ -52,7 +52,8 @@ describe('record deletion, tombstones and restore', () => {
     expect(res.body.errors).toEqual([{ field: 'removal_reason', messages: ['Invalid value nope.'] }]);
     res = await env.request.delete(`/api/records/${r.id}/delete`).set(ADMIN).send({ note: 1, is_visible: 'yes' });
     expect(res.status).toBe(400);
-    expect(res.body.errors.map((e: { field: string }) => e.field).sort()).toEqual(['is_visible', 'note', 'removal_reason']);
+    // No reason is not an error (InvenioRDM 14: a tombstone without one); the wrong types are.
+    expect(res.body.errors.map((e: { field: string }) => e.field).sort()).toEqual(['is_visible', 'note']);
     expect((await env.request.delete('/api/records/zzzzz-zzz00/delete').set(ADMIN).send(body())).status).toBe(404);
     expect((await env.request.delete(`/api/records/${r.id}/delete`).set(ADMIN).set('If-Match', '999').send(body())).status).toBe(412);
   });
@@ -192,6 +193,55 @@ describe('record deletion, tombstones and restore', () => {
       const rec = await env.db('records').where({ id: r.id }).first();
       expect(rec.deletion_status).toBe('D');
     });
+  });
+
+  // Issue 19, item 2: InvenioRDM 14 deletes with `{}` (204) and keeps a tombstone without a reason.
+  it('should delete with an empty body (or none): 204, a tombstone without a reason, an event without one', async () => {
+    const r = await publish();
+    const res = await env.request.delete(`/api/records/${r.id}/delete`).set(ADMIN).send({});
+    expect(res.status, JSON.stringify(res.body)).toBe(204);
+    const gone = await env.request.get(`/api/records/${r.id}`);
+    expect(gone.status).toBe(410);
+    expect(gone.body.tombstone).toEqual({
+      note: '',
+      removed_by: { user: '9' },
+      removal_date: expect.stringMatching(/\+00:00$/),
+      citation_text: '',
+      is_visible: true,
+      deletion_policy: { id: 'record-deletion-v1' },
+    });
+    const ev = await env.db('outbox').where({ aggregate_id: r.id, subject: 'rdm.records.record.deleted' });
+    expect((ev[0].payload as { data: unknown }).data).toEqual({ id: r.id, parent_id: r.parent.id, bucket_id: r.id, is_visible: true });
+    const oai = await env.request.get('/oai2d').query({ verb: 'GetRecord', identifier: r.pids.oai.identifier, metadataPrefix: 'oai_dc' });
+    expect(oai.text).toContain('<header status="deleted">');
+    expect((await env.request.get(`/api/records?q=id:${r.id}`)).body.hits.total).toBe(0);
+    // Restore, then delete again with no body at all.
+    expect((await env.request.post(`/api/records/${r.id}/restore`).set(ADMIN)).status).toBe(204);
+    expect((await env.request.delete(`/api/records/${r.id}/delete`).set(ADMIN)).status).toBe(204);
+    expect((await env.request.get(`/api/records/${r.id}`)).body.tombstone).not.toHaveProperty('removal_reason');
+  });
+
+  it('should still validate a reason that is given, and the body type', async () => {
+    const r = await publish();
+    const del = (b: unknown) =>
+      env.request
+        .delete(`/api/records/${r.id}/delete`)
+        .set(ADMIN)
+        .send(b as object);
+    expect((await del({ removal_reason: { id: 'nope' } })).body.errors).toEqual([
+      { field: 'removal_reason', messages: ['Invalid value nope.'] },
+    ]);
+    expect((await del({ removal_reason: {} })).body.errors).toEqual([
+      { field: 'removal_reason.id', messages: ['Missing data for required field.'] },
+    ]);
+    expect((await del({ removal_reason: null })).body.errors).toEqual([{ field: 'removal_reason', messages: ['Field may not be null.'] }]);
+    expect((await del({ removal_reason: 5 })).body.errors).toEqual([{ field: 'removal_reason', messages: ['Invalid input type.'] }]);
+    expect((await del([])).body).toEqual({
+      status: 400,
+      message: 'A validation error occurred.',
+      errors: [{ field: '_schema', messages: ['Invalid input type.'] }],
+    });
+    expect((await env.request.get(`/api/records/${r.id}`)).status).toBe(200);
   });
 
   it('should answer 404 Record not found when the tombstone is hidden', async () => {
