@@ -1,10 +1,13 @@
 import { defineConfig } from 'vitest/config';
+import E2eSequencer from './e2e/support/sequencer';
 
 // Four projects: `unit` (pure, co-located), `integration` (real PostgreSQL + NATS, started by
 // scripts/infra), `faults` (kill -9 / NATS restarts of a private stack of real processes;
 // FAULT_TRIALS per kill point), `e2e` (black box through the gateway; the global setup starts the stack).
 export default defineConfig({
   test: {
+    // The fuzz spec runs after every other e2e spec (e2e/support/sequencer.ts says why).
+    sequence: { sequencer: E2eSequencer },
     projects: [
       {
         test: {
