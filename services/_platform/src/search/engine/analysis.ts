@@ -53,6 +53,11 @@ export function dateField(): Record<string, unknown> {
   return { type: 'date', format: 'strict_date_optional_time||epoch_millis' };
 }
 
+/** A timestamp with the database's microseconds (ordered exactly as in SQL). */
+export function nanosField(): Record<string, unknown> {
+  return { type: 'date_nanos', format: 'strict_date_optional_time_nanos||epoch_millis' };
+}
+
 /** A numeric field. */
 export function longField(): Record<string, unknown> {
   return { type: 'long' };
