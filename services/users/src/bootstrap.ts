@@ -13,7 +13,7 @@ import { UserSearchIndex } from './search/user-index.js';
  * is retried on the next write), its indexer and the engine's closer; postgres (default): no
  * index, the SQL path serves searches.
  */
-export async function usersSearch(config: UsersConfig, db: Knex, logger: Pick<Logger, 'warn'>) {
+export async function usersSearch(config: UsersConfig, db: Knex, logger: Logger) {
   const opened = await openServiceIndexes(config, db, logger, [UserSearchIndex]);
   return { index: opened?.indexes[0], indexers: opened?.indexers ?? (() => []), closers: opened ? [opened.close] : [] };
 }

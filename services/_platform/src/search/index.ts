@@ -47,4 +47,5 @@ export {
   type ServiceIndexClass,
   type ServiceIndexConfig,
   type ServiceIndexSpec,
+  type OwnedIndex,
 } from './service-index.js';

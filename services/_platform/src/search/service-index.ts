@@ -206,8 +206,26 @@ export function defineServiceIndex<Row>(spec: ServiceIndexSpec<Row>): ServiceInd
   };
 }
 
-/** Anything with the constructor of a declared index. */
-type AnyIndexClass = new (engine: SearchEngine, db: Knex, logger: Pick<Logger, 'warn'>, prefix?: string) => ServiceIndex<any>;
+/** What the start-up and the `reindex` command need of an index. */
+export type OwnedIndex = Pick<ServiceIndex, 'def' | 'ensureIndex' | 'startIndexer' | 'reindex'>;
+
+/** A declared index class, or a function building an index that wraps one (records). */
+type IndexSource =
+  | (new (
+      engine: SearchEngine,
+      db: Knex,
+      logger: Logger,
+      prefix?: string,
+    ) => OwnedIndex)
+  | ((engine: SearchEngine, db: Knex, logger: Logger, prefix?: string) => OwnedIndex);
+
+/** The index a source builds. */
+type Built<S> = S extends new (...args: any[]) => infer I ? I : S extends (...args: any[]) => infer R ? R : never;
+
+const build = (source: IndexSource, engine: SearchEngine, db: Knex, logger: Logger, prefix?: string): OwnedIndex =>
+  'spec' in source
+    ? new (source as new (...a: unknown[]) => OwnedIndex)(engine, db, logger, prefix)
+    : (source as (...a: unknown[]) => OwnedIndex)(engine, db, logger, prefix);
 
 /** The configuration the start-up and the `reindex` command read. */
 export type ServiceIndexConfig = SearchConfig & { SEARCH_INDEX_PREFIX?: string };
@@ -217,31 +235,31 @@ export type ServiceIndexConfig = SearchConfig & { SEARCH_INDEX_PREFIX?: string }
  * that is down is retried on the next write), their durable indexers and the engine's closer;
  * postgres (default): undefined, the SQL path serves searches.
  */
-export async function openServiceIndexes<const T extends readonly AnyIndexClass[]>(
+export async function openServiceIndexes<const T extends readonly IndexSource[]>(
   config: ServiceIndexConfig,
   db: Knex,
-  logger: Pick<Logger, 'warn'>,
-  classes: T,
+  logger: Logger,
+  sources: T,
 ): Promise<
-  | { indexes: { [K in keyof T]: InstanceType<T[K]> }; indexers(nats: NatsHandle, logger: Logger): IndexerHandle[]; close(): Promise<void> }
+  | { indexes: { [K in keyof T]: Built<T[K]> }; indexers(nats: NatsHandle, logger: Logger): IndexerHandle[]; close(): Promise<void> }
   | undefined
 > {
   const engine = await createSearchEngine(config);
   if (!engine) return undefined;
-  const indexes = classes.map((C) => new C(engine, db, logger, config.SEARCH_INDEX_PREFIX));
+  const indexes = sources.map((source) => build(source, engine, db, logger, config.SEARCH_INDEX_PREFIX));
   for (const index of indexes)
     await index
       .ensureIndex()
       .catch((err) => logger.warn({ err }, 'search index not ensured yet (engine down?); retried on the next write'));
   return {
-    indexes: indexes as { [K in keyof T]: InstanceType<T[K]> },
+    indexes: indexes as { [K in keyof T]: Built<T[K]> },
     indexers: (nats, log) => indexes.map((i) => i.startIndexer(nats, log)),
     close: () => engine.close(),
   };
 }
 
 /** The `reindex` command of a service (`tsx src/main.ts reindex`): rebuild each index from PostgreSQL and swap its alias. */
-export function reindexCommand(classes: readonly AnyIndexClass[]) {
+export function reindexCommand(sources: readonly IndexSource[]) {
   return async ({ config, db, logger }: { config: ServiceIndexConfig; db: Knex; logger: Logger }): Promise<void> => {
     const engine = await createSearchEngine(config);
     if (!engine) {
@@ -249,8 +267,8 @@ export function reindexCommand(classes: readonly AnyIndexClass[]) {
       return;
     }
     try {
-      for (const C of classes) {
-        const index = new C(engine, db, logger, config.SEARCH_INDEX_PREFIX);
+      for (const source of sources) {
+        const index = build(source, engine, db, logger, config.SEARCH_INDEX_PREFIX);
         const t0 = performance.now();
         const res = await index.reindex();
         const seconds = (performance.now() - t0) / 1000;
