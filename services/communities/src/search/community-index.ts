@@ -10,24 +10,8 @@
  * Hits are loaded from PostgreSQL by id (in the engine's order): responses are never staler than the
  * database.
  */
-import {
-  dateField,
-  defineServiceIndex,
-  engineFields,
-  fullTextField,
-  type IndexDoc,
-  inHitOrder,
-  type Knex,
-  keywordField,
-  longField,
-  type QueryAst,
-  queryFilters,
-  type SearchEngine,
-  type SortKey,
-  searchTextOf,
-  storedObject,
-  textField,
-} from '@rdm/platform';
+import type { IndexDoc, Knex, QueryAst, SearchEngine, SortKey } from '@rdm/platform';
+import { defineServiceIndex, engineFields, inHitOrder, mapping, queryFilters, searchTextOf } from '@rdm/platform';
 import * as repo from '../repo/communities.repo.js';
 
 /** The `q` fields of `repo.COMMUNITY_SEARCH_FIELDS`, on the index. */
@@ -137,21 +121,21 @@ export class CommunitySearchIndex extends defineServiceIndex<CommunityIndexRow>(
     mappings: {
       dynamic: 'strict',
       properties: {
-        id: keywordField(),
-        seq: longField(),
-        slug: keywordField(),
-        title: textField({ suggest: true }),
-        description: textField(),
-        type_id: keywordField(),
-        type_title: keywordField(),
-        visibility: keywordField(),
-        website: keywordField(),
-        deletion_status: keywordField(),
-        created: dateField(),
-        updated: dateField(),
-        revision_id: longField(),
-        search_text: fullTextField(),
-        metadata: storedObject(),
+        id: mapping.keyword(),
+        seq: mapping.long(),
+        slug: mapping.keyword(),
+        title: mapping.text({ suggest: true }),
+        description: mapping.text(),
+        type_id: mapping.keyword(),
+        type_title: mapping.keyword(),
+        visibility: mapping.keyword(),
+        website: mapping.keyword(),
+        deletion_status: mapping.keyword(),
+        created: mapping.date(),
+        updated: mapping.date(),
+        revision_id: mapping.long(),
+        search_text: mapping.fullText(),
+        metadata: mapping.stored(),
       },
     },
   },

@@ -16,23 +16,8 @@
  * (the community policy); the search is then scoped to that community. Hits are loaded from
  * PostgreSQL by id in the engine's order: responses are never staler than the database.
  */
-import {
-  baseIndexSettings,
-  defineServiceIndex,
-  engineFields,
-  fullTextField,
-  type IndexDoc,
-  inHitOrder,
-  type Knex,
-  keywordField,
-  longField,
-  nanosField,
-  type QueryAst,
-  queryFilters,
-  type SearchEngine,
-  type SortKey,
-  searchTextOf,
-} from '@rdm/platform';
+import type { IndexDoc, Knex, QueryAst, SearchEngine, SortKey } from '@rdm/platform';
+import { baseIndexSettings, defineServiceIndex, engineFields, inHitOrder, mapping, queryFilters, searchTextOf } from '@rdm/platform';
 import * as repo from '../repo/members.repo.js';
 import type { MemberFacet, MemberRow } from '../repo/members.repo.js';
 
@@ -234,25 +219,25 @@ export class MemberSearchIndex extends defineServiceIndex<repo.MemberIndexRow>({
     mappings: {
       dynamic: 'strict',
       properties: {
-        id: keywordField(),
-        community_id: keywordField(),
-        list: keywordField(),
-        member_type: keywordField(),
-        member_id: keywordField(),
-        role: keywordField(),
-        visible: keywordField(),
-        request_type: keywordField(),
-        request_status: keywordField(),
-        is_open: keywordField(),
+        id: mapping.keyword(),
+        community_id: mapping.keyword(),
+        list: mapping.keyword(),
+        member_type: mapping.keyword(),
+        member_id: mapping.keyword(),
+        role: mapping.keyword(),
+        visible: mapping.keyword(),
+        request_type: mapping.keyword(),
+        request_status: mapping.keyword(),
+        is_open: mapping.keyword(),
         name: lowercaseText(),
-        username: keywordField(),
-        email: keywordField(),
+        username: mapping.keyword(),
+        email: mapping.keyword(),
         affiliations: lowercaseText(),
         // The exact SQL sort key (`lower(coalesce(nullif(name, ''), username, ''))`); C.UTF-8 collation = code point order, as here.
         sort_name: { type: 'keyword', ignore_above: 8191 },
-        created: nanosField(),
-        revision_id: longField(),
-        search_text: fullTextField(),
+        created: mapping.nanos(),
+        revision_id: mapping.long(),
+        search_text: mapping.fullText(),
       },
     },
   },

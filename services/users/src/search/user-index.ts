@@ -9,23 +9,8 @@
  * is in the document only while `email_visibility` is public, as in the postgres search document.
  * Hits are loaded from PostgreSQL by id in the engine's order. Versions are the users' `revision_id`.
  */
-import {
-  defineServiceIndex,
-  engineFields,
-  fullTextField,
-  type IndexDoc,
-  inHitOrder,
-  type Knex,
-  keywordField,
-  longField,
-  nanosField,
-  type QueryAst,
-  queryFilters,
-  type SearchEngine,
-  type SortKey,
-  searchTextOf,
-  textField,
-} from '@rdm/platform';
+import type { IndexDoc, Knex, QueryAst, SearchEngine, SortKey } from '@rdm/platform';
+import { defineServiceIndex, engineFields, inHitOrder, mapping, queryFilters, searchTextOf } from '@rdm/platform';
 import { findUsersByIds, USER_FIELDS, type UserIndexRow, type UserSearch, usersForIndex } from '../repo/users.repo.js';
 
 /** The `q` fields of `USER_FIELDS` on the index, and the visibility filters (`scope.*`). */
@@ -98,18 +83,18 @@ export class UserSearchIndex extends defineServiceIndex<UserIndexRow>({
     mappings: {
       dynamic: 'strict',
       properties: {
-        id: keywordField(),
-        seq: longField(),
-        username: textField({ suggest: true }),
-        email: textField(),
-        full_name: textField({ suggest: true }),
-        affiliations: textField(),
-        visibility: keywordField(),
-        active: keywordField(),
-        confirmed: keywordField(),
-        created: nanosField(),
-        updated: nanosField(),
-        search_text: fullTextField(),
+        id: mapping.keyword(),
+        seq: mapping.long(),
+        username: mapping.text({ suggest: true }),
+        email: mapping.text(),
+        full_name: mapping.text({ suggest: true }),
+        affiliations: mapping.text(),
+        visibility: mapping.keyword(),
+        active: mapping.keyword(),
+        confirmed: mapping.keyword(),
+        created: mapping.nanos(),
+        updated: mapping.nanos(),
+        search_text: mapping.fullText(),
       },
     },
   },

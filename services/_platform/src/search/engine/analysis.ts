@@ -76,3 +76,14 @@ export function storedObject(): Record<string, unknown> {
 export function searchTextOf(texts: Array<string | null | undefined>): string {
   return texts.filter((t) => t).join('\n');
 }
+
+/** The field mappings by type, for an index definition: `mapping.keyword()`, `mapping.text({ suggest: true })`, … */
+export const mapping = {
+  keyword: keywordField,
+  long: longField,
+  date: dateField,
+  nanos: nanosField,
+  text: textField,
+  fullText: fullTextField,
+  stored: storedObject,
+};

@@ -7,6 +7,7 @@ export {
   fullTextField,
   keywordField,
   longField,
+  mapping,
   nanosField,
   searchTextOf,
   storedObject,

@@ -13,7 +13,7 @@
  * No inbox table is needed (the write is idempotent by construction).
  */
 import type { JsMsg } from '@nats-io/jetstream';
-import { type DurableConsumerOptions, ensureDurableConsumer } from '../../consumer.js';
+import { type ConsumerHandle, type DurableConsumerOptions, ensureDurableConsumer } from '../../consumer.js';
 import { isConnectionError } from '../../errors.js';
 import { isEngineDown } from './engine.js';
 import type { BulkOp, SearchEngine } from './port.js';
@@ -39,12 +39,8 @@ export interface IndexerOptions extends DurableConsumerOptions {
   retryMs?: number;
 }
 
-/** A running indexer. */
-export interface IndexerHandle {
-  readonly name: string;
-  readonly ready: Promise<void>;
-  stop(): Promise<void>;
-}
+/** A running indexer (`indexer:<durable>`): a worker as a consumer is. */
+export type IndexerHandle = ConsumerHandle;
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref?.());
 
