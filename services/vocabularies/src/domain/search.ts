@@ -119,20 +119,31 @@ export function dynamicTextFields(ast: QueryAst): string[] {
   });
 }
 
-/** The fields of one query on both engines: the static fields, `title.<lang>`, `description.<lang>` and the dynamic `props.*`, … it names. */
-export function searchFieldsFor(ast: QueryAst): SearchFields {
-  const fields: Record<string, SearchField | string> = { ...STATIC_SEARCH_FIELDS };
-  for (const l of LANGS) {
-    fields[`title.${l}`] = text(`title.${l}`);
-    fields[`description.${l}`] = text(`description.${l}`);
-  }
-  for (const f of dynamicTextFields(ast)) fields[f] ??= text(f);
-  return fields;
+/** The static fields and `title.<lang>`, `description.<lang>` (built once). */
+const QUERY_FIELDS: SearchFields = {
+  ...STATIC_SEARCH_FIELDS,
+  ...Object.fromEntries(LANGS.flatMap((l) => [`title.${l}`, `description.${l}`].map((f) => [f, text(f)]))),
+};
+const QUERY_SQL_FIELDS = sqlFields(QUERY_FIELDS);
+
+/** The dynamic `props.*`, `title.*`, … fields a query names beyond `QUERY_FIELDS`. */
+function dynamicFields(ast: QueryAst): SearchFields {
+  return Object.fromEntries(
+    dynamicTextFields(ast)
+      .filter((f) => !Object.hasOwn(QUERY_FIELDS, f))
+      .map((f) => [f, text(f)]),
+  );
 }
 
-/** The postgres field map of one query (`searchFieldsFor`). */
+/** The fields of one query on both engines: the static fields, `title.<lang>`, `description.<lang>` and the dynamic `props.*`, … it names. */
+export function searchFieldsFor(ast: QueryAst): SearchFields {
+  return { ...QUERY_FIELDS, ...dynamicFields(ast) };
+}
+
+/** The postgres field map of one query (`searchFieldsFor`; the static part built once). */
 export function fieldsFor(ast: QueryAst): FieldMap {
-  return sqlFields(searchFieldsFor(ast));
+  const dynamic = dynamicFields(ast);
+  return Object.keys(dynamic).length ? { ...QUERY_SQL_FIELDS, ...sqlFields(dynamic) } : QUERY_SQL_FIELDS;
 }
 
 /** Parse `q`, mapping a syntax error to InvenioRDM's 400. */
