@@ -65,9 +65,8 @@ export async function inboxMigration(knex: Knex): Promise<void> {
 /** Handler of one event; runs inside the transaction that records the inbox row. */
 export type EventHandler<T = Record<string, unknown>> = (trx: Knex.Transaction, envelope: EventEnvelope<T>, msg: JsMsg) => Promise<void>;
 
-/** Options of runConsumer. */
-export interface RunConsumerOptions<T = Record<string, unknown>> {
-  db: Knex;
+/** The durable pull consumer of a worker (`runConsumer`, the search indexer). */
+export interface DurableConsumerOptions {
   js: JetStreamClient;
   jsm: JetStreamManager;
   /** Stream to consume (e.g. `RECORDS`). */
@@ -76,8 +75,39 @@ export interface RunConsumerOptions<T = Record<string, unknown>> {
   durable: string;
   /** Exactly one subject (nats-server 2.9). */
   filterSubject: string;
-  handler: EventHandler<T>;
   logger: MsgLogger;
+}
+
+/**
+ * Creates the durable consumer (explicit ack, delivering from the start of the stream) or updates
+ * its settings; called on start and again after the server lost it.
+ */
+export async function ensureDurableConsumer(
+  o: Pick<DurableConsumerOptions, 'jsm' | 'stream' | 'durable' | 'filterSubject'>,
+  settings: { ackWaitMs: number; maxAckPending: number },
+): Promise<void> {
+  const config = {
+    ack_policy: AckPolicy.Explicit,
+    // Why unlimited: redelivery and dead-lettering are the worker's decision; a server limit would
+    // silently drop a good message nak'ed through a long outage.
+    max_deliver: -1,
+    ack_wait: nanos(settings.ackWaitMs),
+    filter_subject: o.filterSubject,
+    max_ack_pending: settings.maxAckPending,
+  };
+  try {
+    await o.jsm.consumers.info(o.stream, o.durable);
+    await o.jsm.consumers.update(o.stream, o.durable, config);
+  } catch (err) {
+    if ((err as { code?: number }).code !== 10014 && !/consumer not found/i.test((err as Error).message ?? '')) throw err;
+    await o.jsm.consumers.add(o.stream, { ...config, durable_name: o.durable, deliver_policy: DeliverPolicy.All });
+  }
+}
+
+/** Options of runConsumer. */
+export interface RunConsumerOptions<T = Record<string, unknown>> extends DurableConsumerOptions {
+  db: Knex;
+  handler: EventHandler<T>;
   /** Deliveries before a failing message is dead-lettered (default 5). */
   maxDeliver?: number;
   /** Nak delays per delivery (default [1000, 5000, 15000]). */
@@ -193,22 +223,7 @@ export function runConsumer<T = Record<string, unknown>>(opts: RunConsumerOption
 
   const ensure = async () => {
     await ensureStream(jsm, { name: DLQ_STREAM, subjects: ['rdm.dlq.>'] });
-    const config = {
-      ack_policy: AckPolicy.Explicit,
-      // Why unlimited: dead-lettering is decided here, on deliveries not lost to outages; a server
-      // limit would silently drop a good message nak'ed through a long database outage.
-      max_deliver: -1,
-      ack_wait: nanos(ackWaitMs),
-      filter_subject: filterSubject,
-      max_ack_pending: 1000,
-    };
-    try {
-      await jsm.consumers.info(stream, durable);
-      await jsm.consumers.update(stream, durable, config);
-    } catch (err) {
-      if ((err as { code?: number }).code !== 10014 && !/consumer not found/i.test((err as Error).message ?? '')) throw err;
-      await jsm.consumers.add(stream, { ...config, durable_name: durable, deliver_policy: DeliverPolicy.All });
-    }
+    await ensureDurableConsumer(opts, { ackWaitMs, maxAckPending: 1000 });
   };
 
   const deadLetter = async (m: JsMsg, reason: string, err: unknown) => {

@@ -6,12 +6,13 @@
  */
 import {
   createObjectStorage,
-  createSearchEngine,
   type IndexerHandle,
   type Knex,
   type Logger,
   type NatsHandle,
   type ObjectStorage,
+  openServiceIndexes,
+  reindexCommand,
 } from '@rdm/platform';
 import type { CommunitiesConfig } from './config.js';
 import { RpcRecordsUsageClient, RpcRequestsClient, RpcUsersClient, RpcVocabulariesClient } from './rpc/clients.js';
@@ -54,39 +55,14 @@ export async function communitiesSearch(
     }
   | undefined
 > {
-  const engine = await createSearchEngine(config);
-  if (!engine) return undefined;
-  const search = new CommunitySearchIndex(engine, db, logger, config.SEARCH_INDEX_PREFIX);
-  const memberSearch = new MemberSearchIndex(engine, db, logger, config.SEARCH_INDEX_PREFIX);
-  for (const index of [search, memberSearch]) {
-    await index
-      .ensureIndex()
-      .catch((err) => logger.warn({ err }, 'search index not ensured yet (engine down?); retried on the next write'));
-  }
-  return {
-    search,
-    memberSearch,
-    indexers: (nats) => [search.startIndexer(nats, logger), memberSearch.startIndexer(nats, logger)],
-    close: () => engine.close(),
-  };
+  const opened = await openServiceIndexes(config, db, logger, [CommunitySearchIndex, MemberSearchIndex]);
+  if (!opened) return undefined;
+  const [search, memberSearch] = opened.indexes;
+  return { search, memberSearch, indexers: (nats) => opened.indexers(nats, logger), close: opened.close };
 }
 
 /** `tsx src/main.ts reindex`: rebuild the communities and member-lists indices from PostgreSQL and swap their aliases. */
-export async function reindexCommunities({ config, db, logger }: { config: CommunitiesConfig; db: Knex; logger: Logger }): Promise<void> {
-  const engine = await createSearchEngine(config);
-  if (!engine) {
-    logger.info('SEARCH_ENGINE=postgres: search documents live in PostgreSQL, nothing to reindex');
-    return;
-  }
-  try {
-    const communities = await new CommunitySearchIndex(engine, db, logger, config.SEARCH_INDEX_PREFIX).reindex();
-    logger.info(communities, 'communities index rebuilt and swapped');
-    const members = await new MemberSearchIndex(engine, db, logger, config.SEARCH_INDEX_PREFIX).reindex();
-    logger.info(members, 'member-lists index rebuilt and swapped');
-  } finally {
-    await engine.close();
-  }
-}
+export const reindexCommunities = reindexCommand([CommunitySearchIndex, MemberSearchIndex]);
 
 /** The NATS clients of the other services communities calls (users, vocabularies, requests, records' usage totals). */
 export function communitiesClients(nc: NatsHandle['nc'], timeoutMs: number) {

@@ -5,7 +5,17 @@
  *
  * When to use: only from main.ts (and tests that need the same assembly).
  */
-import { ConfigError, createSearchEngine, ensureStream, type Knex, type Logger, loadConfig, type NatsHandle } from '@rdm/platform';
+import {
+  ConfigError,
+  ensureStream,
+  type Knex,
+  type Logger,
+  loadConfig,
+  type NatsHandle,
+  openServiceIndexes,
+  reindexCommand,
+  type SearchEngine,
+} from '@rdm/platform';
 import type { createApp } from './app.js';
 import { configProperties, dataciteConfigErrors, mailAddresses, type RecordsConfig } from './config.js';
 import { DataCiteClient } from './datacite/client.js';
@@ -110,32 +120,18 @@ function doiSync({ config, logger, db, parts, clients }: WorkersDeps): DoiSync {
   });
 }
 
+/** The records index on a search engine, as the platform's start-up and `reindex` command build it. */
+const recordsIndex = (engine: SearchEngine, db: Knex, logger: Logger, prefix?: string) => new EngineIndexer({ db, engine, logger, prefix });
+
 /**
  * SEARCH_ENGINE=opensearch|elasticsearch: the engine indexer (its index created when missing; an
- * engine that is down is retried on the next write) and a closer; postgres (default): undefined.
+ * engine that is down is retried on the next write), its durable indexer and a closer; postgres
+ * (default): undefined.
  */
-export async function recordsSearchEngine(
-  config: RecordsConfig,
-  db: Knex,
-  logger: Logger,
-): Promise<{ engineIndex: EngineIndexer; close: () => Promise<void> } | undefined> {
-  const engine = await createSearchEngine(config);
-  if (!engine) return undefined;
-  const engineIndex = new EngineIndexer({ db, engine, logger, prefix: config.SEARCH_INDEX_PREFIX });
-  await engineIndex
-    .ensureIndex()
-    .catch((err) => logger.warn({ err }, 'search index not ensured yet (engine down?); retried on the next write'));
-  return { engineIndex, close: () => engine.close() };
+export async function recordsSearchEngine(config: RecordsConfig, db: Knex, logger: Logger) {
+  const opened = await openServiceIndexes(config, db, logger, [recordsIndex]);
+  return opened && { engineIndex: opened.indexes[0], indexers: opened.indexers, close: opened.close };
 }
 
 /** `tsx src/main.ts reindex`: rebuild the records index from `search_docs` and swap the alias. */
-export async function reindexRecords({ config, db, logger }: { config: RecordsConfig; db: Knex; logger: Logger }): Promise<void> {
-  const engine = await createSearchEngine(config);
-  if (!engine) {
-    logger.info('SEARCH_ENGINE=postgres: search documents live in PostgreSQL, nothing to reindex');
-    return;
-  }
-  const res = await new EngineIndexer({ db, engine, logger, prefix: config.SEARCH_INDEX_PREFIX }).reindex();
-  logger.info(res, 'records index rebuilt and swapped');
-  await engine.close();
-}
+export const reindexRecords = reindexCommand([recordsIndex]);

@@ -26,7 +26,7 @@ await serviceMain({
       health: parts.health,
       rpc: [serveAuthorizeFilesRpc(nats.nc, parts.service, logger), serveCommunityUsageRpc(nats.nc, db, logger)],
       workers: await boot.recordsWorkers({ config, logger, db, nats, parts, clients }),
-      consumers: engineIndex ? [engineIndex.startIndexer(nats, logger)] : [],
+      consumers: search?.indexers(nats, logger) ?? [],
       closers: search ? [search.close] : [],
     };
   },

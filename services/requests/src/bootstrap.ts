@@ -4,7 +4,7 @@
  *
  * When to use: only from main.ts (tests build their own client and index).
  */
-import { createSearchEngine, type Knex, type Logger, type NatsHandle } from '@rdm/platform';
+import { type Knex, type Logger, type NatsHandle, openServiceIndexes, reindexCommand } from '@rdm/platform';
 import type { RequestsConfig } from './config.js';
 import { NatsCommunitiesClient } from './rpc/communities.client.js';
 import { RequestSearchIndex } from './search/request-index.js';
@@ -22,21 +22,10 @@ export async function communitiesClient(config: RequestsConfig, nc: NatsHandle['
  * postgres (default): no index, the SQL path serves searches.
  */
 export async function requestsSearch(config: RequestsConfig, db: Knex, nats: NatsHandle, logger: Logger) {
-  const engine = await createSearchEngine(config);
-  if (!engine) return { search: undefined, consumers: [], closers: [] };
-  const search = new RequestSearchIndex(engine, db, logger, config.SEARCH_INDEX_PREFIX);
-  await search.ensureIndex().catch((err) => logger.warn({ err }, 'search index not ensured yet (engine down?); retried on the next write'));
-  return { search, consumers: [search.startIndexer(nats, logger)], closers: [() => engine.close()] };
+  const opened = await openServiceIndexes(config, db, logger, [RequestSearchIndex]);
+  if (!opened) return { search: undefined, consumers: [], closers: [] };
+  return { search: opened.indexes[0], consumers: opened.indexers(nats, logger), closers: [opened.close] };
 }
 
 /** `tsx src/main.ts reindex`: rebuild the requests index from PostgreSQL and swap the alias. */
-export async function reindexRequests({ config, db, logger }: { config: RequestsConfig; db: Knex; logger: Logger }): Promise<void> {
-  const engine = await createSearchEngine(config);
-  if (!engine) {
-    logger.info('SEARCH_ENGINE=postgres: search documents live in PostgreSQL, nothing to reindex');
-    return;
-  }
-  const res = await new RequestSearchIndex(engine, db, logger, config.SEARCH_INDEX_PREFIX).reindex();
-  logger.info(res, 'requests index rebuilt and swapped');
-  await engine.close();
-}
+export const reindexRequests = reindexCommand([RequestSearchIndex]);

@@ -40,7 +40,7 @@ const log = (msg: string) => process.stderr.write(`users-cli: ${msg}\n`);
 /** Warnings of the search index (engine down: the running service's indexer catches up) on stderr. */
 const cliLogger = {
   warn: (o: { err?: Error }, msg?: string) => log(`${msg ?? 'warning'}${o?.err ? `: ${o.err.message}` : ''}`),
-} as unknown as Pick<Logger, 'warn'>;
+} as unknown as Logger;
 
 /** Thrown for a bad command line. */
 class UsageError extends Error {}

@@ -5,7 +5,7 @@
  */
 import { loadConfig, serviceMain } from '@rdm/platform';
 import { createApp } from './app.js';
-import { reindexUsers, usersIndexers, usersSearch } from './bootstrap.js';
+import { reindexUsers, usersSearch } from './bootstrap.js';
 import { configProperties } from './config.js';
 import { TokensService } from './domain/tokens.service.js';
 import { UsersService } from './domain/users.service.js';
@@ -23,7 +23,7 @@ await serviceMain({
     const tokens = new TokensService(db, { lastUsedIntervalS: config.TOKEN_LAST_USED_INTERVAL_S, logger });
     const { app, health } = createApp({ config, logger, db, nc: nats.nc, users });
     const rpc = serveUsersRpc(nats.nc, { users, tokens, logger });
-    return { app, health, rpc, consumers: usersIndexers(search.index, nats, logger), closers: search.closers };
+    return { app, health, rpc, consumers: search.indexers(nats, logger), closers: search.closers };
   },
   commands: { reindex: reindexUsers },
 });

@@ -4,7 +4,7 @@
  *
  * When to use: only from main.ts (tests build their own index).
  */
-import { createSearchEngine, type Knex, type Logger } from '@rdm/platform';
+import { type Knex, type Logger, openServiceIndexes, reindexCommand } from '@rdm/platform';
 import type { Config } from './config.js';
 import { readFixtures } from './domain/fixtures.js';
 import { loadVocabularies } from './domain/loader.service.js';
@@ -20,33 +20,13 @@ export async function loadFixtures(db: Knex, config: Config, logger: Logger): Pr
 
 /**
  * SEARCH_ENGINE=opensearch|elasticsearch: the index (created when missing; an engine that is down
- * is retried on the next write) and a closer; postgres (default): undefined, SQL serves searches.
+ * is retried on the next write), its indexer and a closer; postgres (default): undefined, SQL
+ * serves searches.
  */
-export async function vocabulariesSearch(
-  config: Config,
-  db: Knex,
-  logger: Logger,
-): Promise<{ search: VocabularySearchIndex; close: () => Promise<void> } | undefined> {
-  const engine = await createSearchEngine(config);
-  if (!engine) return undefined;
-  const search = new VocabularySearchIndex(engine, db, logger, config.SEARCH_INDEX_PREFIX);
-  await search.ensureIndex().catch((err) => logger.warn({ err }, 'search index not ensured yet (engine down?); retried on the next write'));
-  return { search, close: () => engine.close() };
+export async function vocabulariesSearch(config: Config, db: Knex, logger: Logger) {
+  const opened = await openServiceIndexes(config, db, logger, [VocabularySearchIndex]);
+  return opened && { search: opened.indexes[0], indexers: opened.indexers, close: opened.close };
 }
 
 /** `tsx src/main.ts reindex`: rebuild the entries index from PostgreSQL and swap the alias. */
-export async function reindexVocabularies({ config, db, logger }: { config: Config; db: Knex; logger: Logger }): Promise<void> {
-  const engine = await createSearchEngine(config);
-  if (!engine) {
-    logger.info('SEARCH_ENGINE=postgres: search documents live in PostgreSQL, nothing to reindex');
-    return;
-  }
-  const t0 = performance.now();
-  const res = await new VocabularySearchIndex(engine, db, logger, config.SEARCH_INDEX_PREFIX).reindex();
-  const seconds = (performance.now() - t0) / 1000;
-  logger.info(
-    { ...res, seconds: Number(seconds.toFixed(2)), docsPerSecond: Math.round(res.count / seconds) },
-    'vocabularies index rebuilt and swapped',
-  );
-  await engine.close();
-}
+export const reindexVocabularies = reindexCommand([VocabularySearchIndex]);

@@ -24,7 +24,7 @@ await serviceMain({
       health,
       rpc: [serveResolveRpc(nats.nc, service, logger)],
       workers: [reloadListener(nats.nc, () => service.invalidate(), logger)],
-      consumers: search ? [search.startIndexer(nats, logger)] : [],
+      consumers: indexed?.indexers(nats, logger) ?? [],
       closers: indexed ? [indexed.close] : [],
     };
   },

@@ -35,3 +35,17 @@ export {
   searchTooLong,
   setSearchStatementTimeout,
 } from './pg-read.js';
+export { type SearchField, type SearchFields, engineFields, sqlFields } from './search-fields.js';
+export {
+  defineServiceIndex,
+  type GoneDoc,
+  inHitOrder,
+  openServiceIndexes,
+  queryFilters,
+  reindexCommand,
+  ServiceIndex,
+  type ServiceIndexClass,
+  type ServiceIndexConfig,
+  type ServiceIndexSpec,
+  type OwnedIndex,
+} from './service-index.js';

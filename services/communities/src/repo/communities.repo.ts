@@ -4,7 +4,7 @@
  * to a WHERE fragment over `search_vector`, facets counted on the un-filtered set (InvenioRDM's
  * post_filter semantics).
  */
-import { type FieldMap, type Knex, type SqlFragment, searchQuery, searchVectorSql } from '@rdm/platform';
+import { type Knex, type SearchFields, type SqlFragment, searchQuery, searchVectorSql, sqlFields } from '@rdm/platform';
 import type { CommunityAccess } from '../domain/community-input.js';
 import { htmlToText } from '@rdm/platform';
 
@@ -41,20 +41,25 @@ const COLUMNS = [
   'visibility',
 ];
 
-/** `q` fields of the community search. */
-export const COMMUNITY_FIELDS: FieldMap = {
-  id: { kind: 'keyword', expr: 'id::text', caseSensitive: true },
-  slug: { kind: 'keyword', expr: 'slug' },
-  'metadata.title': { kind: 'text', expr: 'lower(title)' },
+/** `q` fields of the community search, on both engines: the SQL of the postgres engine and the path in the index. */
+export const COMMUNITY_SEARCH_FIELDS: SearchFields = {
+  id: { kind: 'keyword', expr: 'id::text', path: 'id', caseSensitive: true },
+  slug: { kind: 'keyword', expr: 'slug', path: 'slug' },
+  'metadata.title': { kind: 'text', expr: 'lower(title)', path: 'title' },
   title: 'metadata.title',
-  'metadata.description': { kind: 'text', expr: "lower(coalesce(metadata->>'description', ''))" },
-  'metadata.type.id': { kind: 'keyword', expr: 'type_id' },
+  'metadata.description': { kind: 'text', expr: "lower(coalesce(metadata->>'description', ''))", path: 'description' },
+  'metadata.type.id': { kind: 'keyword', expr: 'type_id', path: 'type_id' },
   type: 'metadata.type.id',
-  'access.visibility': { kind: 'keyword', expr: 'visibility' },
-  'metadata.website': { kind: 'keyword', expr: "metadata->>'website'" },
-  created: { kind: 'date', expr: 'created' },
-  updated: { kind: 'date', expr: 'updated' },
+  'access.visibility': { kind: 'keyword', expr: 'visibility', path: 'visibility' },
+  'metadata.website': { kind: 'keyword', expr: "metadata->>'website'", path: 'website' },
+  created: { kind: 'date', expr: 'created', path: 'created' },
+  updated: { kind: 'date', expr: 'updated', path: 'updated' },
+  // Index only: the filter of live communities.
+  deletion_status: { kind: 'keyword', path: 'deletion_status', caseSensitive: true },
 };
+
+/** The postgres half of `COMMUNITY_SEARCH_FIELDS`. */
+export const COMMUNITY_FIELDS = sqlFields(COMMUNITY_SEARCH_FIELDS);
 
 /** Texts of a community's full-text search (slug, title, description, type, organizations, funders); every engine indexes these. */
 export function searchTexts(slug: string, md: Record<string, any>): string[] {

@@ -2,7 +2,7 @@
  * SQL of members (active and pending) and archived invitations / membership requests.
  * Functions take a `Knex | Transaction`; the services open the transactions.
  */
-import { type FieldMap, type Knex, type SqlFragment, searchQuery, searchVectorSql } from '@rdm/platform';
+import { type FieldMap, type Knex, type SearchFields, type SqlFragment, searchQuery, searchVectorSql, sqlFields } from '@rdm/platform';
 import type { Role } from '../domain/roles.js';
 
 /** A member row (active member, or pending invitation / membership request when `active` is false). */
@@ -49,18 +49,22 @@ const COLUMNS = [
 ];
 
 /**
- * `q` fields of member searches by administrators. `email:` matches the stored address, which the
+ * `q` fields of member searches by administrators, on both engines (the SQL and the path in the
+ * index). `email:` matches the stored address, which the
  * users service gives unfiltered (whatever the member's e-mail visibility), so only administrators
  * — who see every address anyway — may search on it: see `MEMBER_FIELDS_PUBLIC`.
  */
-export const MEMBER_FIELDS: FieldMap = {
-  name: { kind: 'text', expr: 'lower(name)' },
+export const MEMBER_SEARCH_FIELDS: SearchFields = {
+  name: { kind: 'text', expr: 'lower(name)', path: 'name' },
   full_name: 'name',
-  username: { kind: 'keyword', expr: 'username' },
-  email: { kind: 'keyword', expr: 'email' },
-  affiliations: { kind: 'text', expr: 'lower(affiliations)' },
-  role: { kind: 'keyword', expr: 'role' },
+  username: { kind: 'keyword', expr: 'username', path: 'username' },
+  email: { kind: 'keyword', expr: 'email', path: 'email' },
+  affiliations: { kind: 'text', expr: 'lower(affiliations)', path: 'affiliations' },
+  role: { kind: 'keyword', expr: 'role', path: 'role' },
 };
+
+/** The postgres half of `MEMBER_SEARCH_FIELDS`. */
+export const MEMBER_FIELDS = sqlFields(MEMBER_SEARCH_FIELDS);
 
 /**
  * `q` fields of member searches by anyone else: `email:` matches nothing (as an unmapped field in

@@ -3,7 +3,8 @@
  * index this service owns (`communities-members-v1` behind the alias `communities-members`), its
  * documents, the searches that mirror `repo.searchMembers` (`…/members`, `…/members/public`) and
  * `repo.searchRequests` (`…/invitations`, `…/membership-requests`) — same q fields, filters, facets,
- * sorts and paging — inline indexing after commit, the outbox-driven indexer and `reindex`.
+ * sorts and paging. Inline indexing after commit, the outbox-driven indexer and `reindex` are the
+ * platform's (`defineServiceIndex`).
  *
  * Documents: one per `members` row (active member, or pending invitation / membership request) and
  * one per `archived_requests` row (a closed one), with the row's id; `scope.list` says which list a
@@ -15,33 +16,10 @@
  * (the community policy); the search is then scoped to that community. Hits are loaded from
  * PostgreSQL by id in the engine's order: responses are never staler than the database.
  */
-import {
-  type AggregateRef,
-  type BulkOp,
-  baseIndexSettings,
-  type DslFieldMap,
-  Errors,
-  fullTextField,
-  type IndexDefinition,
-  type IndexDoc,
-  type Knex,
-  keywordField,
-  type Logger,
-  longField,
-  type NatsHandle,
-  type QueryAst,
-  QuerySyntaxError,
-  runSearchIndexer,
-  ServiceIndex,
-  type SearchEngine,
-  type SortKey,
-  searchTextOf,
-} from '@rdm/platform';
+import type { IndexDoc, Knex, QueryAst, SearchEngine, SortKey } from '@rdm/platform';
+import { baseIndexSettings, defineServiceIndex, engineFields, inHitOrder, mapping, queryFilters, searchTextOf } from '@rdm/platform';
 import * as repo from '../repo/members.repo.js';
 import type { MemberFacet, MemberRow } from '../repo/members.repo.js';
-
-/** A timestamp with the database's microseconds (ordered exactly as in SQL). */
-const nanosField = () => ({ type: 'date_nanos', format: 'strict_date_optional_time_nanos||epoch_millis' });
 
 /**
  * Name and affiliations are lower-cased, NOT accent-folded: the postgres field queries (`name:`,
@@ -54,57 +32,12 @@ const lowercaseText = () => ({
   fields: { raw: { type: 'keyword', normalizer: 'lowercase', ignore_above: 256 } },
 });
 
-/** The member-lists index: alias, version, mappings (and the lower-case-only analyser). */
-export const MEMBERS_INDEX: IndexDefinition = {
-  alias: 'communities-members',
-  version: 1,
-  settings: {
-    analysis: {
-      ...baseIndexSettings.analysis,
-      analyzer: {
-        ...baseIndexSettings.analysis.analyzer,
-        lowercase_words: { type: 'custom', tokenizer: 'standard', filter: ['lowercase'] },
-      },
-      normalizer: { ...baseIndexSettings.analysis.normalizer, lowercase: { type: 'custom', filter: ['lowercase'] } },
-    },
-  },
-  mappings: {
-    dynamic: 'strict',
-    properties: {
-      id: keywordField(),
-      community_id: keywordField(),
-      list: keywordField(),
-      member_type: keywordField(),
-      member_id: keywordField(),
-      role: keywordField(),
-      visible: keywordField(),
-      request_type: keywordField(),
-      request_status: keywordField(),
-      is_open: keywordField(),
-      name: lowercaseText(),
-      username: keywordField(),
-      email: keywordField(),
-      affiliations: lowercaseText(),
-      // The exact SQL sort key (`lower(coalesce(nullif(name, ''), username, ''))`); C.UTF-8 collation = code point order, as here.
-      sort_name: { type: 'keyword', ignore_above: 8191 },
-      created: nanosField(),
-      revision_id: longField(),
-      search_text: fullTextField(),
-    },
-  },
-};
-
 /**
- * The `q` fields of `repo.MEMBER_FIELDS`, on the index; the `scope.*` names are the exact
+ * The `q` fields of `repo.MEMBER_SEARCH_FIELDS` on the index, and the `scope.*` names: the exact
  * (case-sensitive) filters of the lists and their facet selections.
  */
-export const MEMBER_DSL_FIELDS: DslFieldMap = {
-  name: { kind: 'text', path: 'name' },
-  full_name: 'name',
-  username: { kind: 'keyword', path: 'username' },
-  email: { kind: 'keyword', path: 'email' },
-  affiliations: { kind: 'text', path: 'affiliations' },
-  role: { kind: 'keyword', path: 'role' },
+export const MEMBER_DSL_FIELDS = engineFields({
+  ...repo.MEMBER_SEARCH_FIELDS,
   'scope.community': { kind: 'keyword', path: 'community_id', caseSensitive: true, filterOnly: true },
   'scope.list': { kind: 'keyword', path: 'list', caseSensitive: true, filterOnly: true },
   'scope.role': { kind: 'keyword', path: 'role', caseSensitive: true, filterOnly: true },
@@ -112,7 +45,7 @@ export const MEMBER_DSL_FIELDS: DslFieldMap = {
   'scope.request_type': { kind: 'keyword', path: 'request_type', caseSensitive: true, filterOnly: true },
   'scope.status': { kind: 'keyword', path: 'request_status', caseSensitive: true, filterOnly: true },
   'scope.is_open': { kind: 'keyword', path: 'is_open', caseSensitive: true, filterOnly: true },
-};
+});
 
 /** Statuses of an open request (`repo.searchRequests`' `isOpen`). */
 const OPEN_STATUSES = new Set(['submitted', 'created', 'accepting']);
@@ -166,8 +99,7 @@ function sortOf(sort: string, hasQuery: boolean): SortKey[] {
   return keys;
 }
 
-const term = (field: string, value: string): QueryAst => ({ type: 'term', field, value, wildcard: false });
-const anyOf = (field: string, values: string[]): QueryAst => ({ type: 'or', children: values.map((v) => term(field, v)) });
+const { term, anyOf } = queryFilters;
 
 /** Options of the engine searches (`repo.MemberSearch` with the parsed `q` instead of SQL). */
 export type EngineMemberSearch = Omit<repo.MemberSearch, 'q' | 'rank'> & { ast?: QueryAst };
@@ -210,9 +142,8 @@ export async function searchMembersOnEngine(
     aggs: o.facets ? { role: { type: 'terms', path: 'role' }, visibility: { type: 'terms', path: 'visible' } } : undefined,
   });
   const ids = res.hits.map((h) => h.id);
-  const byId = new Map((await repo.findMemberRows(db, ids)).map((r) => [r.id, r]));
   return {
-    rows: ids.map((id) => byId.get(id)).filter((r): r is MemberRow => !!r),
+    rows: inHitOrder(ids, await repo.findMemberRows(db, ids), (r) => r.id),
     total: res.total,
     facets: { role: facet(res.aggregations.role), visibility: facet(res.aggregations.visibility) },
   };
@@ -253,9 +184,8 @@ export async function searchRequestsOnEngine(
     },
   });
   const ids = res.hits.map((h) => h.id);
-  const byId = new Map((await repo.findRequestRows(db, ids)).map((r) => [r.id, r]));
   return {
-    rows: ids.map((id) => byId.get(id)).filter((r): r is MemberRow => !!r),
+    rows: inHitOrder(ids, await repo.findRequestRows(db, ids), (r) => r.id),
     total: res.total,
     facets: {
       role: facet(res.aggregations.role),
@@ -265,41 +195,77 @@ export async function searchRequestsOnEngine(
   };
 }
 
-/** The index definition under a name prefix (`SEARCH_INDEX_PREFIX`). */
-export function membersIndex(prefix = ''): IndexDefinition {
-  return { ...MEMBERS_INDEX, alias: `${prefix}${MEMBERS_INDEX.alias}` };
-}
-
 /** Events whose aggregate is a member row (the indexer's input); other subjects of the stream are skipped. */
 const MEMBER_SUBJECT = /^rdm\.communities\.(member|member-request)\./;
 /** Events after which a member row may be gone (replayed after a reindex: its catch-up sees no deletes). */
 const GONE_SUBJECTS = ['rdm.communities.member.removed', 'rdm.communities.member-request.closed'];
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** Index writes of the member lists: inline after commit (read-your-writes), the outbox indexer, reindex. */
-export class MemberSearchIndex extends ServiceIndex {
-  constructor(engine: SearchEngine, db: Knex, logger: Pick<Logger, 'warn'>, prefix = '') {
-    super(engine, db, logger, MEMBERS_INDEX, prefix);
-  }
-
+/** The member-lists index: inline writes after commit (read-your-writes), the outbox indexer, reindex, and the searches. */
+export class MemberSearchIndex extends defineServiceIndex<repo.MemberIndexRow>({
+  index: {
+    alias: 'communities-members',
+    version: 1,
+    settings: {
+      analysis: {
+        ...baseIndexSettings.analysis,
+        analyzer: {
+          ...baseIndexSettings.analysis.analyzer,
+          lowercase_words: { type: 'custom', tokenizer: 'standard', filter: ['lowercase'] },
+        },
+        normalizer: { ...baseIndexSettings.analysis.normalizer, lowercase: { type: 'custom', filter: ['lowercase'] } },
+      },
+    },
+    mappings: {
+      dynamic: 'strict',
+      properties: {
+        id: mapping.keyword(),
+        community_id: mapping.keyword(),
+        list: mapping.keyword(),
+        member_type: mapping.keyword(),
+        member_id: mapping.keyword(),
+        role: mapping.keyword(),
+        visible: mapping.keyword(),
+        request_type: mapping.keyword(),
+        request_status: mapping.keyword(),
+        is_open: mapping.keyword(),
+        name: lowercaseText(),
+        username: mapping.keyword(),
+        email: mapping.keyword(),
+        affiliations: lowercaseText(),
+        // The exact SQL sort key (`lower(coalesce(nullif(name, ''), username, ''))`); C.UTF-8 collation = code point order, as here.
+        sort_name: { type: 'keyword', ignore_above: 8191 },
+        created: mapping.nanos(),
+        revision_id: mapping.long(),
+        search_text: mapping.fullText(),
+      },
+    },
+  },
+  doc: memberDoc,
+  // One filter subject per consumer: the whole stream; only the member subjects name member rows.
+  keysOf: (ref) => (!ref.subject || MEMBER_SUBJECT.test(ref.subject) ? [ref.id] : []),
+  key: UUID,
+  // The row (active or pending) and the archived rows that replaced it; removed members and closed
+  // requests that were declined, cancelled or expired have no row left: deleted for good.
+  rows: async (db, ids) => (await Promise.all([repo.memberRowsForIndex(db, { ids }), repo.archivedRowsForIndex(db, { ids })])).flat(),
+  indexer: { stream: 'COMMUNITIES', durable: 'communities-members-indexer', filterSubject: 'rdm.communities.>' },
+  reindex: {
+    pages: [repo.memberRowsForIndex, repo.archivedRowsForIndex].map(
+      (rowsOf) =>
+        (db: Knex, { since, after, limit }: { since?: Date; after?: repo.MemberIndexRow; limit: number }) =>
+          rowsOf(db, { since, afterId: after?.id, limit }),
+    ),
+    goneSince: (db, since) => repo.memberRowsTouchedSince(db, since, GONE_SUBJECTS),
+  },
+}) {
   /** `repo.searchMembers` on the engine. */
   searchMembers(o: EngineMemberSearch & { publicOnly?: boolean; facets?: boolean }) {
-    return this.guard(() => searchMembersOnEngine(this.engine, this.def.alias, this.db, o));
+    return this.searching(() => searchMembersOnEngine(this.engine, this.def.alias, this.db, o));
   }
 
   /** `repo.searchRequests` on the engine. */
   searchRequests(o: EngineMemberSearch & { requestType: string }) {
-    return this.guard(() => searchRequestsOnEngine(this.engine, this.def.alias, this.db, o));
-  }
-
-  /** A value a field rejects is a 400 as on postgres; an engine outage is the platform's 503. */
-  private async guard<T>(fn: () => Promise<T>): Promise<T> {
-    try {
-      return await fn();
-    } catch (e) {
-      if (e instanceof QuerySyntaxError) throw Errors.invalidQuerySyntax(e);
-      throw e;
-    }
+    return this.searching(() => searchRequestsOnEngine(this.engine, this.def.alias, this.db, o));
   }
 
   /**
@@ -309,77 +275,7 @@ export class MemberSearchIndex extends ServiceIndex {
    * already shows the change. Should the commit fail, the message is redelivered and applied again
    * with the same rows and versions. A failure is logged, never thrown: the outbox indexer catches up.
    */
-  async indexWithin(trx: Knex.Transaction, ids: string[]): Promise<void> {
-    if (!ids.length) return;
-    try {
-      const ops = await this.load(
-        ids.map((id) => ({ id, revision: 0, subject: '' })),
-        trx,
-      );
-      await this.engine.bulk(this.def.alias, ops, { refresh: 'wait_for' });
-    } catch (err) {
-      this.logger.warn({ err, ids }, 'member indexing in the consumer failed; the outbox indexer will catch up');
-    }
-  }
-
-  /**
-   * Current state of the touched member rows as bulk operations: the row (active or pending), the
-   * archived rows that replaced it, and a delete when the row is gone.
-   */
-  override async load(refs: AggregateRef[], db: Knex = this.db): Promise<BulkOp[]> {
-    // Before any write: a bulk into a missing alias would auto-create a plain index under its name.
-    await this.ensureIndex();
-    const ids = [...new Set(refs.filter((r) => !r.subject || MEMBER_SUBJECT.test(r.subject)).map((r) => r.id))].filter((id) =>
-      UUID.test(id),
-    );
-    if (!ids.length) return [];
-    const [members, archived] = await Promise.all([repo.memberRowsForIndex(db, { ids }), repo.archivedRowsForIndex(db, { ids })]);
-    const found = new Set([...members, ...archived].map((r) => r.id));
-    const ops: BulkOp[] = [...members, ...archived].map((r) => ({ op: 'index', ...memberDoc(r) }));
-    // Removed members and closed requests that were declined, cancelled or expired: their row is gone.
-    for (const id of ids) if (!found.has(id)) ops.push({ op: 'delete', id, version: Number.MAX_SAFE_INTEGER });
-    return ops;
-  }
-
-  /** The durable indexer of `rdm.communities.member.*` and `rdm.communities.member-request.*` events. */
-  startIndexer(nats: Pick<NatsHandle, 'js' | 'jsm'>, logger: Logger) {
-    return runSearchIndexer({
-      js: nats.js,
-      jsm: nats.jsm,
-      engine: this.engine,
-      alias: this.def.alias,
-      stream: 'COMMUNITIES',
-      durable: 'communities-members-indexer',
-      // One filter subject per consumer: the whole stream; `load` keeps the member subjects.
-      filterSubject: 'rdm.communities.>',
-      load: (refs) => this.load(refs),
-      logger,
-    });
-  }
-
-  /**
-   * Rebuild the index from PostgreSQL into a new versioned index and swap the alias; then replay the
-   * removals written meanwhile (the build's catch-up passes only see rows that exist).
-   */
-  async reindex(batch = 1000) {
-    const db = this.db;
-    const started = new Date(Date.now() - 5000);
-    const res = await this.engine.reindex(this.def, async function* (since?: Date) {
-      for (const rowsOf of [repo.memberRowsForIndex, repo.archivedRowsForIndex]) {
-        let afterId: string | undefined;
-        for (;;) {
-          const rows = await rowsOf(db, { since, afterId, limit: batch });
-          if (!rows.length) break;
-          yield rows.map(memberDoc);
-          afterId = rows[rows.length - 1].id;
-        }
-      }
-    });
-    const gone = await repo.memberRowsTouchedSince(db, started, GONE_SUBJECTS);
-    for (let i = 0; i < gone.length; i += batch) {
-      const ops = await this.load(gone.slice(i, i + batch).map((id) => ({ id, revision: 0, subject: '' })));
-      await this.engine.bulk(this.def.alias, ops);
-    }
-    return res;
+  indexWithin(trx: Knex.Transaction, ids: string[]): Promise<void> {
+    return this.afterCommit(ids, trx);
   }
 }

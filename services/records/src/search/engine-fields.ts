@@ -1,8 +1,9 @@
 /**
  * Record search on OpenSearch/Elasticsearch, part 1: the index (mappings), the document of a
- * `search_docs` row, and the `q` fields on it — the DSL twins of `RECORD_FIELDS` (fields.ts), so
- * that every name a query may use means the same on both engines (a unit test checks that every
- * field of `RECORD_FIELDS` has its twin here).
+ * `search_docs` row, and the `q` fields on it — the columns' fields are declared once with their
+ * SQL in `RECORD_SEARCH_FIELDS` (fields.ts); the text and document keyword fields get theirs here by
+ * name, from the values of the stored document, so every name a query may use means the same on both
+ * engines (a unit test checks that every field of `RECORD_FIELDS` has its twin here).
  *
  * Layout of a document: the filter and sort columns of `search_docs` under their own names, the
  * texts of the `q` text fields as `t_<name>`, the keyword values inside the stored document as
@@ -14,6 +15,7 @@ import {
   type DslFieldMap,
   type DslFieldSpec,
   dateField,
+  engineFields,
   fullTextField,
   type IndexDefinition,
   type IndexDoc,
@@ -22,7 +24,7 @@ import {
   searchTextOf,
   textField,
 } from '@rdm/platform';
-import { RECORD_FIELDS } from './fields.js';
+import { RECORD_SEARCH_FIELDS } from './fields.js';
 import type { EngineSourceRow } from './search.repo.js';
 import { searchTexts } from './search-doc.js';
 import { boundVectorTexts } from './vector-bound.js';
@@ -121,29 +123,6 @@ const textPath = (name: string) => `t_${name.replace(/\./g, '__')}`;
 /** Engine field of a keyword inside the document. */
 const keywordPath = (name: string) => `k_${name.replace(/\./g, '__')}`;
 
-/** `q` fields mapped to columns of `search_docs` (name → engine field spec). */
-const COLUMN_FIELDS: Readonly<Record<string, DslFieldSpec>> = {
-  id: { kind: 'keyword', path: 'id', caseSensitive: true },
-  'parent.id': { kind: 'keyword', path: 'parent_id', caseSensitive: true },
-  is_published: { kind: 'keyword', path: 'is_published', caseSensitive: true },
-  is_draft: { kind: 'keyword', path: 'is_draft', caseSensitive: true },
-  'versions.index': { kind: 'number', path: 'version_index' },
-  'versions.is_latest': { kind: 'keyword', path: 'is_latest', caseSensitive: true },
-  'versions.is_latest_draft': { kind: 'keyword', path: 'is_latest_draft', caseSensitive: true },
-  'deletion_status.status': { kind: 'keyword', path: 'deletion_status', caseSensitive: true },
-  created: { kind: 'date', path: 'created' },
-  updated: { kind: 'date', path: 'updated' },
-  'access.record': { kind: 'keyword', path: 'access_record', caseSensitive: true },
-  'access.files': { kind: 'keyword', path: 'access_files', caseSensitive: true },
-  'access.status': { kind: 'keyword', path: 'access_status', caseSensitive: true },
-  'metadata.publication_date': { kind: 'date', path: 'pub_start', endPath: 'pub_end', type: 'date' },
-  'metadata.resource_type.id': { kind: 'keyword', path: 'resource_type_id', caseSensitive: true },
-  'metadata.resource_type.props.type': { kind: 'keyword', path: 'rt_type', caseSensitive: true },
-  'metadata.resource_type.props.subtype': { kind: 'keyword', path: 'rt_subtype', caseSensitive: true },
-  'files.types': { kind: 'keyword_array', path: 'file_types', caseSensitive: true },
-  'files.count': { kind: 'number', path: 'files_count' },
-};
-
 /** Fields only the service's own filters use (never reachable from `q`). */
 export const FILTER_FIELDS: Readonly<Record<string, DslFieldSpec>> = {
   '#kind': { kind: 'keyword', path: 'kind', caseSensitive: true, filterOnly: true },
@@ -158,14 +137,14 @@ export const FILTER_FIELDS: Readonly<Record<string, DslFieldSpec>> = {
 /** Fields whose data only callers who may read a document's files may search (files-guard.ts). */
 export const GUARDED_FIELDS = ['files.types', 'files.count', 'files.entries.key'] as const;
 
-/** Every `q` field of `RECORD_FIELDS` on the index, aliases included, plus the filter fields. */
+/** Every `q` field of `RECORD_SEARCH_FIELDS` on the index, aliases included, plus the filter fields. */
 export const RECORD_DSL_FIELDS: DslFieldMap = (() => {
-  const out: Record<string, DslFieldSpec | string> = { ...COLUMN_FIELDS, ...FILTER_FIELDS };
+  // The columns' fields (`path` in RECORD_SEARCH_FIELDS) and the aliases.
+  const out: Record<string, DslFieldSpec | string> = { ...engineFields(RECORD_SEARCH_FIELDS), ...FILTER_FIELDS };
   for (const name of Object.keys(TEXT_VALUES)) out[name] = { kind: 'text', path: textPath(name) };
   for (const name of Object.keys(DOC_KEYWORDS)) {
     out[name] = { kind: DOC_KEYWORDS[name].includes('[]') ? 'keyword_array' : 'keyword', path: keywordPath(name), caseSensitive: true };
   }
-  for (const [name, spec] of Object.entries(RECORD_FIELDS)) if (typeof spec === 'string') out[name] = spec;
   return out;
 })();
 

@@ -7,7 +7,8 @@
  * facet-render.ts do not know which engine answered.
  *
  * Writes: `search_docs` stays the source of every document (written in the transaction of each
- * change, by the postgres indexer this one wraps); each change also writes an outbox event
+ * change, by the postgres indexer this one wraps; loading, bulk, the indexer and reindex are the
+ * platform's `defineServiceIndex` skeleton); each change also writes an outbox event
  * (`rdm.records.search-doc.changed`, naming the document or the parent) in the same transaction.
  * - After commit the touched documents are read back and indexed at once with `refresh: true`
  *   (read-your-writes, as InvenioRDM's services refresh the index on the writer's path); an HTTP
@@ -25,9 +26,9 @@ import {
   afterCommit,
   afterRollback,
   type AggBucket,
-  type AggregateRef,
   type AggSpec,
   type BulkOp,
+  defineServiceIndex,
   Errors,
   type Identity,
   isAdmin,
@@ -38,8 +39,8 @@ import {
   outermostTransaction,
   parseQueryLenient,
   type QueryAst,
+  queryFilters,
   QuerySyntaxError,
-  runSearchIndexer,
   type SearchEngine,
   type SortKey,
   writeOutbox,
@@ -52,16 +53,13 @@ import { engineDoc, GUARDED_FIELDS, RECORD_DSL_FIELDS, RECORDS_INDEX } from './e
 import { type FacetFilters, parseBool, parseNested } from './facet-params.js';
 import type { AggRow, Indexer, ScopeSpec, SearchPage, SearchPlan } from './indexer.js';
 import { PostgresIndexer } from './pg-indexer.js';
+import type { EngineSourceRow } from './search.repo.js';
 import * as repo from './search.repo.js';
 
 // ---------------------------------------------------------------------------------------------
 // filters as ASTs (the DSL builder compiles them with the filter-only fields)
 
-const term = (field: string, value: string): QueryAst => ({ type: 'term', field, value, wildcard: false });
-const anyOf = (field: string, values: readonly string[]): QueryAst => ({ type: 'or', children: values.map((v) => term(field, v)) });
-const and = (...c: (QueryAst | null)[]): QueryAst => ({ type: 'and', children: c.filter((x): x is QueryAst => x !== null) });
-const or = (...c: (QueryAst | null)[]): QueryAst => ({ type: 'or', children: c.filter((x): x is QueryAst => x !== null) });
-const not = (child: QueryAst): QueryAst => ({ type: 'not', child });
+const { term, anyOf, and, or, not } = queryFilters;
 const NOTHING: QueryAst = { type: 'or', children: [] };
 
 const LEVELS = ['view', 'preview', 'edit', 'manage'] as const;
@@ -223,37 +221,64 @@ export interface EngineIndexerOptions {
   prefix?: string;
 }
 
+type PagedRow = EngineSourceRow & { changed_at: string };
+
+/**
+ * The records index's writes (the platform's skeleton): a ref names a document (`d:<kind>:<id>`)
+ * or every document of a parent (`p:<parent>`); a deleted document's tombstone carries its version.
+ */
+const RecordsIndex = defineServiceIndex<EngineSourceRow>({
+  index: RECORDS_INDEX,
+  doc: engineDoc,
+  key: /^[dp]:/,
+  async rows(db, refs) {
+    const keys = refs.filter((r) => r.startsWith('d:')).map((r) => r.slice(2));
+    const parents = refs.filter((r) => r.startsWith('p:')).map((r) => r.slice(2));
+    const { rows, gone } = await repo.engineRows(db, keys, parents);
+    const present = new Set(rows.map((r) => `${r.kind}:${r.id}`));
+    return {
+      rows,
+      gone: gone
+        .filter((g) => !present.has(`${g.kind}:${g.id}`))
+        .map((g) => ({ id: `${g.kind}:${g.id}`, version: Number(g.index_version) })),
+    };
+  },
+  // The writer's request waits for it (`readYourWrites`): visible at once.
+  refresh: true,
+  indexer: { stream: 'RECORDS', durable: 'records-search-indexer', filterSubject: 'rdm.records.search-doc.changed' },
+  reindex: {
+    pages: [(db, { since, after, limit }) => repo.engineRowsPage(db, { since, after: after as PagedRow | undefined, limit })],
+    goneSince: async (db, since) => (await repo.goneSince(db, since)).map((g) => `d:${g.kind}:${g.id}`),
+  },
+});
+
 /** The records search index on OpenSearch/Elasticsearch (see the file header). */
 export class EngineIndexer implements Indexer {
   readonly alias: string;
   private readonly pg: PostgresIndexer;
   private readonly db: Knex;
   readonly engine: SearchEngine;
-  private readonly logger: EngineIndexerOptions['logger'];
-  private ensured?: Promise<void>;
+  /** The platform's part: ensure, load, inline write, outbox indexer, reindex. */
+  private readonly writes: InstanceType<typeof RecordsIndex>;
   /** Per outermost transaction: the refs already announced (one event and one inline write each). */
   private readonly touched = new WeakMap<object, Set<string>>();
 
   constructor(o: EngineIndexerOptions) {
     this.db = o.db;
     this.engine = o.engine;
-    this.logger = o.logger;
     this.pg = new PostgresIndexer(o.db);
-    this.alias = `${o.prefix ?? ''}${RECORDS_INDEX.alias}`;
+    this.writes = new RecordsIndex(o.engine, o.db, o.logger, o.prefix);
+    this.alias = this.writes.def.alias;
   }
 
   /** The index definition under this deployment's alias. */
-  get definition() {
-    return { ...RECORDS_INDEX, alias: this.alias };
+  get def() {
+    return this.writes.def;
   }
 
   /** Creates the index behind its alias when missing (once; retried after a failure). */
   ensureIndex(): Promise<void> {
-    this.ensured ??= this.engine.ensureIndex(this.definition).catch((err) => {
-      this.ensured = undefined;
-      throw err;
-    });
-    return this.ensured;
+    return this.writes.ensureIndex();
   }
 
   /** Koa middleware: a request that wrote answers once its documents are searchable (bounded wait). */
@@ -355,68 +380,24 @@ export class EngineIndexer implements Indexer {
   }
 
   /** Index refs now with `refresh: true`; a failure is logged (the outbox indexer catches up). */
-  private async indexNow(refs: string[]): Promise<void> {
-    try {
-      const ops = await this.load(refs);
-      const res = await this.engine.bulk(this.alias, ops, { refresh: true });
-      for (const f of res.failed)
-        this.logger.error({ id: f.id, status: f.status, reason: f.reason }, 'document rejected by the search engine');
-    } catch (err) {
-      this.logger.warn({ err, refs: refs.slice(0, 20) }, 'inline search indexing failed; the outbox indexer will catch up');
-    }
+  private indexNow(refs: string[]): Promise<void> {
+    return this.writes.afterCommit(refs);
   }
 
   /** Current state of the referenced documents (`d:<kind>:<id>`, `p:<parent>`) as bulk operations. */
-  async load(refs: string[]): Promise<BulkOp[]> {
-    // Before any write: a bulk into a missing alias would auto-create a plain index under its name.
-    await this.ensureIndex();
-    const keys = refs.filter((r) => r.startsWith('d:')).map((r) => r.slice(2));
-    const parents = refs.filter((r) => r.startsWith('p:')).map((r) => r.slice(2));
-    if (!keys.length && !parents.length) return [];
-    const { rows, gone } = await repo.engineRows(this.db, keys, parents);
-    const present = new Set(rows.map((r) => `${r.kind}:${r.id}`));
-    const ops: BulkOp[] = rows.map((r) => ({ op: 'index', ...engineDoc(r) }));
-    for (const g of gone) {
-      const key = `${g.kind}:${g.id}`;
-      if (!present.has(key)) ops.push({ op: 'delete', id: key, version: Number(g.index_version) });
-    }
-    return ops;
+  load(refs: string[]): Promise<BulkOp[]> {
+    return this.writes.loadKeys(refs);
   }
 
   /** The durable indexer of `rdm.records.search-doc.changed` events (a background worker). */
   startIndexer(nats: NatsHandle, logger: Logger) {
-    return runSearchIndexer({
-      js: nats.js,
-      jsm: nats.jsm,
-      engine: this.engine,
-      alias: this.alias,
-      stream: 'RECORDS',
-      durable: 'records-search-indexer',
-      filterSubject: 'rdm.records.search-doc.changed',
-      load: (refs: AggregateRef[]) => this.load(refs.map((r) => r.id)),
-      logger,
-    });
+    return this.writes.startIndexer(nats, logger);
   }
 
   /** Rebuild the index from `search_docs` into a new versioned index and swap the alias (searches keep answering). */
   async reindex(batch = 1000) {
-    const db = this.db;
-    const res = await this.engine.reindex(this.definition, async function* (since?: Date) {
-      let after: { changed_at: string; id: string; kind: string } | undefined;
-      for (;;) {
-        const rows = await repo.engineRowsPage(db, { since, after, limit: batch });
-        if (!rows.length) break;
-        yield rows.map(engineDoc);
-        const last = rows[rows.length - 1];
-        after = { changed_at: last.changed_at, id: last.id, kind: last.kind };
-      }
-      // Deletions during the build: a tombstone's version beats the copy indexed before it.
-      if (since) {
-        const gone = await repo.goneSince(db, since);
-        if (gone.length) yield gone.map((g) => ({ id: `${g.kind}:${g.id}`, version: Number(g.index_version), source: {}, deleted: true }));
-      }
-    });
-    await repo.pruneGone(db, 7);
+    const res = await this.writes.reindex(batch);
+    await repo.pruneGone(this.db, 7);
     return res;
   }
 

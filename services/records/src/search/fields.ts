@@ -19,7 +19,16 @@
  *   compiled `q` reading it says so in `readsFiles`, and the repo then provides the column.
  * - Default operator AND (the project's choice, see the platform parser header).
  */
-import { compileToSql, type FieldMap, type FieldSpec, parseQueryLenient, type QueryAst, rankSql } from '@rdm/platform';
+import {
+  compileToSql,
+  type FieldMap,
+  type FieldSpec,
+  parseQueryLenient,
+  type QueryAst,
+  rankSql,
+  type SearchFields,
+  sqlFields,
+} from '@rdm/platform';
 import { FILES_READABLE_COLUMN, guardedExpr } from './files-guard.js';
 import type { Sql } from './sql.js';
 
@@ -75,27 +84,31 @@ function people(list: 'creators' | 'contributors'): Record<string, FieldSpec | s
   };
 }
 
-/** Every field a record query may name. */
-export const RECORD_FIELDS: FieldMap = {
+/**
+ * Every field a record query may name: its SQL, and for the columns of `search_docs` its field in
+ * the engine index too (`path`; the text and document keyword fields have theirs by name,
+ * engine-fields.ts).
+ */
+export const RECORD_SEARCH_FIELDS: SearchFields = {
   // identity and state
-  id: { kind: 'keyword', expr: 'id', caseSensitive: true },
+  id: { kind: 'keyword', expr: 'id', path: 'id', caseSensitive: true },
   recid: 'id',
-  'parent.id': { kind: 'keyword', expr: 'parent_id', caseSensitive: true },
+  'parent.id': { kind: 'keyword', expr: 'parent_id', path: 'parent_id', caseSensitive: true },
   conceptrecid: 'parent.id',
-  is_published: { kind: 'keyword', expr: 'is_published::text', caseSensitive: true },
-  is_draft: { kind: 'keyword', expr: "(kind = 'draft')::text", caseSensitive: true },
+  is_published: { kind: 'keyword', expr: 'is_published::text', path: 'is_published', caseSensitive: true },
+  is_draft: { kind: 'keyword', expr: "(kind = 'draft')::text", path: 'is_draft', caseSensitive: true },
   status: { kind: 'keyword', expr: at('status'), caseSensitive: true },
-  'versions.index': { kind: 'number', expr: 'version_index' },
-  'versions.is_latest': { kind: 'keyword', expr: 'is_latest::text', caseSensitive: true },
-  'versions.is_latest_draft': { kind: 'keyword', expr: 'is_latest_draft::text', caseSensitive: true },
-  'deletion_status.status': { kind: 'keyword', expr: 'deletion_status', caseSensitive: true },
-  created: { kind: 'date', expr: 'created' },
-  updated: { kind: 'date', expr: 'updated' },
+  'versions.index': { kind: 'number', expr: 'version_index', path: 'version_index' },
+  'versions.is_latest': { kind: 'keyword', expr: 'is_latest::text', path: 'is_latest', caseSensitive: true },
+  'versions.is_latest_draft': { kind: 'keyword', expr: 'is_latest_draft::text', path: 'is_latest_draft', caseSensitive: true },
+  'deletion_status.status': { kind: 'keyword', expr: 'deletion_status', path: 'deletion_status', caseSensitive: true },
+  created: { kind: 'date', expr: 'created', path: 'created' },
+  updated: { kind: 'date', expr: 'updated', path: 'updated' },
 
   // access
-  'access.record': { kind: 'keyword', expr: 'access_record', caseSensitive: true },
-  'access.files': { kind: 'keyword', expr: 'access_files', caseSensitive: true },
-  'access.status': { kind: 'keyword', expr: 'access_status', caseSensitive: true },
+  'access.record': { kind: 'keyword', expr: 'access_record', path: 'access_record', caseSensitive: true },
+  'access.files': { kind: 'keyword', expr: 'access_files', path: 'access_files', caseSensitive: true },
+  'access.status': { kind: 'keyword', expr: 'access_status', path: 'access_status', caseSensitive: true },
   access_status: 'access.status',
   'access.embargo.active': { kind: 'keyword', expr: at('access', 'embargo', 'active'), caseSensitive: true },
 
@@ -143,13 +156,20 @@ export const RECORD_FIELDS: FieldMap = {
   contributors: 'metadata.contributors.person_or_org.name',
 
   // metadata: keywords and dates
-  'metadata.publication_date': { kind: 'date', expr: 'publication_date_start', endExpr: 'publication_date_end', type: 'date' },
+  'metadata.publication_date': {
+    kind: 'date',
+    expr: 'publication_date_start',
+    endExpr: 'publication_date_end',
+    type: 'date',
+    path: 'pub_start',
+    endPath: 'pub_end',
+  },
   publication_date: 'metadata.publication_date',
-  'metadata.resource_type.id': { kind: 'keyword', expr: 'resource_type_id', caseSensitive: true },
+  'metadata.resource_type.id': { kind: 'keyword', expr: 'resource_type_id', path: 'resource_type_id', caseSensitive: true },
   'metadata.resource_types.id': 'metadata.resource_type.id',
   resource_type: 'metadata.resource_type.id',
-  'metadata.resource_type.props.type': { kind: 'keyword', expr: 'resource_type_type', caseSensitive: true },
-  'metadata.resource_type.props.subtype': { kind: 'keyword', expr: 'resource_type_subtype', caseSensitive: true },
+  'metadata.resource_type.props.type': { kind: 'keyword', expr: 'resource_type_type', path: 'rt_type', caseSensitive: true },
+  'metadata.resource_type.props.subtype': { kind: 'keyword', expr: 'resource_type_subtype', path: 'rt_subtype', caseSensitive: true },
   'metadata.version': docKeyword('metadata.version'),
   'metadata.languages.id': docKeyword('metadata.languages[].id'),
   'metadata.rights.id': docKeyword('metadata.rights[].id'),
@@ -165,12 +185,15 @@ export const RECORD_FIELDS: FieldMap = {
   'metadata.funding.award.number': docKeyword('metadata.funding[].award.number'),
 
   // files: only `files.enabled` is public; the rest is NULL unless the caller may read the files (files-guard.ts)
-  'files.types': { kind: 'keyword_array', expr: guardedExpr('file_types'), arrayType: 'text[]', caseSensitive: true },
+  'files.types': { kind: 'keyword_array', expr: guardedExpr('file_types'), arrayType: 'text[]', path: 'file_types', caseSensitive: true },
   file_type: 'files.types',
   'files.enabled': { kind: 'keyword', expr: at('files', 'enabled'), caseSensitive: true },
-  'files.count': { kind: 'number', expr: guardedExpr(`(${at('files', 'count')})::numeric`) },
+  'files.count': { kind: 'number', expr: guardedExpr(`(${at('files', 'count')})::numeric`), path: 'files_count' },
   'files.entries.key': text(guardedExpr(`(SELECT string_agg(k, ' ') FROM jsonb_object_keys(doc #> '{files,entries}') AS k)`), false),
 };
+
+/** The postgres half of `RECORD_SEARCH_FIELDS` (built once). */
+export const RECORD_FIELDS: FieldMap = sqlFields(RECORD_SEARCH_FIELDS);
 
 /** Resolve a field name through aliases. */
 function lookup(name: string): FieldSpec | undefined {

@@ -15,7 +15,6 @@ import {
   compileToSql,
   Errors,
   type FieldError,
-  type FieldMap,
   first,
   type Identity,
   isAdmin,
@@ -37,6 +36,7 @@ import {
   findRequest,
   findRequestByKey,
   insertRequest,
+  REQUEST_SEARCH_FIELDS,
   type RequestChange,
   type SearchScope,
   searchRequests,
@@ -58,26 +58,6 @@ import { contextCommunityId, type RequestType, requestType, requestTypes, typeLa
 export const REQUEST_SORTS = ['bestmatch', 'newest', 'oldest', 'newestactivity', 'oldestactivity'] as const;
 const LIST_OPTIONS = { sorts: REQUEST_SORTS, defaultSort: 'newest', defaultSortWithQ: 'bestmatch' } as const;
 
-const userRef = (col: string, kind: string) => `CASE WHEN ${col}_type = '${kind}' THEN ${col}_id END`;
-
-/** `q` fields of request searches. */
-export const REQUEST_SEARCH_FIELDS: FieldMap = {
-  id: { kind: 'keyword', expr: 'id::text' },
-  type: { kind: 'keyword', expr: 'type' },
-  status: { kind: 'keyword', expr: 'shown_status' },
-  title: { kind: 'text', expr: "lower(coalesce(title, ''))" },
-  description: { kind: 'text', expr: "lower(coalesce(description, ''))" },
-  is_open: { kind: 'keyword', expr: "(shown_status = 'submitted')::text" },
-  created: { kind: 'date', expr: 'created' },
-  updated: { kind: 'date', expr: 'updated' },
-  expires_at: { kind: 'date', expr: 'expires_at' },
-  'created_by.user': { kind: 'keyword', expr: userRef('created_by', 'user') },
-  'created_by.community': { kind: 'keyword', expr: userRef('created_by', 'community') },
-  'receiver.user': { kind: 'keyword', expr: userRef('receiver', 'user') },
-  'receiver.community': { kind: 'keyword', expr: userRef('receiver', 'community') },
-  'topic.record': { kind: 'keyword', expr: userRef('topic', 'record') },
-  'topic.community': { kind: 'keyword', expr: userRef('topic', 'community') },
-};
 const FULL_TEXT = { tsvector: 'search_vector', config: 'simple' } as const;
 
 /** Dependencies of the requests services. */

@@ -3,9 +3,34 @@
  * locks. Every write of title/description recomputes the search document, so a search never
  * disagrees with the row (read-your-writes).
  */
-import { type Knex, prepared, type SqlFragment, searchQuery, searchVectorSql } from '@rdm/platform';
+import { type Knex, prepared, type SearchFields, type SqlFragment, searchQuery, searchVectorSql, sqlFields } from '@rdm/platform';
 import type { PendingComment, Ref, RefType, RequestRow, Status } from '../domain/model.js';
 import { encodeNumber } from '../domain/number.js';
+
+/** The id of a reference column pair when it is of `kind` (`created_by` → `created_by_id` of a `user`). */
+const refOf = (col: string, kind: string) => `CASE WHEN ${col}_type = '${kind}' THEN ${col}_id END`;
+
+/** `q` fields of request searches, on both engines: the SQL of the postgres engine and the path in the index. */
+export const REQUEST_FIELDS: SearchFields = {
+  id: { kind: 'keyword', expr: 'id::text', path: 'id' },
+  type: { kind: 'keyword', expr: 'type', path: 'type' },
+  status: { kind: 'keyword', expr: 'shown_status', path: 'status' },
+  title: { kind: 'text', expr: "lower(coalesce(title, ''))", path: 'title' },
+  description: { kind: 'text', expr: "lower(coalesce(description, ''))", path: 'description' },
+  is_open: { kind: 'keyword', expr: "(shown_status = 'submitted')::text", path: 'is_open' },
+  created: { kind: 'date', expr: 'created', path: 'created' },
+  updated: { kind: 'date', expr: 'updated', path: 'updated' },
+  expires_at: { kind: 'date', expr: 'expires_at', path: 'expires_at' },
+  'created_by.user': { kind: 'keyword', expr: refOf('created_by', 'user'), path: 'created_by_user' },
+  'created_by.community': { kind: 'keyword', expr: refOf('created_by', 'community'), path: 'created_by_community' },
+  'receiver.user': { kind: 'keyword', expr: refOf('receiver', 'user'), path: 'receiver_user' },
+  'receiver.community': { kind: 'keyword', expr: refOf('receiver', 'community'), path: 'receiver_community' },
+  'topic.record': { kind: 'keyword', expr: refOf('topic', 'record'), path: 'topic_record' },
+  'topic.community': { kind: 'keyword', expr: refOf('topic', 'community'), path: 'topic_community' },
+};
+
+/** The postgres half of `REQUEST_FIELDS`. */
+export const REQUEST_SEARCH_FIELDS = sqlFields(REQUEST_FIELDS);
 
 const COLUMNS =
   'id::text AS id, number, type, status, title, description, payload, created_by_type, created_by_id, receiver_type, receiver_id, ' +

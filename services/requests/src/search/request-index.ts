@@ -1,8 +1,9 @@
 /**
  * Requests on the OpenSearch/Elasticsearch engines (`SEARCH_ENGINE` other than `postgres`): the index
  * this service owns (`requests-requests-v1` behind the alias `requests-requests`), its documents, the
- * search that mirrors `repo.searchRequests` (same q fields, scopes, filters, facets and sorts), inline
- * indexing after commit, the outbox-driven indexer and the `reindex` command.
+ * search that mirrors `repo.searchRequests` (same q fields, scopes, filters, facets and sorts).
+ * Inline indexing after commit, the outbox-driven indexer and `reindex` are the platform's
+ * (`defineServiceIndex`).
  *
  * Permissions: who may see which request is resolved at query time, as on postgres: the caller's
  * community roles (from the communities service, per request type) become filters on the creator /
@@ -13,93 +14,31 @@
  * late event never overwrites a newer document. Timestamps are indexed as `date_nanos` with the
  * database's microseconds, so date sorts order exactly as SQL does.
  */
-import {
-  type AggregateRef,
-  type BulkOp,
-  type DslFieldMap,
-  Errors,
-  fullTextField,
-  type IndexDefinition,
-  type IndexDoc,
-  type Knex,
-  keywordField,
-  type Logger,
-  longField,
-  type NatsHandle,
-  type QueryAst,
-  QuerySyntaxError,
-  runSearchIndexer,
-  ServiceIndex,
-  type SearchEngine,
-  type SortKey,
-  searchTextOf,
-  textField,
-} from '@rdm/platform';
-import { encodeNumber } from '../domain/number.js';
+import type { IndexDoc, Knex, QueryAst, SearchEngine, SortKey } from '@rdm/platform';
+import { defineServiceIndex, engineFields, inHitOrder, mapping, queryFilters, searchTextOf } from '@rdm/platform';
 import type { Ref } from '../domain/model.js';
-import { findRequests, type IndexRow, type RequestSearch, requestsForIndex, type SearchScope } from '../repo/requests.repo.js';
-
-/** A timestamp with the database's microseconds (ordered exactly as in SQL). */
-const nanosField = () => ({ type: 'date_nanos', format: 'strict_date_optional_time_nanos||epoch_millis' });
-
-/** The requests index: alias, version, mappings. */
-export const REQUESTS_INDEX: IndexDefinition = {
-  alias: 'requests-requests',
-  version: 1,
-  mappings: {
-    dynamic: 'strict',
-    properties: {
-      id: keywordField(),
-      number: longField(),
-      type: keywordField(),
-      status: keywordField(),
-      is_open: keywordField(),
-      title: textField({ suggest: true }),
-      description: textField(),
-      created_by_ref: keywordField(),
-      receiver_ref: keywordField(),
-      topic_ref: keywordField(),
-      created_by_user: keywordField(),
-      created_by_community: keywordField(),
-      receiver_user: keywordField(),
-      receiver_community: keywordField(),
-      topic_record: keywordField(),
-      topic_community: keywordField(),
-      expires_at: nanosField(),
-      created: nanosField(),
-      updated: nanosField(),
-      last_activity_at: nanosField(),
-      search_text: fullTextField(),
-    },
-  },
-};
+import { encodeNumber } from '../domain/number.js';
+import {
+  findRequests,
+  type IndexRow,
+  REQUEST_FIELDS,
+  type RequestSearch,
+  requestsForIndex,
+  type SearchScope,
+} from '../repo/requests.repo.js';
 
 /**
- * The `q` fields of `REQUEST_SEARCH_FIELDS`, on the index; the `scope.*` names are the reference
- * filters of permissions and `created_by=`/`receiver=`/`topic=` (exact `type:id` values).
+ * The `q` fields of `REQUEST_FIELDS` on the index, and the `scope.*` names: the reference filters of
+ * permissions and `created_by=`/`receiver=`/`topic=` (exact `type:id` values).
  */
-export const REQUEST_DSL_FIELDS: DslFieldMap = {
-  id: { kind: 'keyword', path: 'id' },
-  type: { kind: 'keyword', path: 'type' },
-  status: { kind: 'keyword', path: 'status' },
-  title: { kind: 'text', path: 'title' },
-  description: { kind: 'text', path: 'description' },
-  is_open: { kind: 'keyword', path: 'is_open' },
-  created: { kind: 'date', path: 'created' },
-  updated: { kind: 'date', path: 'updated' },
-  expires_at: { kind: 'date', path: 'expires_at' },
-  'created_by.user': { kind: 'keyword', path: 'created_by_user' },
-  'created_by.community': { kind: 'keyword', path: 'created_by_community' },
-  'receiver.user': { kind: 'keyword', path: 'receiver_user' },
-  'receiver.community': { kind: 'keyword', path: 'receiver_community' },
-  'topic.record': { kind: 'keyword', path: 'topic_record' },
-  'topic.community': { kind: 'keyword', path: 'topic_community' },
+export const REQUEST_DSL_FIELDS = engineFields({
+  ...REQUEST_FIELDS,
   'scope.created_by': { kind: 'keyword', path: 'created_by_ref', caseSensitive: true, filterOnly: true },
   'scope.receiver': { kind: 'keyword', path: 'receiver_ref', caseSensitive: true, filterOnly: true },
   'scope.topic': { kind: 'keyword', path: 'topic_ref', caseSensitive: true, filterOnly: true },
   'scope.type': { kind: 'keyword', path: 'type', caseSensitive: true, filterOnly: true },
   'scope.status': { kind: 'keyword', path: 'status', caseSensitive: true, filterOnly: true },
-};
+});
 
 const refOf = (type: string | null, id: string | null) => (type && id !== null ? `${type}:${id}` : null);
 
@@ -154,11 +93,7 @@ function sortOf(sort: string, hasQuery: boolean): SortKey[] {
   return sort === 'bestmatch' && hasQuery ? [{ path: '_score', order: 'desc' }, ...keys] : keys;
 }
 
-const term = (field: string, value: string): QueryAst => ({ type: 'term', field, value, wildcard: false });
-const anyOf = (field: string, values: string[]): QueryAst => ({ type: 'or', children: values.map((v) => term(field, v)) });
-const and = (...children: QueryAst[]): QueryAst => ({ type: 'and', children });
-const or = (...children: QueryAst[]): QueryAst => ({ type: 'or', children });
-const not = (child: QueryAst): QueryAst => ({ type: 'not', child });
+const { term, anyOf, and, or, not } = queryFilters;
 const refs = (field: string, rs: Ref[]) =>
   anyOf(
     field,
@@ -224,76 +159,56 @@ export async function searchRequestsOnEngine(engine: SearchEngine, alias: string
     aggs: { type: { type: 'terms', path: 'type' }, status: { type: 'terms', path: 'status' } },
   });
   const ids = res.hits.map((h) => h.id);
-  const byId = new Map((await findRequests(db, ids)).map((r) => [r.id, r]));
   const counts = (name: string) => new Map((res.aggregations[name] ?? []).map((b) => [b.key, b.count]));
   return {
-    hits: ids.map((id) => byId.get(id)).filter((r) => r !== undefined),
+    hits: inHitOrder(ids, await findRequests(db, ids), (r) => r.id),
     total: res.total,
     counts: { type: counts('type'), status: counts('status') },
   };
 }
 
-/** The index definition under a name prefix (`SEARCH_INDEX_PREFIX`). */
-export function requestsIndex(prefix = ''): IndexDefinition {
-  return { ...REQUESTS_INDEX, alias: `${prefix}${REQUESTS_INDEX.alias}` };
-}
-
-/** Index writes of the service: inline after commit (read-your-writes), the outbox indexer, reindex. */
-export class RequestSearchIndex extends ServiceIndex {
-  constructor(engine: SearchEngine, db: Knex, logger: Pick<Logger, 'warn'>, prefix = '') {
-    super(engine, db, logger, REQUESTS_INDEX, prefix);
-  }
-
-  /** `repo.searchRequests` on the engine; a value a field rejects (`created:abc`) is a 400 as on postgres. */
-  async search(s: EngineRequestSearch) {
-    try {
-      return await searchRequestsOnEngine(this.engine, this.def.alias, this.db, s);
-    } catch (e) {
-      if (e instanceof QuerySyntaxError) throw Errors.invalidQuerySyntax(e);
-      throw e;
-    }
-  }
-
-  /** Current state of the touched requests as bulk operations (deleted requests stay: searches filter them). */
-  override async load(refs: AggregateRef[]): Promise<BulkOp[]> {
-    // Before any write: a bulk into a missing alias would auto-create a plain index under its name.
-    await this.ensureIndex();
-    const ids = [...new Set(refs.map((r) => r.id))].filter((id) => /^[0-9a-f-]{36}$/i.test(id));
-    if (!ids.length) return [];
-    const rows = await requestsForIndex(this.db, { ids });
-    const found = new Set(rows.map((r) => r.id));
-    const ops: BulkOp[] = rows.map((r) => ({ op: 'index', ...requestDoc(r) }));
-    // Gone from the database (never happens today: deletes are soft): remove for good.
-    for (const id of ids) if (!found.has(id)) ops.push({ op: 'delete', id, version: Number.MAX_SAFE_INTEGER });
-    return ops;
-  }
-
-  /** The durable indexer of `rdm.requests.request.*` events. */
-  startIndexer(nats: Pick<NatsHandle, 'js' | 'jsm'>, logger: Logger) {
-    return runSearchIndexer({
-      js: nats.js,
-      jsm: nats.jsm,
-      engine: this.engine,
-      alias: this.def.alias,
-      stream: 'REQUESTS',
-      durable: 'requests-search-indexer',
-      filterSubject: 'rdm.requests.request.*',
-      load: (refs) => this.load(refs),
-      logger,
-    });
-  }
-
-  /** Rebuild the index from PostgreSQL into a new versioned index and swap the alias. */
-  async reindex(batch = 1000) {
-    const db = this.db;
-    return this.engine.reindex(this.def, async function* (since?: Date) {
-      let afterNumber = 0;
-      for (;;) {
-        const rows = await requestsForIndex(db, { since, afterNumber, limit: batch });
-        if (!rows.length) return;
-        yield rows.map(requestDoc);
-        afterNumber = rows[rows.length - 1].number;
-      }
-    });
+/** The requests index: inline writes after commit (read-your-writes), the outbox indexer, reindex, and the search. */
+export class RequestSearchIndex extends defineServiceIndex<IndexRow>({
+  index: {
+    alias: 'requests-requests',
+    version: 1,
+    mappings: {
+      dynamic: 'strict',
+      properties: {
+        id: mapping.keyword(),
+        number: mapping.long(),
+        type: mapping.keyword(),
+        status: mapping.keyword(),
+        is_open: mapping.keyword(),
+        title: mapping.text({ suggest: true }),
+        description: mapping.text(),
+        created_by_ref: mapping.keyword(),
+        receiver_ref: mapping.keyword(),
+        topic_ref: mapping.keyword(),
+        created_by_user: mapping.keyword(),
+        created_by_community: mapping.keyword(),
+        receiver_user: mapping.keyword(),
+        receiver_community: mapping.keyword(),
+        topic_record: mapping.keyword(),
+        topic_community: mapping.keyword(),
+        expires_at: mapping.nanos(),
+        created: mapping.nanos(),
+        updated: mapping.nanos(),
+        last_activity_at: mapping.nanos(),
+        search_text: mapping.fullText(),
+      },
+    },
+  },
+  doc: requestDoc,
+  key: /^[0-9a-f-]{36}$/i,
+  // Deleted requests stay (searches filter them); a row gone from the database (never happens
+  // today: deletes are soft) is removed for good.
+  rows: (db, ids) => requestsForIndex(db, { ids }),
+  indexer: { stream: 'REQUESTS', durable: 'requests-search-indexer', filterSubject: 'rdm.requests.request.*' },
+  reindex: { pages: [(db, { since, after, limit }) => requestsForIndex(db, { since, afterNumber: after?.number, limit })] },
+}) {
+  /** `repo.searchRequests` on the engine. */
+  search(s: EngineRequestSearch) {
+    return this.searching(() => searchRequestsOnEngine(this.engine, this.def.alias, this.db, s));
   }
 }

@@ -3,25 +3,31 @@
  * write recomputes the search document, so it never disagrees with the row (the e-mail is in it
  * only while `email_visibility` is public, so a search never reveals a hidden address).
  */
-import { type FieldMap, foldText, type Knex, type SqlFragment, searchQuery, searchVectorSql } from '@rdm/platform';
+import { foldText, type Knex, type SearchFields, type SqlFragment, searchQuery, searchVectorSql, sqlFields } from '@rdm/platform';
 import type { Preferences, Profile, User } from '../domain/user.js';
 import { isoSql } from './sql.js';
 
-/** Query fields of `GET /api/users` (InvenioRDM's allow-list and aliases). */
-export const USER_SEARCH_FIELDS: FieldMap = {
-  id: { kind: 'keyword', expr: 'id::text', caseSensitive: true },
-  username: { kind: 'text', expr: "lower(coalesce(username, ''))" },
-  email: { kind: 'text', expr: 'sx_email' },
-  'profile.full_name': { kind: 'text', expr: 'sx_full_name' },
-  'profile.affiliations': { kind: 'text', expr: 'sx_affiliations' },
+/**
+ * Query fields of `GET /api/users` (InvenioRDM's allow-list and aliases), on both engines: the SQL
+ * of the postgres engine and the path in the users index (search/user-index.ts).
+ */
+export const USER_FIELDS: SearchFields = {
+  id: { kind: 'keyword', expr: 'id::text', path: 'id', caseSensitive: true },
+  username: { kind: 'text', expr: "lower(coalesce(username, ''))", path: 'username' },
+  email: { kind: 'text', expr: 'sx_email', path: 'email' },
+  'profile.full_name': { kind: 'text', expr: 'sx_full_name', path: 'full_name' },
+  'profile.affiliations': { kind: 'text', expr: 'sx_affiliations', path: 'affiliations' },
   full_name: 'profile.full_name',
   fullname: 'profile.full_name',
   name: 'profile.full_name',
   affiliation: 'profile.affiliations',
   affiliations: 'profile.affiliations',
-  created: { kind: 'date', expr: 'created' },
-  updated: { kind: 'date', expr: 'updated' },
+  created: { kind: 'date', expr: 'created', path: 'created' },
+  updated: { kind: 'date', expr: 'updated', path: 'updated' },
 };
+
+/** The postgres half of `USER_FIELDS`. */
+export const USER_SEARCH_FIELDS = sqlFields(USER_FIELDS);
 
 /** The full-text target of unfielded terms. */
 export const USER_FULL_TEXT = { tsvector: 'search_vector', config: 'simple' } as const;

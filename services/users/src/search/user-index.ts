@@ -1,83 +1,25 @@
 /**
  * Users on the OpenSearch/Elasticsearch engines (`SEARCH_ENGINE` other than `postgres`): the index
  * this service owns (`users-users-v1` behind the alias `users-users`), its documents, the search that
- * mirrors `repo.searchUsers` (same q fields, visibility scope and sorts), inline indexing after commit,
- * the outbox-driven indexer and the `reindex` command.
+ * mirrors `repo.searchUsers` (same q fields, visibility scope and sorts). Inline indexing after
+ * commit, the outbox-driven indexer and `reindex` are the platform's (`defineServiceIndex`).
  *
  * Every user is indexed (inactive, unconfirmed and restricted ones too): the visibility rules
  * (`listScope`) are filters at query time, so a search never shows more than the SQL path. The e-mail
  * is in the document only while `email_visibility` is public, as in the postgres search document.
  * Hits are loaded from PostgreSQL by id in the engine's order. Versions are the users' `revision_id`.
  */
-import {
-  type AggregateRef,
-  type BulkOp,
-  type DslFieldMap,
-  Errors,
-  fullTextField,
-  type IndexDefinition,
-  type IndexDoc,
-  type Knex,
-  keywordField,
-  type Logger,
-  longField,
-  type NatsHandle,
-  type QueryAst,
-  QuerySyntaxError,
-  runSearchIndexer,
-  ServiceIndex,
-  type SearchEngine,
-  type SortKey,
-  searchTextOf,
-  textField,
-} from '@rdm/platform';
-import type { User } from '../domain/user.js';
-import { findUsersByIds, type UserIndexRow, type UserSearch, usersForIndex } from '../repo/users.repo.js';
+import type { IndexDoc, Knex, QueryAst, SearchEngine, SortKey } from '@rdm/platform';
+import { defineServiceIndex, engineFields, inHitOrder, mapping, queryFilters, searchTextOf } from '@rdm/platform';
+import { findUsersByIds, USER_FIELDS, type UserIndexRow, type UserSearch, usersForIndex } from '../repo/users.repo.js';
 
-/** A timestamp with the database's microseconds (ordered exactly as in SQL). */
-const nanosField = () => ({ type: 'date_nanos', format: 'strict_date_optional_time_nanos||epoch_millis' });
-
-/** The users index: alias, version, mappings. */
-export const USERS_INDEX: IndexDefinition = {
-  alias: 'users-users',
-  version: 1,
-  mappings: {
-    dynamic: 'strict',
-    properties: {
-      id: keywordField(),
-      seq: longField(),
-      username: textField({ suggest: true }),
-      email: textField(),
-      full_name: textField({ suggest: true }),
-      affiliations: textField(),
-      visibility: keywordField(),
-      active: keywordField(),
-      confirmed: keywordField(),
-      created: nanosField(),
-      updated: nanosField(),
-      search_text: fullTextField(),
-    },
-  },
-};
-
-/** The `q` fields of `USER_SEARCH_FIELDS`, on the index; `scope.*` are the visibility filters. */
-export const USER_DSL_FIELDS: DslFieldMap = {
-  id: { kind: 'keyword', path: 'id', caseSensitive: true },
-  username: { kind: 'text', path: 'username' },
-  email: { kind: 'text', path: 'email' },
-  'profile.full_name': { kind: 'text', path: 'full_name' },
-  'profile.affiliations': { kind: 'text', path: 'affiliations' },
-  full_name: 'profile.full_name',
-  fullname: 'profile.full_name',
-  name: 'profile.full_name',
-  affiliation: 'profile.affiliations',
-  affiliations: 'profile.affiliations',
-  created: { kind: 'date', path: 'created' },
-  updated: { kind: 'date', path: 'updated' },
+/** The `q` fields of `USER_FIELDS` on the index, and the visibility filters (`scope.*`). */
+export const USER_DSL_FIELDS = engineFields({
+  ...USER_FIELDS,
   'scope.visibility': { kind: 'keyword', path: 'visibility', caseSensitive: true },
   'scope.active': { kind: 'keyword', path: 'active', caseSensitive: true },
   'scope.confirmed': { kind: 'keyword', path: 'confirmed', caseSensitive: true },
-};
+});
 
 /** The index document of a user (version = revision id). */
 export function userDoc(r: UserIndexRow): IndexDoc {
@@ -102,7 +44,7 @@ export function userDoc(r: UserIndexRow): IndexDoc {
   };
 }
 
-const term = (field: string, value: string): QueryAst => ({ type: 'term', field, value, wildcard: false });
+const { term } = queryFilters;
 
 /** Options of the engine search: `repo.UserSearch` with the parsed `q` instead of SQL. */
 export type EngineUserSearch = Omit<UserSearch, 'where' | 'rank'> & { ast?: QueryAst };
@@ -130,71 +72,41 @@ export async function searchUsersOnEngine(engine: SearchEngine, alias: string, d
     sourceIncludes: ['id'],
   });
   const ids = res.hits.map((h) => h.id);
-  const byId = new Map((await findUsersByIds(db, ids)).map((u) => [u.id, u]));
-  return { total: res.total, hits: ids.map((id) => byId.get(id)).filter((u): u is User => u !== undefined) };
+  return { total: res.total, hits: inHitOrder(ids, await findUsersByIds(db, ids), (u) => u.id) };
 }
 
-/** The index definition under a name prefix (`SEARCH_INDEX_PREFIX`). */
-export function usersIndex(prefix = ''): IndexDefinition {
-  return { ...USERS_INDEX, alias: `${prefix}${USERS_INDEX.alias}` };
-}
-
-/** Index writes of the service: inline after commit (read-your-writes), the outbox indexer, reindex. */
-export class UserSearchIndex extends ServiceIndex {
-  constructor(engine: SearchEngine, db: Knex, logger: Pick<Logger, 'warn'>, prefix = '') {
-    super(engine, db, logger, USERS_INDEX, prefix);
-  }
-
-  /** `repo.searchUsers` on the engine; a value a field rejects (`created:abc`) is a 400 as on postgres. */
-  async search(s: EngineUserSearch) {
-    try {
-      return await searchUsersOnEngine(this.engine, this.def.alias, this.db, s);
-    } catch (e) {
-      if (e instanceof QuerySyntaxError) throw Errors.invalidQuerySyntax(e);
-      throw e;
-    }
-  }
-
-  /** Current state of the touched users as bulk operations. */
-  override async load(refs: AggregateRef[]): Promise<BulkOp[]> {
-    // Before any write: a bulk into a missing alias would auto-create a plain index under its name.
-    await this.ensureIndex();
-    const ids = [...new Set(refs.map((r) => r.id))].filter((id) => /^[1-9]\d{0,17}$/.test(id));
-    if (!ids.length) return [];
-    const rows = await usersForIndex(this.db, { ids });
-    const found = new Set(rows.map((r) => r.id));
-    const ops: BulkOp[] = rows.map((r) => ({ op: 'index', ...userDoc(r) }));
-    // Gone from the database (users are never deleted today): remove for good.
-    for (const id of ids) if (!found.has(id)) ops.push({ op: 'delete', id, version: Number.MAX_SAFE_INTEGER });
-    return ops;
-  }
-
-  /** The durable indexer of `rdm.users.user.*` events. */
-  startIndexer(nats: Pick<NatsHandle, 'js' | 'jsm'>, logger: Logger) {
-    return runSearchIndexer({
-      js: nats.js,
-      jsm: nats.jsm,
-      engine: this.engine,
-      alias: this.def.alias,
-      stream: 'USERS',
-      durable: 'users-search-indexer',
-      filterSubject: 'rdm.users.user.*',
-      load: (refs) => this.load(refs),
-      logger,
-    });
-  }
-
-  /** Rebuild the index from PostgreSQL into a new versioned index and swap the alias. */
-  async reindex(batch = 1000) {
-    const db = this.db;
-    return this.engine.reindex(this.def, async function* (since?: Date) {
-      let afterId = 0;
-      for (;;) {
-        const rows = await usersForIndex(db, { since, afterId, limit: batch });
-        if (!rows.length) return;
-        yield rows.map(userDoc);
-        afterId = Number(rows[rows.length - 1].id);
-      }
-    });
+/** The users index: inline writes after commit (read-your-writes), the outbox indexer, reindex, and the search. */
+export class UserSearchIndex extends defineServiceIndex<UserIndexRow>({
+  index: {
+    alias: 'users-users',
+    version: 1,
+    mappings: {
+      dynamic: 'strict',
+      properties: {
+        id: mapping.keyword(),
+        seq: mapping.long(),
+        username: mapping.text({ suggest: true }),
+        email: mapping.text(),
+        full_name: mapping.text({ suggest: true }),
+        affiliations: mapping.text(),
+        visibility: mapping.keyword(),
+        active: mapping.keyword(),
+        confirmed: mapping.keyword(),
+        created: mapping.nanos(),
+        updated: mapping.nanos(),
+        search_text: mapping.fullText(),
+      },
+    },
+  },
+  doc: userDoc,
+  key: /^[1-9]\d{0,17}$/,
+  // Users are never deleted today: a user gone from the database is removed for good.
+  rows: (db, ids) => usersForIndex(db, { ids }),
+  indexer: { stream: 'USERS', durable: 'users-search-indexer', filterSubject: 'rdm.users.user.*' },
+  reindex: { pages: [(db, { since, after, limit }) => usersForIndex(db, { since, afterId: after && Number(after.id), limit })] },
+}) {
+  /** `repo.searchUsers` on the engine. */
+  search(s: EngineUserSearch) {
+    return this.searching(() => searchUsersOnEngine(this.engine, this.def.alias, this.db, s));
   }
 }

@@ -15,53 +15,75 @@
 import {
   compileToSql,
   type FieldMap,
-  type FieldSpec,
   foldText,
   parseQuery,
   type QueryAst,
   QuerySyntaxError,
   rankSql,
   Errors,
+  type SearchField,
+  type SearchFields,
+  sqlFields,
 } from '@rdm/platform';
 import { type EntrySearch, pgTextArray } from '../repo/vocabularies.repo.js';
 import { kindOf } from './kinds.js';
 
-const text = (key: string): FieldSpec => ({ kind: 'text', expr: `e.search_fields->>'${key}'` });
+/** Path of a folded field text in the index, under `f` (`title.en` → `f.title%2Een`: a dot would make `title` an object). */
+export function fieldPath(key: string): string {
+  return `f.${key.replace(/%/g, '%25').replace(/\./g, '%2E')}`;
+}
 
-/** Fields every query may name. Values of `props.*`, `title.*`, `description.*` are added per query. */
-export const STATIC_FIELDS: Record<string, FieldSpec | string> = {
-  id: { kind: 'keyword', expr: 'e.id', caseSensitive: true },
+/** A folded text of `search_fields` (postgres) / under `f` (the index). */
+const text = (key: string): SearchField => ({ kind: 'text', expr: `e.search_fields->>'${key}'`, path: fieldPath(key) });
+
+/**
+ * Fields every query may name, on both engines (the SQL and the path in the index,
+ * search/entry-index.ts). Values of `props.*`, `title.*`, `description.*` are added per query.
+ */
+export const STATIC_SEARCH_FIELDS: SearchFields = {
+  id: { kind: 'keyword', expr: 'e.id', path: 'id', caseSensitive: true },
   'id.text': text('id'),
   title: text('title'),
   description: text('description'),
-  tags: { kind: 'keyword_array', expr: 'e.tags', arrayType: 'text[]', caseSensitive: true },
-  icon: { kind: 'keyword', expr: 'e.icon', caseSensitive: true },
-  created: { kind: 'date', expr: 'e.created' },
-  updated: { kind: 'date', expr: 'e.updated' },
+  tags: { kind: 'keyword_array', expr: 'e.tags', arrayType: 'text[]', path: 'tags', caseSensitive: true },
+  icon: { kind: 'keyword', expr: 'e.icon', path: 'icon', caseSensitive: true },
+  created: { kind: 'date', expr: 'e.created', path: 'created' },
+  updated: { kind: 'date', expr: 'e.updated', path: 'updated' },
   acronym: text('acronym'),
-  'acronym.keyword': { kind: 'keyword', expr: 'e.acronym', caseSensitive: true },
+  'acronym.keyword': { kind: 'keyword', expr: 'e.acronym', path: 'acronym', caseSensitive: true },
   name: text('name'),
   given_name: text('given_name'),
   family_name: text('family_name'),
-  country: { kind: 'keyword', expr: 'e.country' },
+  country: { kind: 'keyword', expr: 'e.country', path: 'country' },
   country_name: text('country_name'),
   location_name: text('location_name'),
-  status: { kind: 'keyword', expr: "e.extra->>'status'" },
-  types: { kind: 'keyword_array', expr: "e.extra->'types'" },
+  status: { kind: 'keyword', expr: "e.extra->>'status'", path: 'status' },
+  types: { kind: 'keyword_array', expr: "e.extra->'types'", path: 'types' },
   aliases: text('aliases'),
-  'identifiers.identifier': { kind: 'keyword_array', expr: "jsonb_path_query_array(e.identifiers, '$[*].identifier')" },
-  'identifiers.scheme': { kind: 'keyword_array', expr: "jsonb_path_query_array(e.identifiers, '$[*].scheme')" },
-  scheme: { kind: 'keyword', expr: 'e.scheme', caseSensitive: true },
+  'identifiers.identifier': {
+    kind: 'keyword_array',
+    expr: "jsonb_path_query_array(e.identifiers, '$[*].identifier')",
+    path: 'identifier_values',
+  },
+  'identifiers.scheme': { kind: 'keyword_array', expr: "jsonb_path_query_array(e.identifiers, '$[*].scheme')", path: 'identifier_schemes' },
+  scheme: { kind: 'keyword', expr: 'e.scheme', path: 'scheme', caseSensitive: true },
   subject: text('subject'),
   synonyms: text('synonyms'),
-  number: { kind: 'keyword', expr: 'e.number' },
+  number: { kind: 'keyword', expr: 'e.number', path: 'number' },
   program: text('program'),
-  'funder.id': { kind: 'keyword', expr: "e.extra->'funder'->>'id'" },
+  'funder.id': { kind: 'keyword', expr: "e.extra->'funder'->>'id'", path: 'funder_id' },
   'funder.name': text('funder.name'),
-  'affiliations.id': { kind: 'keyword_array', expr: "jsonb_path_query_array(e.extra->'affiliations', '$[*].id')" },
+  'affiliations.id': {
+    kind: 'keyword_array',
+    expr: "jsonb_path_query_array(e.extra->'affiliations', '$[*].id')",
+    path: 'affiliation_ids',
+  },
   'affiliations.name': text('affiliations.name'),
   short_description: text('short_description'),
 };
+
+/** The postgres half of `STATIC_SEARCH_FIELDS`. */
+export const STATIC_FIELDS = sqlFields(STATIC_SEARCH_FIELDS);
 
 /** Languages always addressable as `title.<lang>` (field globs like `title.*` expand over them). */
 export const LANGS = ['ar', 'cs', 'de', 'en', 'es', 'fi', 'fr', 'it', 'nl', 'pt', 'sv'];
@@ -97,15 +119,31 @@ export function dynamicTextFields(ast: QueryAst): string[] {
   });
 }
 
-/** The field map of one query: the static fields plus the dynamic `props.*`, `title.*`, `description.*` it names. */
+/** The static fields and `title.<lang>`, `description.<lang>` (built once). */
+const QUERY_FIELDS: SearchFields = {
+  ...STATIC_SEARCH_FIELDS,
+  ...Object.fromEntries(LANGS.flatMap((l) => [`title.${l}`, `description.${l}`].map((f) => [f, text(f)]))),
+};
+const QUERY_SQL_FIELDS = sqlFields(QUERY_FIELDS);
+
+/** The dynamic `props.*`, `title.*`, … fields a query names beyond `QUERY_FIELDS`. */
+function dynamicFields(ast: QueryAst): SearchFields {
+  return Object.fromEntries(
+    dynamicTextFields(ast)
+      .filter((f) => !Object.hasOwn(QUERY_FIELDS, f))
+      .map((f) => [f, text(f)]),
+  );
+}
+
+/** The fields of one query on both engines: the static fields, `title.<lang>`, `description.<lang>` and the dynamic `props.*`, … it names. */
+export function searchFieldsFor(ast: QueryAst): SearchFields {
+  return { ...QUERY_FIELDS, ...dynamicFields(ast) };
+}
+
+/** The postgres field map of one query (`searchFieldsFor`; the static part built once). */
 export function fieldsFor(ast: QueryAst): FieldMap {
-  const fields: Record<string, FieldSpec | string> = { ...STATIC_FIELDS };
-  for (const l of LANGS) {
-    fields[`title.${l}`] = text(`title.${l}`);
-    fields[`description.${l}`] = text(`description.${l}`);
-  }
-  for (const f of dynamicTextFields(ast)) fields[f] ??= text(f);
-  return fields;
+  const dynamic = dynamicFields(ast);
+  return Object.keys(dynamic).length ? { ...QUERY_SQL_FIELDS, ...sqlFields(dynamic) } : QUERY_SQL_FIELDS;
 }
 
 /** Parse `q`, mapping a syntax error to InvenioRDM's 400. */

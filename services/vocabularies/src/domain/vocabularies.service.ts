@@ -379,7 +379,7 @@ export class VocabulariesService {
     });
     // Why: read-your-writes on this replica; the event clears the other replicas.
     this.invalidate();
-    if (isIndexedType(type)) await this.d.search?.afterCommit(type, ids);
+    if (isIndexedType(type)) await this.d.search?.indexEntries(type, ids);
   }
 
   private normalize(type: string, body: unknown, id?: string): EntryDoc {

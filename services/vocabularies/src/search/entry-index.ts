@@ -3,8 +3,9 @@
  * Elasticsearch engines (`SEARCH_ENGINE` other than `postgres`): the index this service owns
  * (`vocabularies-entries-v1` behind the alias `vocabularies-entries`), its documents, the search that
  * mirrors the postgres one (`buildEntrySearch`: same `q` fields, `suggest`, `tags`, sorts, paging,
- * totals and the awards' `funders` facet), inline indexing after commit, the outbox-driven indexer and
- * the `reindex` command. The small generic vocabularies are not indexed: they always search PostgreSQL.
+ * totals and the awards' `funders` facet). Inline indexing after commit, the outbox-driven indexer and
+ * `reindex` are the platform's (`defineServiceIndex`). The small generic vocabularies are not
+ * indexed: they always search PostgreSQL.
  *
  * - Versions: a document's external version is the entry's `index_version` (a sequence value taken
  *   under the type's row lock, so it grows in commit order and across delete + re-create); a delete
@@ -14,143 +15,24 @@
  *   get the same bonuses as on postgres (relevance within a bonus class differs: BM25 vs ts_rank_cd).
  * - Hits are loaded from PostgreSQL by id in the engine's order: never staler than the database.
  */
-import {
-  type AggregateRef,
-  type BulkOp,
-  type DslFieldMap,
-  type DslFieldSpec,
-  Errors,
-  type IndexDefinition,
-  type IndexDoc,
-  type Knex,
-  type Logger,
-  type NatsHandle,
-  type QueryAst,
-  QuerySyntaxError,
-  type SearchEngine,
-  type SortKey,
-  baseIndexSettings,
-  dateField,
-  fullTextField,
-  keywordField,
-  longField,
-  runSearchIndexer,
-  searchTextOf,
-  textField,
-} from '@rdm/platform';
+import type { DslFieldMap, DslFieldSpec, GoneDoc, IndexDoc, Knex, QueryAst, SearchEngine, SortKey } from '@rdm/platform';
+import { baseIndexSettings, defineServiceIndex, engineFields, inHitOrder, mapping, queryFilters, searchTextOf } from '@rdm/platform';
 import { type EntryRow, rowToDoc, textsOf } from '../domain/documents.js';
 import { INDEXED_TYPES } from '../domain/kinds.js';
-import { dynamicTextFields, LANGS, type ParsedSuggest } from '../domain/search.js';
+import { fieldPath, type ParsedSuggest, STATIC_SEARCH_FIELDS, searchFieldsFor } from '../domain/search.js';
 import { type IndexRow, indexRows, indexRowsPage, tombstonesOf, tombstonesSince } from '../repo/entry-index.repo.js';
 import { getEntries } from '../repo/vocabularies.repo.js';
+
+export { fieldPath };
 
 /** Longest edge n-gram indexed; longer `suggest` words use a prefix query on the whole lexeme. */
 const MAX_GRAM = 20;
 const LONG_KEYWORD = { type: 'keyword', ignore_above: 8191 };
 
-/** The entries index: alias, version, settings and mappings. */
-export const ENTRIES_INDEX: IndexDefinition = {
-  alias: 'vocabularies-entries',
-  version: 1,
-  settings: {
-    // Paging as deep as postgres allows: (page - 1) * size < 10000 with size ≤ 10000.
-    max_result_window: 20000,
-    // Fielded texts are per language and per `props` key (`f.*`).
-    'mapping.total_fields.limit': 5000,
-    analysis: {
-      ...baseIndexSettings.analysis,
-      analyzer: {
-        ...baseIndexSettings.analysis.analyzer,
-        // One lexeme (already folded by PostgreSQL) → its edge n-grams.
-        suggest_term: { type: 'custom', tokenizer: 'keyword', filter: ['suggest_term_edge'] },
-      },
-      filter: { ...baseIndexSettings.analysis.filter, suggest_term_edge: { type: 'edge_ngram', min_gram: 1, max_gram: MAX_GRAM } },
-    },
-  },
-  mappings: {
-    dynamic: 'strict',
-    dynamic_templates: [{ folded_text: { path_match: 'f.*', match_mapping_type: 'string', mapping: textField() } }],
-    properties: {
-      type: keywordField(),
-      id: LONG_KEYWORD,
-      id_lower: LONG_KEYWORD,
-      tags: keywordField(),
-      icon: keywordField(),
-      created: dateField(),
-      created_us: longField(),
-      updated: dateField(),
-      sort_key: LONG_KEYWORD,
-      title_key: LONG_KEYWORD,
-      acronym: keywordField(),
-      acronym_lower: keywordField(),
-      country: keywordField(),
-      status: keywordField(),
-      types: keywordField(),
-      identifier_values: keywordField(),
-      identifier_schemes: keywordField(),
-      scheme: keywordField(),
-      number: keywordField(),
-      funder_id: keywordField(),
-      affiliation_ids: keywordField(),
-      search_text: fullTextField(),
-      suggest_terms: {
-        ...LONG_KEYWORD,
-        fields: { edge: { type: 'text', analyzer: 'suggest_term', search_analyzer: 'keyword' } },
-      },
-      f: { type: 'object', dynamic: true },
-      index_version: longField(),
-    },
-  },
-};
-
-/** The index definition under a name prefix (`SEARCH_INDEX_PREFIX`). */
-export function entriesIndex(prefix = ''): IndexDefinition {
-  return { ...ENTRIES_INDEX, alias: `${prefix}${ENTRIES_INDEX.alias}` };
-}
-
-/** Path of a folded field text under `f` (`title.en` → `f.title%2Een`: a dot would make `title` an object). */
-export function fieldPath(key: string): string {
-  return `f.${key.replace(/%/g, '%25').replace(/\./g, '%2E')}`;
-}
-
-const text = (key: string): DslFieldSpec => ({ kind: 'text', path: fieldPath(key) });
 const kw = (path: string, caseSensitive = false): DslFieldSpec => ({ kind: 'keyword', path, caseSensitive });
-const kwArray = (path: string, caseSensitive = false): DslFieldSpec => ({ kind: 'keyword_array', path, caseSensitive });
 
-/** The `q` fields of `search.ts`'s STATIC_FIELDS, on the index. */
-export const ENTRY_DSL_FIELDS: Readonly<Record<string, DslFieldSpec>> = {
-  id: kw('id', true),
-  'id.text': text('id'),
-  title: text('title'),
-  description: text('description'),
-  tags: kwArray('tags', true),
-  icon: kw('icon', true),
-  created: { kind: 'date', path: 'created' },
-  updated: { kind: 'date', path: 'updated' },
-  acronym: text('acronym'),
-  'acronym.keyword': kw('acronym', true),
-  name: text('name'),
-  given_name: text('given_name'),
-  family_name: text('family_name'),
-  country: kw('country'),
-  country_name: text('country_name'),
-  location_name: text('location_name'),
-  status: kw('status'),
-  types: kwArray('types'),
-  aliases: text('aliases'),
-  'identifiers.identifier': kwArray('identifier_values'),
-  'identifiers.scheme': kwArray('identifier_schemes'),
-  scheme: kw('scheme', true),
-  subject: text('subject'),
-  synonyms: text('synonyms'),
-  number: kw('number'),
-  program: text('program'),
-  'funder.id': kw('funder_id'),
-  'funder.name': text('funder.name'),
-  'affiliations.id': kwArray('affiliation_ids'),
-  'affiliations.name': text('affiliations.name'),
-  short_description: text('short_description'),
-};
+/** The `q` fields of `search.ts`'s STATIC_SEARCH_FIELDS, on the index. */
+export const ENTRY_DSL_FIELDS = engineFields(STATIC_SEARCH_FIELDS);
 
 /** Fields only the service's own filters use; a `q` naming one matches nothing, as on postgres. */
 const INTERNAL: Record<string, DslFieldSpec> = {
@@ -165,13 +47,7 @@ const INTERNAL: Record<string, DslFieldSpec> = {
 
 /** The field map of one query: static, per-language and the dynamic `props.*`/`title.*`/… it names. */
 export function dslFieldsFor(ast: QueryAst): DslFieldMap {
-  const fields: Record<string, DslFieldSpec> = { ...ENTRY_DSL_FIELDS, ...INTERNAL };
-  for (const l of LANGS) {
-    fields[`title.${l}`] = text(`title.${l}`);
-    fields[`description.${l}`] = text(`description.${l}`);
-  }
-  for (const f of dynamicTextFields(ast)) fields[f] ??= text(f);
-  return fields;
+  return { ...engineFields(searchFieldsFor(ast)), ...INTERNAL };
 }
 
 /** `ast` with every internal field name replaced by an unknown one. */
@@ -257,8 +133,7 @@ const SORTS: Record<string, SortKey[]> = {
   ],
 };
 
-const term = (field: string, value: string, wildcard = false): QueryAst => ({ type: 'term', field, value, wildcard });
-const anyOf = (field: string, values: string[]): QueryAst => ({ type: 'or', children: values.map((v) => term(field, v)) });
+const { term, anyOf } = queryFilters;
 /** Why ×1000: the bonuses of the postgres rank must outweigh any BM25 score, as they outweigh ts_rank_cd there. */
 const BONUS = 1000;
 
@@ -333,139 +208,126 @@ export async function searchEntriesOnEngine(
     aggs: i.funders ? { funders: { type: 'terms', path: 'funder_id', size: 10 } } : undefined,
   });
   const ids = res.hits.map((h) => String(h.source.id ?? h.id.slice(i.type.length + 1)));
-  const byId = new Map(
-    (
-      await getEntries(
-        db,
-        ids.map((id) => ({ type: i.type, id })),
-      )
-    ).map((r) => [r.id, r]),
+  const rows = await getEntries(
+    db,
+    ids.map((id) => ({ type: i.type, id })),
   );
   return {
-    rows: ids.map((id) => byId.get(id)).filter((r): r is EntryRow => !!r),
+    rows: inHitOrder(ids, rows, (r) => r.id),
     total: res.total,
     funderBuckets: i.funders ? (res.aggregations.funders ?? []).map((b) => ({ key: b.key, doc_count: b.count })) : undefined,
   };
 }
 
-/** The `data` of `rdm.vocabularies.entries.changed`. */
-interface ChangedData {
-  type?: unknown;
-  ids?: unknown;
+/** The document keys an `rdm.vocabularies.entries.changed` event names (`data`: `{type, ids}`, ≤ 500 ids). */
+function keysOf(data: unknown): string[] {
+  const { type, ids } = (data ?? {}) as { type?: unknown; ids?: unknown };
+  if (typeof type !== 'string' || !Array.isArray(ids)) return [];
+  return ids.filter((id): id is string => typeof id === 'string').map((id) => docId(type, id));
 }
 
-/** Index writes and searches of the service: inline after commit, the outbox indexer, reindex. */
-export class VocabularySearchIndex {
-  private ensured?: Promise<void>;
-  /** The index this service writes and reads (alias with the deployment's prefix). */
-  readonly def: IndexDefinition;
+/** Entries by document key, type by type: the rows, and deletes with the tombstones' versions of the deleted ones. */
+async function rowsOf(db: Knex, keys: string[]): Promise<{ rows: IndexRow[]; gone: GoneDoc[] }> {
+  const byType = new Map<string, string[]>();
+  for (const key of keys) {
+    const at = key.indexOf('/');
+    byType.set(key.slice(0, at), [...(byType.get(key.slice(0, at)) ?? []), key.slice(at + 1)]);
+  }
+  const out: { rows: IndexRow[]; gone: GoneDoc[] } = { rows: [], gone: [] };
+  for (const [type, ids] of byType) {
+    const rows = await indexRows(db, type, ids);
+    out.rows.push(...rows);
+    const found = new Set(rows.map((r) => r.id));
+    const dead = await tombstonesOf(
+      db,
+      type,
+      ids.filter((id) => !found.has(id)),
+    );
+    out.gone.push(...dead.map((t) => ({ id: docId(type, t.id), version: Number(t.index_version) })));
+  }
+  return out;
+}
 
-  constructor(
-    readonly engine: SearchEngine,
-    private readonly db: Knex,
-    private readonly logger: Pick<Logger, 'warn'>,
-    prefix = '',
-  ) {
-    this.def = entriesIndex(prefix);
+/** The entries index: inline writes after commit (read-your-writes), the outbox indexer, reindex, and the search. */
+export class VocabularySearchIndex extends defineServiceIndex<IndexRow>({
+  index: {
+    alias: 'vocabularies-entries',
+    version: 1,
+    settings: {
+      // Paging as deep as postgres allows: (page - 1) * size < 10000 with size ≤ 10000.
+      max_result_window: 20000,
+      // Fielded texts are per language and per `props` key (`f.*`).
+      'mapping.total_fields.limit': 5000,
+      analysis: {
+        ...baseIndexSettings.analysis,
+        analyzer: {
+          ...baseIndexSettings.analysis.analyzer,
+          // One lexeme (already folded by PostgreSQL) → its edge n-grams.
+          suggest_term: { type: 'custom', tokenizer: 'keyword', filter: ['suggest_term_edge'] },
+        },
+        filter: { ...baseIndexSettings.analysis.filter, suggest_term_edge: { type: 'edge_ngram', min_gram: 1, max_gram: MAX_GRAM } },
+      },
+    },
+    mappings: {
+      dynamic: 'strict',
+      dynamic_templates: [{ folded_text: { path_match: 'f.*', match_mapping_type: 'string', mapping: mapping.text() } }],
+      properties: {
+        type: mapping.keyword(),
+        id: LONG_KEYWORD,
+        id_lower: LONG_KEYWORD,
+        tags: mapping.keyword(),
+        icon: mapping.keyword(),
+        created: mapping.date(),
+        created_us: mapping.long(),
+        updated: mapping.date(),
+        sort_key: LONG_KEYWORD,
+        title_key: LONG_KEYWORD,
+        acronym: mapping.keyword(),
+        acronym_lower: mapping.keyword(),
+        country: mapping.keyword(),
+        status: mapping.keyword(),
+        types: mapping.keyword(),
+        identifier_values: mapping.keyword(),
+        identifier_schemes: mapping.keyword(),
+        scheme: mapping.keyword(),
+        number: mapping.keyword(),
+        funder_id: mapping.keyword(),
+        affiliation_ids: mapping.keyword(),
+        search_text: mapping.fullText(),
+        suggest_terms: {
+          ...LONG_KEYWORD,
+          fields: { edge: { type: 'text', analyzer: 'suggest_term', search_analyzer: 'keyword' } },
+        },
+        f: { type: 'object', dynamic: true },
+        index_version: mapping.long(),
+      },
+    },
+  },
+  doc: entryDoc,
+  keysOf: (ref) => keysOf(ref.data),
+  rows: rowsOf,
+  // Batches of ≤ 500 ids an event: ≤ 20 events per bulk.
+  indexer: {
+    stream: 'VOCABULARIES',
+    durable: 'vocabularies-search-indexer',
+    filterSubject: 'rdm.vocabularies.entries.changed',
+    batchSize: 20,
+  },
+  reindex: {
+    // Every large vocabulary, in (type, id) order.
+    pages: [(db, { since, after, limit }) => indexRowsPage(db, { types: INDEXED_TYPES, since, after, limit })],
+    batch: 2000,
+    // The build reads rows, never tombstones: the deletes that raced with it.
+    goneSince: async (db, since) => (await tombstonesSince(db, INDEXED_TYPES, since)).map((t) => docId(t.type, t.id)),
+  },
+}) {
+  /** Index committed entries of one type now (read-your-writes: `afterCommit`). */
+  indexEntries(type: string, ids: string[]): Promise<void> {
+    return this.afterCommit(ids.map((id) => docId(type, id)));
   }
 
-  /** An entry search on the engine; a value a field rejects (`created:abc`) is a 400 as on postgres. */
-  async search(i: EngineEntrySearch): Promise<EngineEntryResult> {
-    try {
-      return await searchEntriesOnEngine(this.engine, this.def.alias, this.db, i);
-    } catch (e) {
-      if (e instanceof QuerySyntaxError) throw Errors.invalidQuerySyntax(e);
-      throw e;
-    }
-  }
-
-  /** Creates the index behind its alias when missing (once; retried after a failure). */
-  ensureIndex(): Promise<void> {
-    this.ensured ??= this.engine.ensureIndex(this.def).catch((err) => {
-      this.ensured = undefined;
-      throw err;
-    });
-    return this.ensured;
-  }
-
-  /**
-   * Index committed entries now with `refresh: wait_for`, so the writer's next search sees its
-   * write. A failure (engine down) is logged, never thrown: the write is committed and its outbox
-   * event brings the index up to date once the engine is back.
-   */
-  async afterCommit(type: string, ids: string[]): Promise<void> {
-    if (!ids.length) return;
-    try {
-      const ops = await this.load([{ id: type, revision: 0, subject: '', data: { type, ids } }]);
-      await this.engine.bulk(this.def.alias, ops, { refresh: 'wait_for' });
-    } catch (err) {
-      this.logger.warn({ err, type, ids }, 'inline search indexing failed; the outbox indexer will catch up');
-    }
-  }
-
-  /** Current state of the entries named by `entries.changed` events: index the rows, delete the tombstoned. */
-  async load(refs: AggregateRef[]): Promise<BulkOp[]> {
-    // Before any write: a bulk into a missing alias would auto-create a plain index under its name.
-    await this.ensureIndex();
-    const byType = new Map<string, Set<string>>();
-    for (const r of refs) {
-      const data = (r.data ?? {}) as ChangedData;
-      if (typeof data.type !== 'string' || !Array.isArray(data.ids)) continue;
-      const set = byType.get(data.type) ?? new Set<string>();
-      for (const id of data.ids) if (typeof id === 'string') set.add(id);
-      byType.set(data.type, set);
-    }
-    const ops: BulkOp[] = [];
-    for (const [type, set] of byType) {
-      const ids = [...set];
-      const rows = await indexRows(this.db, type, ids);
-      for (const row of rows) ops.push({ op: 'index', ...entryDoc(row) });
-      const found = new Set(rows.map((r) => r.id));
-      const gone = ids.filter((id) => !found.has(id));
-      for (const t of await tombstonesOf(this.db, type, gone))
-        ops.push({ op: 'delete', id: docId(type, t.id), version: Number(t.index_version) });
-    }
-    return ops;
-  }
-
-  /** The durable indexer of `rdm.vocabularies.entries.changed` (batches of ≤ 500 ids; ≤ 20 events per bulk). */
-  startIndexer(nats: Pick<NatsHandle, 'js' | 'jsm'>, logger: Logger) {
-    return runSearchIndexer({
-      js: nats.js,
-      jsm: nats.jsm,
-      engine: this.engine,
-      alias: this.def.alias,
-      stream: 'VOCABULARIES',
-      durable: 'vocabularies-search-indexer',
-      filterSubject: 'rdm.vocabularies.entries.changed',
-      load: (refs) => this.load(refs),
-      logger,
-      batchSize: 20,
-    });
-  }
-
-  /**
-   * Rebuild the index of every large vocabulary from PostgreSQL into a new versioned index and swap
-   * the alias; then repeat the deletes that raced with it (the build reads rows, never tombstones).
-   */
-  async reindex(batch = 2000): Promise<{ index: string; count: number; deletes: number }> {
-    const db = this.db;
-    const started = new Date(Date.now() - 5000);
-    const res = await this.engine.reindex(this.def, async function* (since?: Date) {
-      const page = (after?: { type: string; id: string }) => indexRowsPage(db, { types: INDEXED_TYPES, since, after, limit: batch });
-      let next = page();
-      for (;;) {
-        const rows = await next;
-        if (!rows.length) return;
-        const last = rows[rows.length - 1];
-        // Why: the next page is read while this one is bulk-indexed.
-        next = page({ type: last.type, id: last.id });
-        yield rows.map(entryDoc);
-      }
-    });
-    const dead = await tombstonesSince(db, INDEXED_TYPES, started);
-    const ops: BulkOp[] = dead.map((t) => ({ op: 'delete', id: docId(t.type, t.id), version: Number(t.index_version) }));
-    if (ops.length) await this.engine.bulk(this.def.alias, ops, { refresh: 'wait_for' });
-    return { ...res, deletes: ops.length };
+  /** An entry search on the engine. */
+  search(i: EngineEntrySearch): Promise<EngineEntryResult> {
+    return this.searching(() => searchEntriesOnEngine(this.engine, this.def.alias, this.db, i));
   }
 }

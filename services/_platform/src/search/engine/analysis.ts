@@ -53,6 +53,11 @@ export function dateField(): Record<string, unknown> {
   return { type: 'date', format: 'strict_date_optional_time||epoch_millis' };
 }
 
+/** A timestamp with the database's microseconds (ordered exactly as in SQL). */
+export function nanosField(): Record<string, unknown> {
+  return { type: 'date_nanos', format: 'strict_date_optional_time_nanos||epoch_millis' };
+}
+
 /** A numeric field. */
 export function longField(): Record<string, unknown> {
   return { type: 'long' };
@@ -71,3 +76,14 @@ export function storedObject(): Record<string, unknown> {
 export function searchTextOf(texts: Array<string | null | undefined>): string {
   return texts.filter((t) => t).join('\n');
 }
+
+/** The field mappings by type, for an index definition: `mapping.keyword()`, `mapping.text({ suggest: true })`, … */
+export const mapping = {
+  keyword: keywordField,
+  long: longField,
+  date: dateField,
+  nanos: nanosField,
+  text: textField,
+  fullText: fullTextField,
+  stored: storedObject,
+};

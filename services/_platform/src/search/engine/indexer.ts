@@ -12,10 +12,9 @@
  * is nak'ed with `retryMs` and never dead-lettered; events wait in the stream until it returns.
  * No inbox table is needed (the write is idempotent by construction).
  */
-import { AckPolicy, DeliverPolicy, type JetStreamClient, type JetStreamManager, type JsMsg } from '@nats-io/jetstream';
-import { nanos } from '@nats-io/nats-core';
+import type { JsMsg } from '@nats-io/jetstream';
+import { type ConsumerHandle, type DurableConsumerOptions, ensureDurableConsumer } from '../../consumer.js';
 import { isConnectionError } from '../../errors.js';
-import type { MsgLogger } from '../../nats.js';
 import { isEngineDown } from './engine.js';
 import type { BulkOp, SearchEngine } from './port.js';
 
@@ -29,38 +28,25 @@ export interface AggregateRef {
   data?: unknown;
 }
 
-/** Options of runSearchIndexer. */
-export interface IndexerOptions {
-  js: JetStreamClient;
-  jsm: JetStreamManager;
+/** Options of runSearchIndexer: the service's own stream (`COMMUNITIES`), a durable (`communities-search-indexer`), one subject (wildcards allowed). */
+export interface IndexerOptions extends DurableConsumerOptions {
   engine: SearchEngine;
   /** Index alias written to. */
   alias: string;
-  /** The service's stream (e.g. `COMMUNITIES`). */
-  stream: string;
-  /** Durable name, e.g. `communities-search-indexer`. */
-  durable: string;
-  /** One subject, wildcards allowed (e.g. `rdm.communities.community.*`). */
-  filterSubject: string;
   /** Current state of the touched aggregates as bulk operations (index the row, or delete it). */
   load: (refs: AggregateRef[]) => Promise<BulkOp[]>;
-  logger: MsgLogger;
   batchSize?: number;
   retryMs?: number;
 }
 
-/** A running indexer. */
-export interface IndexerHandle {
-  readonly name: string;
-  readonly ready: Promise<void>;
-  stop(): Promise<void>;
-}
+/** A running indexer (`indexer:<durable>`): a worker as a consumer is. */
+export type IndexerHandle = ConsumerHandle;
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref?.());
 
 /** Start the indexer (see the file header). */
 export function runSearchIndexer(opts: IndexerOptions): IndexerHandle {
-  const { js, jsm, engine, alias, stream, durable, filterSubject, load, logger } = opts;
+  const { js, engine, alias, stream, durable, load, logger } = opts;
   const batchSize = opts.batchSize ?? 200;
   const retryMs = opts.retryMs ?? 2000;
   const log = { stream, durable, alias };
@@ -70,22 +56,7 @@ export function runSearchIndexer(opts: IndexerOptions): IndexerHandle {
     markReady = r;
   });
 
-  const ensure = async () => {
-    const config = {
-      ack_policy: AckPolicy.Explicit,
-      max_deliver: -1,
-      ack_wait: nanos(60_000),
-      filter_subject: filterSubject,
-      max_ack_pending: 5000,
-    };
-    try {
-      await jsm.consumers.info(stream, durable);
-      await jsm.consumers.update(stream, durable, config);
-    } catch (err) {
-      if ((err as { code?: number }).code !== 10014 && !/consumer not found/i.test((err as Error).message ?? '')) throw err;
-      await jsm.consumers.add(stream, { ...config, durable_name: durable, deliver_policy: DeliverPolicy.All });
-    }
-  };
+  const ensure = () => ensureDurableConsumer(opts, { ackWaitMs: 60_000, maxAckPending: 5000 });
 
   const handle = async (msgs: JsMsg[]) => {
     const refs: AggregateRef[] = [];
