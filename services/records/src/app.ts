@@ -1,96 +1,38 @@
 /** The koa app of the records service (no listen: main.ts and supertest tests wrap it). */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import {
-  addStandardHealth,
-  type AppState,
-  createHttpApp,
-  isTelemetryEnabled,
-  type Knex,
-  type Logger,
-  mountRouter,
-  type NatsHandle,
-  Router,
-} from '@rdm/platform';
-import { managedDoiPrefix, oaiPrefix, type RecordsConfig } from './config.js';
-import { CommunitiesComponent } from './domain/communities.component.js';
-import { parseCustomFields } from './domain/custom-fields.js';
-import { CommunityRecordsComponent } from './domain/community-records.component.js';
-import { DeletionComponent } from './domain/deletion.component.js';
-import type { CommunitiesPort, FilesPort, RequestsPort, VocabulariesPort } from './domain/ports.js';
-import { RecordsService } from './domain/records.service.js';
-import { ReviewComponent } from './domain/review.component.js';
-import { ReviewSagaComponent } from './domain/review-saga.component.js';
-import { registerInteropRoutes } from './export/index.js';
-import { AccessLinksComponent } from './domain/access-links.component.js';
-import { GrantsComponent } from './domain/grants.component.js';
-import { AccessRequestComponent } from './domain/access-request.component.js';
-import { AccessRequestEffectsComponent } from './domain/access-request-effects.component.js';
-import { registerAccessRequestRoutes } from './http/access-request.routes.js';
+import { addStandardHealth, type AppState, createHttpApp, isTelemetryEnabled, mountRouter, type NatsHandle, Router } from '@rdm/platform';
 import { linkTokenMiddleware, registerAccessRoutes } from './http/access.routes.js';
-import { registerDeletionRoutes, tombstoneMiddleware } from './http/deletion.routes.js';
-import { AbuseComponent } from './domain/abuse.component.js';
 import { registerAbuseRoutes } from './http/abuse.routes.js';
-import { StatsComponent } from './domain/stats.component.js';
-import { statsEdge, statsMiddleware } from './http/stats.middleware.js';
-import { LeanRecordReads } from './http/record-read-lean.js';
-import type { StatsPublisher } from './stats/publisher.js';
+import { registerAccessRequestRoutes } from './http/access-request.routes.js';
+import { registerDeletionRoutes, tombstoneMiddleware } from './http/deletion.routes.js';
 import { registerOpenApiRoute } from './http/openapi.js';
+import { LeanRecordReads } from './http/record-read-lean.js';
 import { registerRecordsRoutes } from './http/records.routes.js';
 import { registerReviewRoutes } from './http/review.routes.js';
 import { registerSearchRoutes } from './http/search.routes.js';
-import type { EngineIndexer } from './search/engine-index.js';
-import { PostgresIndexer } from './search/pg-indexer.js';
-import { RecordSearchService } from './search/search.service.js';
+import { statsEdge, statsMiddleware } from './http/stats.middleware.js';
+import { registerInteropRoutes } from './interop/interop.routes.js';
+import { buildRecordsParts, type PartsDeps } from './parts.js';
+import type { StatsPublisher } from './stats/publisher.js';
 
-/** What createApp needs. */
-export interface AppDeps {
-  config: Pick<RecordsConfig, 'PUBLIC_BASE_URL' | 'IDENTITY_SECRET' | 'DOI_PREFIX' | 'DOI_RESOLVER_URL' | 'OAI_ID_PREFIX' | 'SITE_NAME'> &
-    Partial<
-      Pick<
-        RecordsConfig,
-        | 'RESTRICTION_GRACE_PERIOD_DAYS'
-        | 'ALLOW_RESTRICTION_AFTER_GRACE_PERIOD'
-        | 'ABUSE_REPORTS_PER_WINDOW'
-        | 'ABUSE_REPORTS_WINDOW_SECONDS'
-        | 'DOI_PROVIDER'
-        | 'DATACITE_PREFIX'
-        | 'STATS_ENABLED'
-        | 'ALLOW_RESTRICTED_RECORDS'
-        | 'RDM_CUSTOM_FIELDS'
-        | 'CUSTOM_FIELDS_MAX_BYTES'
-      >
-    >;
-  logger: Logger;
-  db: Knex;
-  files: FilesPort;
-  vocabularies: VocabulariesPort;
-  /** The requests service (reviews, inclusions); without it and `communities` those routes are absent. */
-  requests?: RequestsPort;
-  /** The communities service (summaries, roles). */
-  communities?: CommunitiesPort;
+/** What createApp needs: the parts' dependencies (parts.ts) and the HTTP-only ones. */
+export interface AppDeps extends PartsDeps {
   /** When given, readiness also checks the NATS connection. */
   nc?: NatsHandle['nc'];
   /** Publisher of view events (statistics); without it views are not counted, counters still shown. */
   statsPublisher?: StatsPublisher;
-  /** SEARCH_ENGINE=opensearch|elasticsearch: the engine indexer (search/engine-index.ts); else postgres. */
-  engineIndex?: EngineIndexer;
   /** Read-cache hits of `GET /api/records/<id>` answered without koa (default true; record-read-lean.ts). */
   leanReads?: boolean;
 }
 
-/** The review and communities components (present when `requests` and `communities` are given). */
-export interface ReviewParts {
-  review: ReviewComponent;
-  recordCommunities: CommunitiesComponent;
-  communityRecords: CommunityRecordsComponent;
-  saga: ReviewSagaComponent;
-}
+export type { ReviewParts } from './parts.js';
 
-/** Build the app, its health checks and the service behind it. */
+/** Build the app and its health checks around the parts (parts.ts): middleware, routes, the lean read path. */
 export function createApp(deps: AppDeps) {
   const { app, health } = createHttpApp({ name: 'records', logger: deps.logger, identitySecret: deps.config.IDENTITY_SECRET });
   addStandardHealth(health, { db: deps.db, nc: deps.nc });
-  const index = deps.engineIndex ?? new PostgresIndexer(deps.db);
+  const parts = buildRecordsParts(deps);
+  const { service, search, deletion, stats } = parts;
   if (deps.engineIndex) {
     const engine = deps.engineIndex.engine;
     // Why degraded: /readyz reports the search engine, but its outage must not take writes out of
@@ -104,81 +46,25 @@ export function createApp(deps: AppDeps) {
     );
     app.use(deps.engineIndex.readYourWrites());
   }
-  const service = new RecordsService({
-    db: deps.db,
-    index,
-    files: deps.files,
-    vocabularies: deps.vocabularies,
-    logger: deps.logger,
-    config: {
-      baseUrl: deps.config.PUBLIC_BASE_URL,
-      doiPrefix: managedDoiPrefix(deps.config),
-      doiProvider: deps.config.DOI_PROVIDER === 'datacite' ? 'datacite' : 'local',
-      oaiPrefix: oaiPrefix(deps.config),
-      siteName: deps.config.SITE_NAME,
-      restrictionGraceDays: deps.config.ALLOW_RESTRICTION_AFTER_GRACE_PERIOD ? null : (deps.config.RESTRICTION_GRACE_PERIOD_DAYS ?? 30),
-      allowRestrictedRecords: deps.config.ALLOW_RESTRICTED_RECORDS !== false,
-      // A malformed definition throws here: the service does not start with fields it cannot check.
-      customFields: parseCustomFields(deps.config.RDM_CUSTOM_FIELDS, deps.config.CUSTOM_FIELDS_MAX_BYTES),
-    },
-  });
-  let parts: ReviewParts | undefined;
-  if (deps.requests && deps.communities) {
-    const common = { db: deps.db, records: service, index, requests: deps.requests, communities: deps.communities, logger: deps.logger };
-    const recordCommunities = new CommunitiesComponent(common);
-    parts = {
-      review: new ReviewComponent({ ...common, baseUrl: deps.config.PUBLIC_BASE_URL }),
-      recordCommunities,
-      communityRecords: new CommunityRecordsComponent({ db: deps.db, communities: deps.communities, inclusions: recordCommunities }),
-      saga: new ReviewSagaComponent(common),
-    };
-    service.useHooks({ ...parts.review.hooks(), ...parts.recordCommunities.hooks() });
-  }
   const router = new Router<AppState>();
   registerOpenApiRoute(router);
   const { signposting } = registerInteropRoutes(router, { ...deps, service }); // exports + /oai2d, before the records routes (content negotiation)
-  const communities = parts?.recordCommunities;
-  const search = new RecordSearchService({
-    index,
-    vocabularies: deps.vocabularies,
-    logger: deps.logger,
-    resolveCommunity: communities ? (identity, idOrSlug) => communities.resolveForSearch(identity, idOrSlug) : undefined,
-    // Members of a record's communities may read it: the user's communities (roles RPC, cached).
-    memberships: deps.communities ? async (userId) => Object.keys(await (deps.communities as CommunitiesPort).roles(userId)) : undefined,
-  });
   const urls = { baseUrl: deps.config.PUBLIC_BASE_URL, doiResolverUrl: deps.config.DOI_RESOLVER_URL };
   registerSearchRoutes(router, { search, ...urls });
-  if (parts) {
+  if (parts.review && parts.recordCommunities && parts.communityRecords) {
     const { review, recordCommunities: communities, communityRecords } = parts;
     registerReviewRoutes(router, { review, communities, communityRecords, baseUrl: deps.config.PUBLIC_BASE_URL });
   }
-  const deletion = new DeletionComponent({ db: deps.db, index, vocabularies: deps.vocabularies });
   registerDeletionRoutes(router, deletion);
-  registerAbuseRoutes(router, new AbuseComponent({ db: deps.db }), {
+  registerAbuseRoutes(router, parts.abuse, {
     max: deps.config.ABUSE_REPORTS_PER_WINDOW ?? 5,
     windowMs: (deps.config.ABUSE_REPORTS_WINDOW_SECONDS ?? 600) * 1000,
   });
-  const records = registerRecordsRoutes(router, { service, review: parts?.review, signposting, ...urls });
-  const accessLinks = new AccessLinksComponent({
-    db: deps.db,
-    secret: deps.config.IDENTITY_SECRET,
-    require: (...a) => service.requireWith(...a),
-  });
-  const grants = new GrantsComponent({ db: deps.db, index, require: (...a) => service.requireWith(...a) });
-  registerAccessRoutes(router, accessLinks, grants);
-  if (deps.requests) {
-    const accessRequests = new AccessRequestComponent({
-      db: deps.db,
-      requests: deps.requests,
-      secret: deps.config.IDENTITY_SECRET,
-      require: (...a) => service.requireWith(...a),
-    });
-    registerAccessRequestRoutes(router, accessRequests);
-  }
-  const accessEffects = new AccessRequestEffectsComponent({ index, links: accessLinks, logger: deps.logger });
+  const records = registerRecordsRoutes(router, { service, review: parts.review, signposting, ...urls });
+  registerAccessRoutes(router, parts.accessLinks, parts.grants);
+  if (parts.accessRequests) registerAccessRequestRoutes(router, parts.accessRequests);
   app.use(linkTokenMiddleware(deps.db));
   app.use(tombstoneMiddleware(deletion));
-  const stats = new StatsComponent({ db: deps.db, index });
   // Why a switch: counting costs a publish per view and a spliced body (scripts/bench/stats.bench.ts).
   const statsSteps =
     deps.config.STATS_ENABLED !== false
@@ -199,5 +85,5 @@ export function createApp(deps: AppDeps) {
     // Why a cast: koa types its handler for HTTP/2 requests too; records serves HTTP/1.1.
     app.callback = (() => dispatch) as unknown as typeof app.callback;
   }
-  return { app, health, service, search, index, deletion, stats, accessLinks, accessEffects, leanReads, ...parts };
+  return { app, health, leanReads, ...parts };
 }

@@ -21,7 +21,7 @@ import { configProperties, dataciteConfigErrors, mailAddresses, type RecordsConf
 import { DataCiteClient } from './datacite/client.js';
 import { dataciteWorkers } from './datacite/doi.consumer.js';
 import { DoiSync } from './datacite/doi-sync.js';
-import { EmbargoLifter } from './domain/embargo.job.js';
+import { EmbargoLifter } from './jobs/embargo.job.js';
 import { accessRequestWorkers } from './events/access-requests.consumer.js';
 import { filesCommittedWorker } from './events/files-committed.consumer.js';
 import { mailerWorker } from './events/mailer.consumer.js';

@@ -112,7 +112,7 @@ export const configProperties = {
     type: 'integer',
     default: 60000,
     minimum: 0,
-    description: 'How often expired embargoes are lifted (domain/embargo.job.ts; also once at start); 0 disables the job.',
+    description: 'How often expired embargoes are lifted (jobs/embargo.job.ts; also once at start); 0 disables the job.',
   },
   SMTP_URL: {
     type: 'string',

@@ -8,12 +8,12 @@
  * reads and writes alike: community curators manage, edit, publish and version the records of
  * their communities, and curators of an open review update the draft (InvenioRDM's
  * `CommunityCurators`/submission reviewers), so no check of a record action may skip the roles.
- * `onCreate`/`onUpdate` when a draft is written. Secret links and grants will add their generators here.
+ * `create`/`update` when a draft is written. Secret links and grants will add their generators here.
  */
 import type { Identity } from '@rdm/platform';
 import { Errors, type FieldError, isAdmin, isSystem } from '@rdm/platform';
 import { normaliseAccess } from './access.js';
-import type { DraftWrite, RecordsHooks, RecordsServiceConfig } from './component.js';
+import type { DraftWrite, RecordComponent, RecordsServiceConfig } from './component.js';
 import { fieldErrors } from './errors.js';
 import type { Access, ParentRow } from './model.js';
 import { can, type RecordAccessCtx, type RecordAction, recordsPolicy } from './records.policy.js';
@@ -30,23 +30,26 @@ export function ctxOf(row: { access: Access }, parent: ParentRow): RecordAccessC
 }
 
 /** Permissions and the `access` section of drafts. */
-export class AccessComponent {
+export class AccessComponent implements RecordComponent {
+  readonly name = 'access';
+
   constructor(
     private readonly config: Pick<RecordsServiceConfig, 'restrictionGraceDays' | 'allowRestrictedRecords'>,
-    private readonly hooks: () => RecordsHooks,
+    private readonly components: () => readonly RecordComponent[],
   ) {}
 
   /**
    * `policy.require(action)` on `ctx` (returns the context used), first widened by the
-   * `accessCtx` hook when the plain rules refuse.
+   * components' `accessCtx` (in the list's order) when the plain rules refuse.
    */
   async require(action: RecordAction, identity: Identity, ctx: RecordAccessCtx, parent: ParentRow): Promise<RecordAccessCtx> {
-    const widen = this.hooks().accessCtx;
-    if (can(action, identity, ctx) || !widen || identity.sub === null) {
+    const wideners = this.components().filter((c) => c.accessCtx !== undefined);
+    if (can(action, identity, ctx) || wideners.length === 0 || identity.sub === null) {
       recordsPolicy.require(action, identity, ctx);
       return ctx;
     }
-    const wide = await widen(identity, ctx, parent);
+    let wide = ctx;
+    for (const c of wideners) wide = await c.accessCtx!(identity, wide, parent);
     recordsPolicy.require(action, identity, wide);
     return wide;
   }
@@ -67,7 +70,7 @@ export class AccessComponent {
   }
 
   /** Create: the access of the new draft (defaults for what is not sent). */
-  onCreate(w: DraftWrite): void {
+  create(w: DraftWrite): void {
     const next = normaliseAccess(w.input.data.access as Record<string, any> | undefined);
     if (this.restrictedRecordsRefused(w.identity, normaliseAccess(undefined), next)) {
       throw Errors.validation([fieldErrors.noRecordAccessPermission()]);
@@ -76,7 +79,7 @@ export class AccessComponent {
   }
 
   /** Update: the new access when sent; 400 (nothing saved) for a change the caller may not make. */
-  onUpdate(w: DraftWrite): void {
+  update(w: DraftWrite): void {
     const draft = w.draft!;
     const data = w.input.data;
     w.patch.access = draft.access;

@@ -1,18 +1,19 @@
 /**
  * What the records components share: their dependencies, the views they return, the state of a
- * draft write or a publication that each component's hook reads and fills in, the hooks other
- * components (review, communities) plug into the lifecycle, and the loaders of drafts and records
- * with InvenioRDM's 404/410 answers.
+ * draft write, a deletion or a publication that each component's phase reads and fills in, the
+ * `RecordComponent` interface with `runComponents` (InvenioRDM's `run_components`), and the
+ * loaders of drafts and records with InvenioRDM's 404/410 answers.
  *
- * When to use: a new lifecycle concern (access links, deletion, …) becomes a component with the
- * hooks it needs, called by `RecordsService` in the order written there; it never calls another
- * component's hook itself.
+ * When to use: a new lifecycle concern becomes a `RecordComponent` implementing the phases it
+ * needs, added at its place in the ONE list of `recordComponents` (records.service.ts); it never
+ * calls another component's phase itself. A feature with routes of its own is a sub-service in
+ * its own folder instead (README "Where things go").
  */
 import type { CustomFields } from './custom-fields.js';
 import { Errors, type FieldError, type Identity, type Knex, type ListArgs, type MsgLogger } from '@rdm/platform';
 import * as repo from '../repo/records.repo.js';
 import type { LoadResult } from './validation.js';
-import type { DraftRow, FrozenFiles, ItemDoc, ParentRow, RecordRow, VersionRow } from './model.js';
+import type { DraftRow, FrozenFiles, ItemDoc, ParentRow, PidValue, RecordRow, VersionRow } from './model.js';
 import type { FilesPort, SearchIndexPort, VocabulariesPort } from './ports.js';
 import type { RecordAccessCtx } from './records.policy.js';
 
@@ -90,23 +91,98 @@ export interface PublishCheck {
   draft: DraftRow;
   record: RecordRow | undefined;
   errors: { metadata: FieldError[]; files: FieldError[]; pids: FieldError[]; communities: FieldError[] };
+  /** Whether a valid draft's files are frozen (publish) or only checked (submit-review). */
+  lock: boolean;
+  /** The files summary the record will carry (`lockPublish`, `afterPublishCheck`). */
+  frozen: FrozenFiles;
+}
+
+/** A draft being deleted (inside the deletion's transaction, rows locked). */
+export interface DraftDeletion {
+  draft: DraftRow;
+  parent: ParentRow;
+  /** `edit`: an edit draft of a published record; `new_version`: a draft of a next version; `new`: a first draft (its parent goes too). */
+  kind: 'edit' | 'new_version' | 'new';
 }
 
 /**
- * Hooks other components plug into the draft lifecycle (review.component.ts,
- * communities.component.ts), so the core stays unaware of requests and communities.
+ * A publication being committed inside its transaction (rows locked): each component's
+ * `publish` reads the draft, record and parent and adds to `pids` and `parentPatch`.
  */
-export interface RecordsHooks {
-  /** Refuse a direct publication (throw), e.g. while a review is open; also run on the locked parent. */
-  beforePublish?(parent: ParentRow): void;
-  /** Add field errors to a publication check (before the files are frozen). */
-  checkPublish?(check: PublishCheck): Promise<void>;
-  /** Refuse a draft deletion (throw); run on the locked parent inside the deletion's transaction. */
-  beforeDeleteDraft?(parent: ParentRow): void;
-  /** After a draft deletion committed (best effort: e.g. delete its `created` review request). */
-  afterDeleteDraft?(parent: ParentRow): Promise<void>;
+export interface PublishCommit {
+  draft: DraftRow;
+  record: RecordRow | undefined;
+  parent: ParentRow;
+  isEdit: boolean;
+  /** The record's pids (pids component). */
+  pids: Record<string, PidValue>;
+  /** What the publication changes on the parent (pids, versions state). */
+  parentPatch: Partial<ParentRow>;
+  /** Whether the parent's pids changed (pids component): the parent row and documents are rewritten. */
+  parentChanged: boolean;
+}
+
+/**
+ * One lifecycle component of the records service (InvenioRDM's service component): it implements
+ * the phases it takes part in, and `runComponents` calls a phase on every component, in the
+ * order of the ONE list `recordComponents` builds (records.service.ts). Phases of one action run
+ * in this order: create → `create`, then in the transaction `createLocked`; update → `update`,
+ * then `updateLocked`; delete → `beforeDeleteDraft`, `deleteDraft`, after the commit
+ * `afterDeleteDraft`; publish → `beforePublish`, `checkPublish`, `lockPublish`,
+ * `afterPublishCheck`, then in the transaction `beforePublish` again (locked parent), `publish`,
+ * `afterPublish`. `accessCtx` widens a permission context (access.component.ts).
+ */
+export interface RecordComponent {
+  /** A short name (logs). */
+  readonly name: string;
+  /** Create, before the transaction: read `w.input`, write `w.patch` and `w.errors` (or throw the 400s that save nothing). */
+  create?(w: DraftWrite): void | Promise<void>;
+  /** Create, inside the transaction, once the draft's id is drawn. */
+  createLocked?(trx: Knex.Transaction, w: DraftWrite, id: string): Promise<void>;
+  /** Update, before the transaction (as `create`). */
+  update?(w: DraftWrite): void | Promise<void>;
+  /** Update, inside the transaction, on the locked draft. */
+  updateLocked?(trx: Knex.Transaction, w: DraftWrite, locked: DraftRow): void | Promise<void>;
+  /** Refuse a draft deletion (throw), on the locked rows, before anything is deleted. */
+  beforeDeleteDraft?(d: DraftDeletion): void | Promise<void>;
+  /** The component's rows of a deleted draft, after the draft row and its document are gone. */
+  deleteDraft?(trx: Knex.Transaction, d: DraftDeletion): Promise<void>;
+  /** After a draft deletion committed; best effort: a failure is logged, never answered. */
+  afterDeleteDraft?(d: DraftDeletion): Promise<void>;
+  /** Refuse a publication (throw), e.g. while a review is open: before the checks, and again on the locked parent. */
+  beforePublish?(parent: ParentRow): void | Promise<void>;
+  /** Add the component's field errors to a publication check. */
+  checkPublish?(c: PublishCheck): void | Promise<void>;
+  /** The last check, which may freeze (`c.lock`) what it checks when no other error was found; sets `c.frozen`. */
+  lockPublish?(c: PublishCheck): Promise<void>;
+  /** After every check passed (no error): freeze what else the record carries into `c.frozen`. */
+  afterPublishCheck?(c: PublishCheck): Promise<void>;
+  /** A publication's writes inside its transaction, before the record row is written. */
+  publish?(trx: Knex.Transaction, p: PublishCommit): Promise<void> | void;
+  /** A publication's writes after the record and its document are written. */
+  afterPublish?(trx: Knex.Transaction, p: PublishCommit): Promise<void>;
   /** Widen a permission context the plain rules refused (community roles of the caller). */
   accessCtx?(identity: Identity, ctx: RecordAccessCtx, parent: ParentRow): Promise<RecordAccessCtx>;
+}
+
+/** The phases of a lifecycle component (every method of `RecordComponent`). */
+export type Phase = Exclude<keyof RecordComponent, 'name' | 'accessCtx'>;
+
+type PhaseArgs<K extends Phase> = Parameters<NonNullable<RecordComponent[K]>>;
+
+/**
+ * InvenioRDM's `run_components`: call `phase` on every component that implements it, in the
+ * list's order, each awaited before the next.
+ */
+export async function runComponents<K extends Phase>(
+  components: readonly RecordComponent[],
+  phase: K,
+  ...args: PhaseArgs<K>
+): Promise<void> {
+  for (const c of components) {
+    const method = c[phase] as ((...a: PhaseArgs<K>) => unknown) | undefined;
+    if (method) await method.apply(c, args);
+  }
 }
 
 /** A draft with its parent; `hasRecord`: a published record shares its id (edit draft). */

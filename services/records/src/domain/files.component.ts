@@ -7,16 +7,16 @@
  * search documents, and the `authorize-files` answer the files service asks for on every request
  * (media-files buckets answered by media.component.ts).
  *
- * When to use: from RecordsService's lifecycle (`onUpdate`, `onPublishCheck`, `afterDeleteDraft`)
+ * When to use: a lifecycle component (`update`, `lockPublish`, `afterDeleteDraft`)
  * and for the files operations it delegates (`importFiles`, `refreshDraftFiles`, `authorize`).
  */
 import { AppError, Errors, type Identity, type Knex, type MsgLogger, withTransaction } from '@rdm/platform';
 import type { BucketGrant, RecordsAuthorizeFilesRequest } from '@rdm/platform/contracts';
 import * as repo from '../repo/records.repo.js';
 import { type AccessComponent, ctxOf } from './access.component.js';
-import { withLinkToken } from './access-links.component.js';
+import { withLinkToken } from './link-token.js';
 import { draftDoc, frozenSummary } from './builders.js';
-import { type DraftWrite, loadDraft, loadRecord, type PublishCheck } from './component.js';
+import { type DraftDeletion, type DraftWrite, loadDraft, loadRecord, type PublishCheck, type RecordComponent } from './component.js';
 import { fieldErrors, RecordErrors } from './errors.js';
 import { fileListLinks } from './links.js';
 import type { MediaComponent } from './media.component.js';
@@ -40,7 +40,9 @@ export interface FilesDeps {
 }
 
 /** Files of drafts and records. */
-export class FilesComponent {
+export class FilesComponent implements RecordComponent {
+  readonly name = 'files';
+
   constructor(private readonly d: FilesDeps) {}
 
   /** The files summary of a draft: its record's frozen one for edit drafts, else the live manifest. */
@@ -63,7 +65,7 @@ export class FilesComponent {
   }
 
   /** Update: the draft's files summary and its `files` options (InvenioRDM's draft files component; `files` omitted means enabled). */
-  async onUpdate(w: DraftWrite): Promise<void> {
+  async update(w: DraftWrite): Promise<void> {
     const draft = w.draft!;
     const { summary } = await this.summaryOf(draft, w.hasRecord === true);
     w.summary = summary;
@@ -95,9 +97,13 @@ export class FilesComponent {
    * other components, the files of a first-version draft are frozen by ONE `lock` call with
    * `if_complete` (idempotent: a publication retried after a failed transaction, or a
    * redelivered event, locks nothing twice); without, only the manifest is read (submit-review
-   * validates without freezing). Returns the files summary the record will carry.
+   * validates without freezing). Sets the files summary the record will carry.
    */
-  async onPublishCheck(c: PublishCheck, o: { lock: boolean }): Promise<FrozenFiles> {
+  async lockPublish(c: PublishCheck): Promise<void> {
+    c.frozen = await this.checkAndLock(c, { lock: c.lock });
+  }
+
+  private async checkAndLock(c: PublishCheck, o: { lock: boolean }): Promise<FrozenFiles> {
     const { draft, record } = c;
     // Why files errors count: the media check runs first (a pending media file must not freeze the files).
     const othersValid = c.errors.metadata.length + c.errors.files.length + c.errors.pids.length + c.errors.communities.length === 0;
@@ -117,8 +123,10 @@ export class FilesComponent {
     return summarizeManifest(draft.files.enabled ? manifest : undefined);
   }
 
-  /** After a draft deletion (not an edit draft's): ask files to drop the bucket now (best effort). */
-  async afterDeleteDraft(bucketId: string): Promise<void> {
+  /** After a draft deletion (not an edit draft's: its bucket is the record's): ask files to drop the bucket now (best effort). */
+  async afterDeleteDraft(d: DraftDeletion): Promise<void> {
+    if (d.kind === 'edit') return;
+    const bucketId = d.draft.bucket_id;
     // Why: the event makes the files service drop the bucket eventually; asking now frees it at once.
     try {
       await this.d.files.deleteBucket(bucketId);

@@ -19,12 +19,14 @@
  * 7. deleting a draft: `draft.deleted` carries `media_bucket_id`; the bucket is dropped at once
  *    (best effort; the event retries).
  *
- * When to use: from RecordsService's lifecycle methods, next to the files component.
+ * When to use: a lifecycle component (`create`, `update`, `updateLocked`, `checkPublish`,
+ * `afterPublishCheck`, `afterDeleteDraft`), after the files component; RecordsService calls
+ * `editCopy`/`drop` and the event data itself.
  */
 import { randomUUID } from 'node:crypto';
 import { Errors, type FieldError, type Identity, type Knex, type MsgLogger } from '@rdm/platform';
 import { type AccessComponent, ctxOf } from './access.component.js';
-import { type DraftWrite, loadDraft, loadRecord, type PublishCheck } from './component.js';
+import { type DraftDeletion, type DraftWrite, loadDraft, loadRecord, type PublishCheck, type RecordComponent } from './component.js';
 import { FILES_MESSAGES } from './errors.js';
 import { type DraftRow, type FrozenFiles, type RecordRow, type StoredFiles, summarizeManifest } from './model.js';
 import type { FilesPort } from './ports.js';
@@ -78,18 +80,20 @@ export function recordMedia(draft: StoredFiles | undefined, frozen: FrozenFiles[
 }
 
 /** Media files of drafts and records. */
-export class MediaComponent {
+export class MediaComponent implements RecordComponent {
+  readonly name = 'media';
+
   constructor(private readonly d: MediaDeps) {}
 
   /** Create: `media_files.enabled` (default false); a bucket id when enabled. */
-  onCreate(w: DraftWrite): void {
+  create(w: DraftWrite): void {
     const m = w.input.data.media_files;
     const enabled = isObj(m) && typeof m.enabled === 'boolean' ? m.enabled : false;
     w.patch.media_files = { enabled, order: orderOf(m, []), ...(enabled ? { bucket_id: newMediaBucketId() } : {}) };
   }
 
   /** Update: `media_files` when sent (omitted: unchanged); disabling a bucket with files is a field error. */
-  async onUpdate(w: DraftWrite): Promise<void> {
+  async update(w: DraftWrite): Promise<void> {
     const current = optionsOf(w.draft!.media_files);
     const m = w.input.data.media_files;
     if (!w.input.present.media_files || !isObj(m)) return;
@@ -104,6 +108,11 @@ export class MediaComponent {
   }
 
   /** The media files an update writes on the locked row: the patch, but a bucket id already stored wins (concurrent enables). */
+  updateLocked(_trx: Knex.Transaction, w: DraftWrite, locked: DraftRow): void {
+    w.patch.media_files = this.merged(locked, w.patch.media_files);
+  }
+
+  /** The media files options of an update: the sent ones with the locked draft's bucket kept. */
   merged(locked: DraftRow, patch: StoredFiles | undefined): StoredFiles {
     const stored = optionsOf(locked.media_files);
     if (!patch) return locked.media_files ?? stored;
@@ -111,7 +120,7 @@ export class MediaComponent {
   }
 
   /** Publish check, before the files are frozen: no pending media file (the reference's pending message). */
-  async onPublishCheck(c: PublishCheck): Promise<void> {
+  async checkPublish(c: PublishCheck): Promise<void> {
     const bucket = enabledBucket(c.draft);
     if (!bucket) return;
     if ((await this.d.files.manifest(bucket)).pending > 0) c.errors.files.push(fe('media_files', FILES_MESSAGES.pending));
@@ -122,6 +131,12 @@ export class MediaComponent {
    * (`if_complete` + `allow_empty`, idempotent); a file that went pending meanwhile is a 400.
    * Returns the summary the record will carry (undefined: media files disabled, or no lock).
    */
+  async afterPublishCheck(c: PublishCheck): Promise<void> {
+    const media = await this.freeze(c.draft, { lock: c.lock });
+    if (media) c.frozen = { ...c.frozen, media };
+  }
+
+  /** The media summary a publication freezes (undefined: media files disabled, or no lock). */
   async freeze(draft: DraftRow, o: { lock: boolean }): Promise<FrozenFiles['media']> {
     const bucket = enabledBucket(draft);
     if (!bucket || !o.lock) return undefined;
@@ -140,6 +155,11 @@ export class MediaComponent {
     const copy = newMediaBucketId();
     await this.d.files.importFiles(options.bucket_id, copy, { allowEmpty: true });
     return { ...options, bucket_id: copy };
+  }
+
+  /** After a draft deletion (every kind): its own media bucket is dropped at once. */
+  afterDeleteDraft(d: DraftDeletion): Promise<void> {
+    return this.drop(d.draft.media_files?.bucket_id);
   }
 
   /** Drop a media bucket nothing refers to (an edit copy not used, a deleted draft's): best effort, files' event consumer retries. */

@@ -4,10 +4,10 @@
  * their dereferenced form (unknown ids: 400, nothing saved), and the strict schema validation of
  * a publication (validation.ts, every error at once).
  *
- * When to use: `onCreate`/`onUpdate` on the write form the service loaded (validation.ts), after
- * the access checks; `onPublishCheck` at publish.
+ * When to use: `create`/`update` on the write form the service loaded (validation.ts), after
+ * the access checks; `checkPublish` at publish.
  */
-import type { DraftWrite, PublishCheck } from './component.js';
+import type { DraftWrite, PublishCheck, RecordComponent } from './component.js';
 import type { CustomFields } from './custom-fields.js';
 import { fieldErrors } from './errors.js';
 import type { VocabulariesPort } from './ports.js';
@@ -15,19 +15,21 @@ import { validateStored } from './validation.js';
 import { resolveAndDereference } from './vocabulary-refs.js';
 
 /** Metadata, custom fields and their vocabulary references. */
-export class MetadataComponent {
+export class MetadataComponent implements RecordComponent {
+  readonly name = 'metadata';
+
   constructor(
     private readonly vocabularies: VocabulariesPort,
     private readonly customFields?: CustomFields,
   ) {}
 
   /** Create: resolved metadata, custom fields and the resource type columns. */
-  onCreate(w: DraftWrite): Promise<void> {
+  create(w: DraftWrite): Promise<void> {
     return this.write(w);
   }
 
   /** Update: a full replace of metadata and custom fields. */
-  onUpdate(w: DraftWrite): Promise<void> {
+  update(w: DraftWrite): Promise<void> {
     return this.write(w);
   }
 
@@ -42,7 +44,7 @@ export class MetadataComponent {
   }
 
   /** Publish: every schema error of the stored draft. */
-  onPublishCheck(c: PublishCheck): void {
+  checkPublish(c: PublishCheck): void {
     c.errors.metadata.push(...validateStored(c.draft, this.customFields));
   }
 }

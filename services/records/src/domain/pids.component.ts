@@ -11,8 +11,8 @@
  * draft; a DataCite draft DOI), `reserved` (published, registration pending; pid row `K`),
  * `registered` (findable at DataCite; row `R`). The local provider (default) shows no status.
  *
- * When to use: the lifecycle hooks (`onCreate`, `onUpdate`, `onPublishCheck`, `onPublish`,
- * `onDeleteDraft`) from RecordsService, and the `…/draft/pids/<scheme>` operations. `validate`
+ * When to use: a lifecycle component (`createLocked`, `updateLocked`, `checkPublish`, `publish`,
+ * `deleteDraft`), and the `…/draft/pids/<scheme>` operations. `validate`
  * gives the save-time field errors (also the publish-time 400s). Rows of `pids` through the repo.
  */
 import { Errors, type FieldError, type Identity, type Knex, withTransaction, writeOutbox } from '@rdm/platform';
@@ -20,7 +20,16 @@ import * as repo from '../repo/records.repo.js';
 import type { AccessComponent } from './access.component.js';
 import { ctxOf } from './access.component.js';
 import { draftDoc } from './builders.js';
-import { type DraftWrite, type ItemView, loadDraft, type PublishCheck, type RecordsServiceConfig } from './component.js';
+import {
+  type DraftDeletion,
+  type DraftWrite,
+  type ItemView,
+  loadDraft,
+  type PublishCheck,
+  type PublishCommit,
+  type RecordComponent,
+  type RecordsServiceConfig,
+} from './component.js';
 import { fieldErrors, RecordErrors } from './errors.js';
 import type { FilesComponent } from './files.component.js';
 import { isDoi, normalizeDoi } from './identifiers.js';
@@ -124,7 +133,8 @@ export interface PublishedPids {
 const STATUS_OF = { N: 'new', K: 'reserved', R: 'registered' } as const;
 
 /** Persistent identifiers through the lifecycle. */
-export class PidsComponent {
+export class PidsComponent implements RecordComponent {
+  readonly name = 'pids';
   private readonly cfg: PidsConfig;
   private readonly datacite: boolean;
 
@@ -154,7 +164,7 @@ export class PidsComponent {
   }
 
   /** Create: the sent pids, validated (save-time errors). */
-  async onCreate(trx: Knex.Transaction, w: DraftWrite, id: string): Promise<void> {
+  async createLocked(trx: Knex.Transaction, w: DraftWrite, id: string): Promise<void> {
     const pids = (w.input.data.pids ?? {}) as Record<string, PidValue>;
     w.patch.pids = pids;
     for (const e of await validatePids(trx, pids, { recordId: id, metadata: w.patch.metadata ?? {} }, this.cfg))
@@ -163,7 +173,7 @@ export class PidsComponent {
   }
 
   /** Update (locked draft): the sent pids (or the current ones), validated; a reserved DOI dropped is released. */
-  async onUpdate(trx: Knex.Transaction, w: DraftWrite, locked: DraftRow): Promise<void> {
+  async updateLocked(trx: Knex.Transaction, w: DraftWrite, locked: DraftRow): Promise<void> {
     const id = locked.id;
     const pids = w.input.present.pids ? ((w.input.data.pids ?? {}) as Record<string, PidValue>) : structuredClone(w.draft!.pids);
     w.patch.pids = pids;
@@ -181,7 +191,7 @@ export class PidsComponent {
   }
 
   /** Publish: the draft's pids validated (a copy: nothing is normalised in place). */
-  async onPublishCheck(c: PublishCheck): Promise<void> {
+  async checkPublish(c: PublishCheck): Promise<void> {
     const pids = structuredClone(c.draft.pids ?? {});
     c.errors.pids.push(...(await validatePids(this.d.db, pids, { recordId: c.draft.id, metadata: c.draft.metadata }, this.cfg)));
   }
@@ -191,7 +201,20 @@ export class PidsComponent {
    * restricted record drops an unregistered managed DOI; DOIs and the OAI id are registered; the
    * parent gets its concept DOI once a version has a managed one.
    */
-  async onPublish(trx: Knex.Transaction, draft: DraftRow, record: RecordRow | undefined, parent: ParentRow): Promise<PublishedPids> {
+  async publish(trx: Knex.Transaction, p: PublishCommit): Promise<void> {
+    const published = await this.published(trx, p.draft, p.record, p.parent);
+    p.pids = published.pids;
+    p.parentPatch.pids = published.parentPids;
+    p.parentChanged = published.parentChanged;
+  }
+
+  /** The pids a publication gives the record and its parent (rows written in `trx`). */
+  private async published(
+    trx: Knex.Transaction,
+    draft: DraftRow,
+    record: RecordRow | undefined,
+    parent: ParentRow,
+  ): Promise<PublishedPids> {
     const id = draft.id;
     const isPublic = draft.access.record === 'public';
     const pids: Record<string, PidValue> = structuredClone(draft.pids ?? {});
@@ -241,7 +264,8 @@ export class PidsComponent {
   }
 
   /** Delete draft: its unregistered pids go with it (DataCite: its draft DOI too). */
-  async onDeleteDraft(trx: Knex.Transaction, id: string): Promise<void> {
+  async deleteDraft(trx: Knex.Transaction, d: DraftDeletion): Promise<void> {
+    const id = d.draft.id;
     if (this.datacite) for (const doi of await repo.newDoisOf(trx, id)) await this.changed(trx, doi, id, 'discarded');
     await repo.deleteNewPids(trx, id);
   }

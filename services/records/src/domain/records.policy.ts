@@ -54,7 +54,7 @@ const grant =
           (g.subject.type === 'role' && i.roles.includes(g.subject.id))),
     );
 
-/** A live secret link resolved from the request's token (access-links.component `withLinkToken`). */
+/** A live secret link resolved from the request's token (domain/link-token.ts `withLinkToken`). */
 export interface LinkGrant {
   parentId: string;
   permission: AccessLevel;

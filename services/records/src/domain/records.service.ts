@@ -1,13 +1,14 @@
 /**
  * The records service: drafts, publishing, edits, versions and PIDs (reference §4.4–§4.12), as a
- * thin orchestration of components, as InvenioRDM's service components: `access` (policy and the
- * access section), `metadata` (write form, vocabularies, schema), `files`, `pids`, `versions`,
- * and the hooks of `review` and `communities` (`useHooks`). Each lifecycle method reads what it
- * needs, calls the components' hooks in the order written here, and writes in ONE transaction the
- * rows, the search documents (`SearchIndexPort`) and the outbox events. Row shapes come from
- * builders.ts, messages from errors.ts.
+ * thin orchestration of lifecycle components, as InvenioRDM's `ServiceConfig.components`: ONE
+ * ordered list (`recordComponents`: access, metadata, pids, review, communities, files, media,
+ * versions) whose phases `runComponents` calls in that order. Each lifecycle method reads what it
+ * needs, runs the phases, and writes in ONE transaction the rows, the search documents
+ * (`SearchIndexPort`) and the outbox events. Row shapes come from builders.ts, messages from
+ * errors.ts.
  *
- * Methods return views (`{kind, doc}`) that routes render with `serializeItem`.
+ * When to use: every draft and record lifecycle action (routes, the review saga). Methods return
+ * views (`{kind, doc}`) that routes render with `serializeItem`.
  */
 import {
   AppError,
@@ -33,12 +34,15 @@ import {
   recordPublishedData,
 } from './builders.js';
 import {
+  type DraftDeletion,
   type DraftWrite,
   type ItemView,
   loadDraft,
   type PublishCheck,
-  type RecordsHooks,
+  type PublishCommit,
+  type RecordComponent,
   type RecordsServiceDeps,
+  runComponents,
   type VersionsView,
 } from './component.js';
 import type { CustomFields } from './custom-fields.js';
@@ -53,7 +57,7 @@ import { parentDoc } from './serializers.js';
 import { type LoadResult, loadWriteForm } from './validation.js';
 import { newUniqueIds, VersionsComponent } from './versions.component.js';
 
-export type { ItemView, RecordsHooks, RecordsServiceConfig, RecordsServiceDeps, VersionsView } from './component.js';
+export type { ItemView, RecordComponent, RecordsServiceConfig, RecordsServiceDeps, VersionsView } from './component.js';
 export type { AuthorizeFilesRequest, BucketGrant } from './files.component.js';
 export { ctxOf };
 
@@ -64,7 +68,7 @@ export interface CommitOptions {
   isEdit: boolean;
   frozen: FrozenFiles;
   parentPatch?: (parent: ParentRow) => Partial<ParentRow>;
-  checkParent?: (parent: ParentRow) => void;
+  checkParent?: (parent: ParentRow) => void | Promise<void>;
   requestId?: string;
 }
 
@@ -75,29 +79,69 @@ function loadInput(body: unknown, customFields: CustomFields | undefined): LoadR
   return input;
 }
 
+/** The lifecycle components of the service: the ordered list, and the core ones by name (their own operations). */
+export interface RecordComponents {
+  /** Every lifecycle component, in the order their phases run. */
+  list: readonly RecordComponent[];
+  access: AccessComponent;
+  metadata: MetadataComponent;
+  files: FilesComponent;
+  media: MediaComponent;
+  pids: PidsComponent;
+  versions: VersionsComponent;
+}
+
+/** The lifecycle components of other concerns, each at its place in the list (present when their ports are). */
+export interface ComponentExtensions {
+  /** Reviews (review/review.component.ts): no direct publication or deletion while a review is open. */
+  review?: RecordComponent;
+  /** Record communities (communities/communities.component.ts): community roles, the schema extension. */
+  communities?: RecordComponent;
+}
+
+/**
+ * The ONE ordered list of lifecycle components (InvenioRDM's `ServiceConfig.components`). The order
+ * is the order of every phase: access and metadata decide a write's content first; files before
+ * media (their save-time errors in that order); `files.lockPublish` after every other check, so
+ * that files are frozen only for a valid draft; pids before versions in a publication.
+ */
+export function recordComponents(d: RecordsServiceDeps, ext: ComponentExtensions = {}): RecordComponents {
+  const { db, index, logger, config } = d;
+  let list: readonly RecordComponent[] = [];
+  const access = new AccessComponent(config, () => list);
+  const metadata = new MetadataComponent(d.vocabularies, config.customFields);
+  const media = new MediaComponent({ db, files: d.files, access, logger });
+  const files = new FilesComponent({ db, files: d.files, index, access, media, logger, baseUrl: config.baseUrl });
+  const pids = new PidsComponent({ db, index, config, access, files });
+  const versions = new VersionsComponent({ db, index, access, files, logger });
+  const optional = [ext.review, ext.communities].filter((c): c is RecordComponent => c !== undefined);
+  list = [access, metadata, pids, ...optional, files, media, versions];
+  return { list, access, metadata, files, media, pids, versions };
+}
+
 /** The records domain service. */
 export class RecordsService {
-  private hooks: RecordsHooks = {};
   readonly access: AccessComponent;
   readonly metadata: MetadataComponent;
   readonly files: FilesComponent;
   readonly media: MediaComponent;
   readonly pids: PidsComponent;
   readonly versions: VersionsComponent;
+  private readonly components: readonly RecordComponent[];
 
-  constructor(private readonly d: RecordsServiceDeps) {
-    const { db, index, logger, config } = d;
-    this.access = new AccessComponent(config, () => this.hooks);
-    this.metadata = new MetadataComponent(d.vocabularies, config.customFields);
-    this.media = new MediaComponent({ db, files: d.files, access: this.access, logger });
-    this.files = new FilesComponent({ db, files: d.files, index, access: this.access, media: this.media, logger, baseUrl: config.baseUrl });
-    this.pids = new PidsComponent({ db, index, config, access: this.access, files: this.files });
-    this.versions = new VersionsComponent({ db, index, access: this.access, files: this.files, logger });
-  }
-
-  /** Plug the hooks of the review/communities components in (app.ts). */
-  useHooks(hooks: RecordsHooks): void {
-    this.hooks = { ...this.hooks, ...hooks };
+  constructor(
+    private readonly d: RecordsServiceDeps,
+    parts: RecordComponents = recordComponents(d),
+  ) {
+    this.components = parts.list;
+    ({
+      access: this.access,
+      metadata: this.metadata,
+      files: this.files,
+      media: this.media,
+      pids: this.pids,
+      versions: this.versions,
+    } = parts);
   }
 
   /** `policy.require(action)` widened by community roles when the plain rules refuse (access component). */
@@ -171,12 +215,10 @@ export class RecordsService {
   async createDraft(identity: Identity, body: unknown): Promise<ItemView> {
     recordsPolicy.require('create', identity);
     const w: DraftWrite = { identity, input: loadInput(body, this.d.config.customFields), patch: {}, errors: [] };
-    this.access.onCreate(w);
-    this.media.onCreate(w);
-    await this.metadata.onCreate(w);
+    await runComponents(this.components, 'create', w);
     return withTransaction(this.d.db, async (trx) => {
       const [id, parentId] = await newUniqueIds(trx, 2);
-      await this.pids.onCreate(trx, w, id);
+      await runComponents(this.components, 'createLocked', trx, w, id);
       const now = new Date();
       const parent = newParent(parentId, identity.sub, id, now);
       const draft = newDraft(id, parentId, w.patch, w.input.data.files?.enabled as boolean | undefined, now);
@@ -209,17 +251,14 @@ export class RecordsService {
       patch: {},
       errors: [],
     };
-    this.access.onUpdate(w);
-    await this.metadata.onUpdate(w);
-    await this.files.onUpdate(w);
-    await this.media.onUpdate(w);
+    await runComponents(this.components, 'update', w);
     return withTransaction(this.d.db, async (trx) => {
       const locked = await repo.getDraft(trx, id, true);
       if (!locked) throw Errors.pidDoesNotExist();
       if (ifMatch !== undefined && ifMatch !== locked.revision_id) throw Errors.revisionMismatch(ifMatch, locked.revision_id);
-      await this.pids.onUpdate(trx, w, locked);
+      await runComponents(this.components, 'updateLocked', trx, w, locked);
       const now = new Date();
-      const patch = { ...w.patch, media_files: this.media.merged(locked, w.patch.media_files) };
+      const patch = w.patch;
       const revision = await repo.updateDraft(trx, id, patch, now);
       const updated: DraftRow = { ...locked, ...patch, updated: now, revision_id: revision };
       const doc = draftDoc(updated, parent, hasRecord, w.summary!);
@@ -238,42 +277,38 @@ export class RecordsService {
       const locked = await repo.getDraft(trx, id, true);
       if (!locked) throw Errors.pidDoesNotExist();
       if (ifMatch !== undefined && ifMatch !== locked.revision_id) throw Errors.revisionMismatch(ifMatch, locked.revision_id);
-      const kind = await this.removeDraft(trx, locked, lockedParent);
+      const deletion = await this.removeDraft(trx, locked, lockedParent);
       await writeOutbox(trx, {
         subject: 'rdm.records.draft.deleted',
         aggregate: { type: 'draft', id, revision: locked.revision_id },
-        data: { id, parent_id: lockedParent.id, bucket_id: locked.bucket_id, kind, ...this.media.deletedEventData(locked) },
+        data: { id, parent_id: lockedParent.id, bucket_id: locked.bucket_id, kind: deletion.kind, ...this.media.deletedEventData(locked) },
       });
-      return { kind, bucket: locked.bucket_id, media: locked.media_files?.bucket_id, parent: lockedParent };
+      return deletion;
     });
-    await this.media.drop(result.media);
-    if (result.kind === 'edit') return;
-    try {
-      await this.hooks.afterDeleteDraft?.(result.parent);
-    } catch (err) {
-      this.d.logger.warn({ err, id }, 'after-delete hook failed');
+    // Best effort: the deletion is committed; a failure here is logged (each event retries it).
+    for (const c of this.components) {
+      try {
+        await c.afterDeleteDraft?.(result);
+      } catch (err) {
+        this.d.logger.warn({ err, id, component: c.name }, 'after-delete hook failed');
+      }
     }
-    await this.files.afterDeleteDraft(result.bucket);
   }
 
   /** The rows of a deleted draft (locked): an edit draft, a new-version draft or a first draft with its parent. */
-  private async removeDraft(trx: Knex.Transaction, draft: DraftRow, parent: ParentRow): Promise<'edit' | 'new_version' | 'new'> {
+  private async removeDraft(trx: Knex.Transaction, draft: DraftRow, parent: ParentRow): Promise<DraftDeletion> {
     const record = await repo.getRecord(trx, draft.id, true);
-    if (!record) this.hooks.beforeDeleteDraft?.(parent);
+    const d: DraftDeletion = { draft, parent, kind: record ? 'edit' : parent.latest_id ? 'new_version' : 'new' };
+    await runComponents(this.components, 'beforeDeleteDraft', d);
     await repo.deleteDraft(trx, draft.id);
     await this.d.index.remove(trx, draft.id, 'draft');
-    await this.pids.onDeleteDraft(trx, draft.id);
-    if (record) {
+    await runComponents(this.components, 'deleteDraft', trx, d);
+    if (d.kind === 'edit') {
       await this.d.index.setHasDraft(trx, draft.id, false);
       await repo.setDraftRevision(trx, draft.id, draft.revision_id);
-      return 'edit';
     }
-    if (parent.latest_id) {
-      await this.versions.onDeleteDraft(trx, { ...parent, latest_id: parent.latest_id });
-      return 'new_version';
-    }
-    await repo.deleteParent(trx, parent.id);
-    return 'new';
+    if (d.kind === 'new') await repo.deleteParent(trx, parent.id);
+    return d;
   }
 
   // ---------------------------------------------------------------------------------------
@@ -330,11 +365,11 @@ export class RecordsService {
     const { draft, parent, hasRecord } = await loadDraft(this.d.db, id, { write: true });
     await this.access.require('publish', identity, ctxOf(draft, parent), parent);
     // An open review blocks a direct publication (checked again on the locked parent below).
-    this.hooks.beforePublish?.(parent);
+    await runComponents(this.components, 'beforePublish', parent);
     const record = hasRecord ? await repo.getRecord(this.d.db, id) : undefined;
     const frozen = await this.checkPublishable(draft, record, { lock: true });
     return withTransaction(this.d.db, async (trx) => {
-      const checkParent = (p: ParentRow) => this.hooks.beforePublish?.(p);
+      const checkParent = (p: ParentRow) => runComponents(this.components, 'beforePublish', p);
       const { view } = await this.commitPublication(trx, { id, parentId: draft.parent_id, isEdit: !!record, frozen, checkParent });
       return view;
     });
@@ -347,16 +382,19 @@ export class RecordsService {
    * direct publish, submit-review (`lock: false`) and the saga.
    */
   async checkPublishable(draft: DraftRow, record: RecordRow | undefined, o: { lock: boolean }): Promise<FrozenFiles> {
-    const c: PublishCheck = { draft, record, errors: { metadata: [], files: [], pids: [], communities: [] } };
-    this.metadata.onPublishCheck(c);
-    await this.pids.onPublishCheck(c);
-    await this.hooks.checkPublish?.(c);
-    await this.media.onPublishCheck(c);
-    const frozen = await this.files.onPublishCheck(c, o);
+    const c: PublishCheck = {
+      draft,
+      record,
+      errors: { metadata: [], files: [], pids: [], communities: [] },
+      lock: o.lock,
+      frozen: { count: 0, total_bytes: 0, entries: {} },
+    };
+    await runComponents(this.components, 'checkPublish', c);
+    await runComponents(this.components, 'lockPublish', c);
     const errors: FieldError[] = fieldErrors.merge(c.errors.metadata, c.errors.files, c.errors.pids, c.errors.communities);
     if (errors.length) throw Errors.validation(errors);
-    const media = await this.media.freeze(draft, o);
-    return media ? { ...frozen, media } : frozen;
+    await runComponents(this.components, 'afterPublishCheck', c);
+    return c.frozen;
   }
 
   /**
@@ -371,14 +409,24 @@ export class RecordsService {
     const lockedParent = (await repo.getParent(trx, o.parentId, true))!;
     const locked = await repo.getDraft(trx, id, true);
     if (!locked) throw Errors.pidDoesNotExist();
-    o.checkParent?.(lockedParent);
+    await o.checkParent?.(lockedParent);
     const lockedRecord = isEdit ? await repo.getRecord(trx, id, true) : undefined;
     await this.requireLiveSource(trx, lockedParent, lockedRecord, isEdit);
-    const pids = await this.pids.onPublish(trx, locked, lockedRecord, lockedParent);
+    const p: PublishCommit = {
+      draft: locked,
+      record: lockedRecord,
+      parent: lockedParent,
+      isEdit,
+      pids: {},
+      parentPatch: {},
+      parentChanged: false,
+    };
+    await runComponents(this.components, 'publish', trx, p);
+    const pids = { pids: p.pids, parentChanged: p.parentChanged };
     const now = new Date();
     const extra = o.parentPatch?.(lockedParent) ?? {};
     const extraChanged = Object.keys(extra).length > 0;
-    const parentPatch = { ...this.versions.onPublish(lockedParent, id, locked.index, isEdit), pids: pids.parentPids, ...extra };
+    const parentPatch = { ...p.parentPatch, ...extra };
     let published: RecordRow;
     if (lockedRecord) {
       const patch = editedRecordPatch(locked, lockedRecord, pids.pids, o.frozen.media);
@@ -395,7 +443,7 @@ export class RecordsService {
     await this.d.index.remove(trx, id, 'draft');
     const doc = recordDoc(published, newParent);
     await this.d.index.index(trx, { kind: 'record', row: published, doc });
-    await this.versions.afterPublish(trx, lockedParent, id, isEdit);
+    await runComponents(this.components, 'afterPublish', trx, p);
     if (pids.parentChanged || extraChanged) await this.d.index.refreshParent(trx, lockedParent.id, parentDoc(newParent));
     const event = await writeOutbox(trx, {
       subject: 'rdm.records.record.published',

@@ -4,14 +4,15 @@
  * versions reads (`GET …/versions`, `…/versions/latest`). Publishing the n-th version reads and
  * updates one parent row and indexed rows only (test `versions.scaling` counts statements).
  *
- * When to use: `onPublish`/`onDeleteDraft` from RecordsService inside its transaction; the
+ * When to use: a lifecycle component (`publish`, `afterPublish`, `deleteDraft`, inside the
+ * service's transaction); the
  * versions operations it delegates.
  */
 import { Errors, type Identity, isAppError, type Knex, type MsgLogger, parseListArgs, withTransaction, writeOutbox } from '@rdm/platform';
 import * as repo from '../repo/records.repo.js';
 import { type AccessComponent, ctxOf } from './access.component.js';
 import { draftDoc, newVersionDraft, recordDoc } from './builders.js';
-import type { ItemView, VersionsView } from './component.js';
+import type { DraftDeletion, ItemView, PublishCommit, RecordComponent, VersionsView } from './component.js';
 import type { FilesComponent } from './files.component.js';
 import { newId } from './ids.js';
 import type { DraftRow, ParentRow } from './model.js';
@@ -54,22 +55,27 @@ export async function newUniqueIds(db: Knex | Knex.Transaction, n: number): Prom
 }
 
 /** Versions of a parent. */
-export class VersionsComponent {
+export class VersionsComponent implements RecordComponent {
+  readonly name = 'versions';
+
   constructor(private readonly d: VersionsDeps) {}
 
   /** Publish (locked parent): the parent's versions state after publishing `id` (unchanged for an edit). */
-  onPublish(parent: ParentRow, id: string, index: number, isEdit: boolean): Partial<ParentRow> {
-    return isEdit ? {} : { latest_id: id, latest_index: index, next_draft_id: null };
+  publish(_trx: Knex.Transaction, p: PublishCommit): void {
+    if (!p.isEdit) Object.assign(p.parentPatch, { latest_id: p.draft.id, latest_index: p.draft.index, next_draft_id: null });
   }
 
   /** Publish, once the documents are written: the previous latest version is not the latest any more. */
-  async afterPublish(trx: Knex.Transaction, previous: ParentRow, id: string, isEdit: boolean): Promise<void> {
-    if (!isEdit && previous.latest_id)
-      await this.d.index.refreshVersionFlags(trx, [previous.latest_id], { latest_id: id, next_draft_id: null });
+  async afterPublish(trx: Knex.Transaction, p: PublishCommit): Promise<void> {
+    const previous = p.parent;
+    if (!p.isEdit && previous.latest_id)
+      await this.d.index.refreshVersionFlags(trx, [previous.latest_id], { latest_id: p.draft.id, next_draft_id: null });
   }
 
   /** Delete a new-version draft (locked parent): the parent has no next draft any more. */
-  async onDeleteDraft(trx: Knex.Transaction, parent: ParentRow & { latest_id: string }): Promise<void> {
+  async deleteDraft(trx: Knex.Transaction, d: DraftDeletion): Promise<void> {
+    const parent = d.parent;
+    if (d.kind !== 'new_version' || !parent.latest_id) return;
     await repo.updateParent(trx, parent.id, { next_draft_id: null });
     await this.d.index.refreshVersionFlags(trx, [parent.latest_id], { latest_id: parent.latest_id, next_draft_id: null });
   }

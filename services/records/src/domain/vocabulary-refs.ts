@@ -64,12 +64,13 @@ export function derefShape(type: string, e: VocabEntry): Record<string, unknown>
 }
 
 function setAt(root: Record<string, any>, path: Path, value: unknown): void {
-  let cur: any = root;
+  type Node = Record<string | number, unknown>;
+  let cur: unknown = root;
   for (const seg of path.slice(0, -1)) {
     if (cur === null || typeof cur !== 'object') return;
-    cur = cur[seg as any];
+    cur = (cur as Node)[seg];
   }
-  if (cur && typeof cur === 'object') cur[path[path.length - 1] as any] = value;
+  if (cur && typeof cur === 'object') (cur as Node)[path[path.length - 1] as string | number] = value;
 }
 
 /**

@@ -3,7 +3,7 @@
  *
  * - `records-access-requests` (stream REQUESTS, `rdm.requests.request.*`): an accepted
  *   `user-access-request` / `guest-access-request` becomes a grant or a secret link, exactly once;
- *   closed ones stop blocking a new ask (domain/access-request-effects.component.ts).
+ *   closed ones stop blocking a new ask (events/access-request-effects.ts).
  * - `records-access-mailer` (stream RECORDS, `rdm.records.access-request.>`): e-mails a guest the
  *   verification link (`verification-requested`) and, once accepted, the secret link
  *   (`granted` with `kind: link`). Delivery as the abuse mailer: an SMTP failure rolls the
@@ -11,11 +11,11 @@
  *   and the inbox row make a redelivery send nothing twice.
  */
 import { type ConsumerHandle, type Knex, type Logger, type NatsHandle, runConsumer } from '@rdm/platform';
-import type { AccessLinksComponent } from '../domain/access-links.component.js';
-import { accessTokenOf } from '../domain/access-request.component.js';
-import type { AccessRequestEffectsComponent } from '../domain/access-request-effects.component.js';
-import { linkGrantedMail, verificationMail } from '../domain/access-request-mail.js';
-import type { RequestEventData } from '../domain/review-saga.component.js';
+import type { AccessLinksService } from '../access/access-links.service.js';
+import { accessTokenOf } from '../access/access-request.service.js';
+import type { AccessRequestEffects } from './access-request-effects.js';
+import { linkGrantedMail, verificationMail } from '../access/access-request-mail.js';
+import type { RequestEventData } from './review-saga.js';
 import type { MailSender } from '../mail/mailer.js';
 import { getLink } from '../repo/access.repo.js';
 import * as ar from '../repo/access-requests.repo.js';
@@ -30,8 +30,8 @@ export const ACCESS_MAILER_DURABLE = 'records-access-mailer';
 export interface AccessRequestWorkersOptions {
   db: Knex;
   nats: NatsHandle;
-  effects: AccessRequestEffectsComponent;
-  links: Pick<AccessLinksComponent, 'render'>;
+  effects: AccessRequestEffects;
+  links: Pick<AccessLinksService, 'render'>;
   sender: MailSender;
   logger: Logger;
   from: string;

@@ -11,7 +11,7 @@
  * and the commit is the only window for a second copy, which then carries the same Message-ID).
  */
 import { type ConsumerHandle, type Knex, type Logger, type NatsHandle, runConsumer } from '@rdm/platform';
-import { ABUSE_TYPES } from '../domain/abuse.component.js';
+import { ABUSE_TYPES } from '../abuse/abuse.service.js';
 import { abuseMail, type MailSender } from '../mail/mailer.js';
 import * as abuse from '../repo/abuse.repo.js';
 

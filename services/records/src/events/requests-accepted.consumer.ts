@@ -4,15 +4,15 @@
  *
  * - `records-request-accepted` (`rdm.requests.request.accepted`): community-submission →
  *   publish the draft into the community; community-inclusion → add the community to the
- *   record (review-saga.component.ts). Other types are ignored.
+ *   record (review-saga.ts). Other types are ignored.
  * - `records-request-status` (`rdm.requests.request.*`): the review snapshot of a draft follows
  *   its community-submission request — submitted, declined, expired; cancelled and deleted
- *   unlink it (review.component.ts `applyStatus`). `accepted` is left to the consumer above.
+ *   unlink it (review/review.service.ts `applyStatus`). `accepted` is left to the consumer above.
  */
 import { type ConsumerHandle, type Knex, type Logger, type NatsHandle, runConsumer } from '@rdm/platform';
 import type { ReviewStatus } from '../domain/model.js';
-import type { ReviewComponent } from '../domain/review.component.js';
-import type { RequestEventData, ReviewSagaComponent } from '../domain/review-saga.component.js';
+import type { ReviewService } from '../review/review.service.js';
+import type { RequestEventData, ReviewSaga } from './review-saga.js';
 
 /** Durable consumer names. */
 export const REQUEST_ACCEPTED_DURABLE = 'records-request-accepted';
@@ -33,8 +33,8 @@ const STATUS_OF: Record<string, ReviewStatus | 'deleted'> = {
 export interface RequestConsumersOptions {
   db: Knex;
   nats: NatsHandle;
-  saga: ReviewSagaComponent;
-  review: ReviewComponent;
+  saga: ReviewSaga;
+  review: ReviewService;
   logger: Logger;
   /** runConsumer tuning (tests). */
   maxDeliver?: number;

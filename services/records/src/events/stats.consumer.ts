@@ -6,13 +6,13 @@
  * When to use: started by main.ts with the other workers.
  */
 import { type ConsumerHandle, type Knex, type Logger, type NatsHandle, runConsumer } from '@rdm/platform';
-import type { StatsComponent, UsageEvent } from '../domain/stats.component.js';
+import type { StatsService, UsageEvent } from '../stats/stats.service.js';
 
 /** Durable names. */
 export const STATS_DURABLES = { v: 'records-stats-views', d: 'records-stats-downloads' } as const;
 
 /** Two background workers (views, downloads). */
-export function statsWorkers(o: { db: Knex; nats: NatsHandle; stats: StatsComponent; logger: Logger }) {
+export function statsWorkers(o: { db: Knex; nats: NatsHandle; stats: StatsService; logger: Logger }) {
   return (['v', 'd'] as const).map((kind) => {
     let handle: ConsumerHandle | undefined;
     return {

@@ -6,12 +6,13 @@
  * names and details are already stripped there). If the domain files move, only this file changes.
  */
 import { ANONYMOUS, type Identity } from '@rdm/platform';
+import type { ItemDoc } from '../domain/model.js';
 import { serializeItem } from '../domain/serializers.js';
 import type { RecordJson } from './util.js';
 
 /** What the exports need of the records service (structurally `RecordsService`). */
 export interface PublishedRecordReader {
-  readRecord(identity: Identity, id: string): Promise<{ kind: 'draft' | 'record'; doc: any } | { redirect: string }>;
+  readRecord(identity: Identity, id: string): Promise<{ kind: 'draft' | 'record'; doc: ItemDoc } | { redirect: string }>;
 }
 
 /** Rendering options of the JSON read form. */
@@ -35,6 +36,6 @@ export async function readPublishedJson(
 }
 
 /** The public (anonymous) JSON of a stored record document (OAI-PMH renders search documents). */
-export function publicJsonOfDoc(doc: any, o: ReadOptions): RecordJson {
+export function publicJsonOfDoc(doc: ItemDoc, o: ReadOptions): RecordJson {
   return serializeItem(doc, { baseUrl: o.baseUrl, identity: ANONYMOUS, kind: 'record', doiResolverUrl: o.doiResolverUrl }) as RecordJson;
 }

@@ -4,10 +4,10 @@
  * in memory: a limit against floods, not an accounting) → 429. The address is the one the
  * gateway signed into the identity (platform `clientAddress`), never a client-written header.
  *
- * When to use: registered by app.ts; the domain is `domain/abuse.component.ts`.
+ * When to use: registered by app.ts; the domain is `abuse/abuse.service.ts`.
  */
 import { type AppContext, type AppState, AppError, clientAddress, jsonBody, type Router } from '@rdm/platform';
-import type { AbuseComponent } from '../domain/abuse.component.js';
+import type { AbuseService } from '../abuse/abuse.service.js';
 
 /** Fixed-window counter per key, bounded in size. */
 export class RateLimiter {
@@ -32,7 +32,7 @@ export class RateLimiter {
 }
 
 /** Register the route. */
-export function registerAbuseRoutes(router: Router<AppState>, abuse: AbuseComponent, limit = { max: 5, windowMs: 10 * 60_000 }): void {
+export function registerAbuseRoutes(router: Router<AppState>, abuse: AbuseService, limit = { max: 5, windowMs: 10 * 60_000 }): void {
   const limiter = new RateLimiter(limit.max, limit.windowMs);
   router.post('/api/records/:id/report-abuse', async (ctx: AppContext) => {
     if (!limiter.take(clientAddress(ctx.state.identity, ctx.req))) {

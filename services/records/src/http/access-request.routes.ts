@@ -1,5 +1,5 @@
 /**
- * HTTP routes of access requests (domain/access-request.component.ts):
+ * HTTP routes of access requests (access/access-request.service.ts):
  *
  * - `POST /api/records/{id}/access/request`: signed in → 200 with the `user-access-request`;
  *   anonymous → 200 `{message}` and a verification e-mail. Anonymous asks send e-mail to any
@@ -11,14 +11,14 @@
  * When to use: registered once by app.ts.
  */
 import { type AppContext, type AppState, AppError, clientAddress, jsonBody, type Router } from '@rdm/platform';
-import type { AccessRequestComponent } from '../domain/access-request.component.js';
+import type { AccessRequestService } from '../access/access-request.service.js';
 import { RateLimiter } from './abuse.routes.js';
 
 /** Guest asks per client address and window. */
 export const GUEST_ASK_LIMIT = { max: 10, windowMs: 10 * 60_000 };
 
 /** Register the routes. */
-export function registerAccessRequestRoutes(router: Router<AppState>, component: AccessRequestComponent, limit = GUEST_ASK_LIMIT): void {
+export function registerAccessRequestRoutes(router: Router<AppState>, component: AccessRequestService, limit = GUEST_ASK_LIMIT): void {
   const limiter = new RateLimiter(limit.max, limit.windowMs);
   const base = '/api/records/:id/access/request';
   router.post(base, async (ctx: AppContext) => {

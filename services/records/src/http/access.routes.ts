@@ -8,8 +8,8 @@
  */
 import { type AppContext, type AppState, jsonBody, type Knex, type Router } from '@rdm/platform';
 import type { Middleware } from 'koa';
-import { type AccessLinksComponent, withLinkToken } from '../domain/access-links.component.js';
-import type { GrantsComponent } from '../domain/grants.component.js';
+import { type AccessLinksService, withLinkToken } from '../access/access-links.service.js';
+import type { GrantsService } from '../access/grants.service.js';
 
 /** Adds the live links of `?token=` to `ctx.state.identity` (bad tokens are ignored). */
 export function linkTokenMiddleware(db: Knex): Middleware<AppState> {
@@ -23,7 +23,7 @@ export function linkTokenMiddleware(db: Knex): Middleware<AppState> {
 }
 
 /** Register the access-links routes. */
-export function registerAccessRoutes(router: Router<AppState>, links: AccessLinksComponent, grants: GrantsComponent): void {
+export function registerAccessRoutes(router: Router<AppState>, links: AccessLinksService, grants: GrantsService): void {
   const base = '/api/records/:id/access/links';
   const id = (ctx: AppContext) => String(ctx.params.id);
   router.post(base, async (ctx: AppContext) => {

@@ -1,5 +1,5 @@
 /**
- * HTTP routes of deletion and restore (`domain/deletion.component.ts`), and the tombstone
+ * HTTP routes of deletion and restore (`deletion/deletion.service.ts`), and the tombstone
  * middleware: any 410 answered for `/api/records/<id>[/…]` is replaced by the record's tombstone
  * body (or a 404 `Record not found` when the tombstone is hidden), so every read path keeps
  * throwing the plain `Errors.gone()`.
@@ -8,10 +8,10 @@
  */
 import { type AppContext, type AppState, ifMatch, isAppError, jsonBody, type Router } from '@rdm/platform';
 import type { Middleware } from 'koa';
-import type { DeletionComponent } from '../domain/deletion.component.js';
+import type { DeletionService } from '../deletion/deletion.service.js';
 
 /** Register `DELETE /api/records/{id}/delete` (also `POST`, as the gateway table) and `POST …/restore`. */
-export function registerDeletionRoutes(router: Router<AppState>, deletion: DeletionComponent): void {
+export function registerDeletionRoutes(router: Router<AppState>, deletion: DeletionService): void {
   const remove = async (ctx: AppContext) => {
     const body = await jsonBody(ctx, { limit: '64kb' });
     await deletion.delete(ctx.state.identity, String(ctx.params.id), body, ifMatch(ctx));
@@ -28,7 +28,7 @@ export function registerDeletionRoutes(router: Router<AppState>, deletion: Delet
 const RECORD_PATH = /^\/api\/records\/([^/]+)(?:\/|$)/;
 
 /** Koa middleware: a 410 of a record path becomes its tombstone answer. */
-export function tombstoneMiddleware(deletion: DeletionComponent): Middleware {
+export function tombstoneMiddleware(deletion: DeletionService): Middleware {
   return async (ctx, next) => {
     try {
       await next();

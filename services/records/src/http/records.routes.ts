@@ -5,8 +5,8 @@
 import { type AppContext, type AppState, Errors, type Identity, ifMatch, jsonBody, listEnvelope, type Router } from '@rdm/platform';
 import type { Context } from 'koa';
 import type { ItemView, RecordsService } from '../domain/records.service.js';
-import type { SignpostingHeader } from '../export/index.js';
-import type { ReviewComponent } from '../domain/review.component.js';
+import type { SignpostingHeader } from '../interop/interop.routes.js';
+import type { ReviewService } from '../review/review.service.js';
 import { serializeItem } from '../domain/serializers.js';
 import { type CachedRecordBody, RecordReadCache, StampBatcher } from './record-read-cache.js';
 
@@ -14,7 +14,7 @@ import { type CachedRecordBody, RecordReadCache, StampBatcher } from './record-r
 export interface RecordsRoutesDeps {
   service: RecordsService;
   /** When present, `POST /api/records` accepts `parent.review`. */
-  review?: ReviewComponent;
+  review?: ReviewService;
   baseUrl: string;
   doiResolverUrl: string;
   /** FAIR signposting level 1 (`Link`); without it only the `linkset` link is sent. */

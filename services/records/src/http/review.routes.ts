@@ -5,16 +5,16 @@
  * component call.
  */
 import { type AppContext, type AppState, jsonBody, type Router } from '@rdm/platform';
-import type { CommunitiesComponent } from '../domain/communities.component.js';
-import type { CommunityRecordsComponent } from '../domain/community-records.component.js';
+import type { RecordCommunitiesService } from '../communities/record-communities.service.js';
+import type { CommunityRecordsService } from '../communities/community-records.service.js';
 import type { CommunitySummary } from '../domain/ports.js';
-import type { ReviewComponent } from '../domain/review.component.js';
+import type { ReviewService } from '../review/review.service.js';
 
 /** What the routes need. */
 export interface ReviewRoutesDeps {
-  review: ReviewComponent;
-  communities: CommunitiesComponent;
-  communityRecords: CommunityRecordsComponent;
+  review: ReviewService;
+  communities: RecordCommunitiesService;
+  communityRecords: CommunityRecordsService;
   baseUrl: string;
 }
 

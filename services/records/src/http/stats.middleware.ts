@@ -2,14 +2,14 @@
  * Usage statistics at the HTTP edge of records: a successful `GET /api/records/<id>` by a person
  * (not a robot) publishes `rdm.stats.record.viewed` without waiting, and its body gets the live
  * `stats` block (the rendered record, possibly from the read cache, carries zero counters: they
- * are spliced in here from `StatsComponent.read`, cached 2 s, so the read cache's stamp need not
+ * are spliced in here from `StatsService.read`, cached 2 s, so the read cache's stamp need not
  * change with every view).
  *
  * When to use: mounted by app.ts before the router when statistics are on (`STATS_ENABLED`).
  */
 import { type AppState, clientAddress } from '@rdm/platform';
 import type { Middleware } from 'koa';
-import { DOUBLE_CLICK_MS, type StatsBlock, type StatsComponent } from '../domain/stats.component.js';
+import { DOUBLE_CLICK_MS, type StatsBlock, type StatsService } from '../stats/stats.service.js';
 import type { StatsPublisher } from '../stats/publisher.js';
 import { RepeatFilter } from '../stats/repeat-filter.js';
 import { isBot, visitorHash } from '../stats/visitor.js';
@@ -21,7 +21,7 @@ const ZERO_STATS = Buffer.from(`"stats":{"this_version":${Z},"all_versions":${Z}
 
 /**
  * The last spliced body per rendered body (a read-cache hit hands out the same Buffer each time,
- * and `StatsComponent.read` the same block while its 2 s cache holds): splicing again would
+ * and `StatsService.read` the same block while its 2 s cache holds): splicing again would
  * build the same bytes.
  */
 const SPLICED = new WeakMap<Buffer, { block: StatsBlock; out: Buffer }>();
@@ -47,7 +47,7 @@ export interface StatsEdge {
 }
 
 /** The steps behind `statsMiddleware`. */
-export function statsEdge(o: { stats: StatsComponent; publisher?: StatsPublisher; secret: string }): StatsEdge {
+export function statsEdge(o: { stats: StatsService; publisher?: StatsPublisher; secret: string }): StatsEdge {
   // Repeat views the consumer would not count are not published at all (stats/repeat-filter.ts).
   const repeats = new RepeatFilter(DOUBLE_CLICK_MS);
   return {

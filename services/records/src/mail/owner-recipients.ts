@@ -8,16 +8,12 @@
  */
 import type { Knex } from '@rdm/platform';
 import type { CommunityOwnersPort, UserEmailsPort } from '../domain/ports.js';
+import { communityIdsOfRecord } from '../repo/records.repo.js';
 
 /** The e-mail addresses of the owners of the record's communities (none: `[]`). */
 export function communityOwnerEmails(deps: { db: Knex; communities: CommunityOwnersPort; users: UserEmailsPort }) {
   return async (recordId: string): Promise<string[]> => {
-    const row = (await deps
-      .db('records as r')
-      .join('parents as p', 'p.id', 'r.parent_id')
-      .where('r.id', recordId)
-      .first(deps.db.raw("p.communities->'ids' AS ids"))) as { ids?: unknown } | undefined;
-    const ids = Array.isArray(row?.ids) ? row.ids.filter((x): x is string => typeof x === 'string') : [];
+    const ids = await communityIdsOfRecord(deps.db, recordId);
     if (ids.length === 0) return [];
     const owners = await deps.communities.owners(ids);
     return deps.users.emails([...new Set(Object.values(owners).flat())]);

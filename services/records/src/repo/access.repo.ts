@@ -1,7 +1,7 @@
 /**
  * All SQL of secret access links (`access_links`) and of the parent lookups the access routes need.
  *
- * When to use: only from `domain/access-links.component.ts` (and the token resolution it exports).
+ * When to use: only from `access/access-links.service.ts` and the token resolution `domain/link-token.ts`.
  */
 import type { Knex } from '@rdm/platform';
 

@@ -11,6 +11,7 @@
  * 20250901000000_index_oai_records.ts.
  */
 import type { Knex } from '@rdm/platform';
+import type { ItemDoc } from '../model/rows.js';
 
 /** One OAI item. */
 export interface OaiItemRow {
@@ -22,7 +23,7 @@ export interface OaiItemRow {
   resource_type_id: string | null;
   oai_identifier: string;
   /** The stored document (only for live items when asked for). */
-  doc?: any;
+  doc?: ItemDoc;
 }
 
 /** Filters of a list. */

@@ -349,3 +349,12 @@ export async function draftByBucketWithRecordFlag(db: Db, bucketId: string): Pro
   Reflect.deleteProperty(raw, 'x.has_record');
   return { draft: raw as unknown as DraftRow, hasRecord };
 }
+
+/** The community ids of the parent of record `id` (none: `[]`). */
+export async function communityIdsOfRecord(db: Db, id: string): Promise<string[]> {
+  const row = (await db('records as r')
+    .join('parents as p', 'p.id', 'r.parent_id')
+    .where('r.id', id)
+    .first(db.raw("p.communities->'ids' AS ids"))) as { ids?: unknown } | undefined;
+  return Array.isArray(row?.ids) ? row.ids.filter((x): x is string => typeof x === 'string') : [];
+}

@@ -69,3 +69,20 @@ export async function communityUsage(db: Db, communityId: string): Promise<{ vie
   const row = r.rows[0] as { views: string | number; downloads: string | number } | undefined;
   return { views: Number(row?.views ?? 0), downloads: Number(row?.downloads ?? 0) };
 }
+
+/** The parent of a published record row (any deletion status), if the record exists. */
+export async function parentIdOf(db: Db, recordId: string): Promise<string | undefined> {
+  const row = (await db('records').select('parent_id').where({ id: recordId }).first()) as { parent_id: string } | undefined;
+  return row?.parent_id;
+}
+
+/** Serialize writers of one key until the transaction ends (a row that does not exist yet cannot be locked FOR UPDATE). */
+export async function lockKey(trx: Knex.Transaction, key: string): Promise<void> {
+  await trx.raw('SELECT pg_advisory_xact_lock(hashtext(?))', [key]);
+}
+
+/** The unique views and downloads of every version of a parent. */
+export async function uniqueUsageOfParent(db: Db, parentId: string): Promise<{ views: number; downloads: number }> {
+  const [sum] = await db('stats_counts').where({ parent_id: parentId }).sum({ v: 'unique_views', d: 'unique_downloads' });
+  return { views: Number(sum?.v ?? 0), downloads: Number(sum?.d ?? 0) };
+}

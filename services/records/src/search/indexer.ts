@@ -1,11 +1,15 @@
 /**
- * The search index of records: one interface, one implementation per engine. `postgres`
- * (pg-indexer.ts: `search_docs` with a tsvector and GIN indexes) is the only engine today; an
- * OpenSearch engine implements the same interface (writes after commit, reads with query DSL).
+ * The search index of records: one interface, one implementation per engine, picked by
+ * `SEARCH_ENGINE`. `postgres` (pg-indexer.ts: `search_docs` with a tsvector and GIN indexes,
+ * the default) and `opensearch`/`elasticsearch` (engine-index.ts: `search_docs` stays the source of
+ * every document, written in the transaction; the engine's index is fed from the outbox and
+ * answers the searches) give the same answers (the differential suite checks it).
  *
  * When to use: the records domain writes through the `SearchIndexPort` half (domain/ports.ts),
  * inside the transaction of each change; the search service reads through `search`. Nothing
- * else touches the index: its SQL lives in search.repo.ts only.
+ * else touches the index: its SQL lives in search.repo.ts only. A new searchable field: its text
+ * in search-doc.ts (`searchTexts`) when unfielded search should find it, its `q` name and SQL in
+ * fields.ts (`RECORD_SEARCH_FIELDS`), its engine twin in engine-fields.ts.
  */
 import type { Identity } from '@rdm/platform';
 import type { SearchIndexPort } from '../domain/ports.js';

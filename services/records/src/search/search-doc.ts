@@ -68,7 +68,7 @@ export function searchTexts(id: string, metadata: Record<string, any>, pids: Rec
   for (const r of metadata.references ?? []) t.push(str(r?.reference), str(r?.identifier));
   for (const rt of metadata.resource_types ?? []) t.push(...i18nValues(rt?.title));
   for (const l of metadata.languages ?? []) t.push(str(l?.id));
-  for (const p of Object.values(pids ?? {})) t.push(str((p as any)?.identifier));
+  for (const p of Object.values(pids ?? {})) t.push(str((p as { identifier?: unknown } | null)?.identifier));
   return t.filter((x): x is string => !!x);
 }
 

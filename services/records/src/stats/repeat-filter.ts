@@ -1,7 +1,7 @@
 /**
  * Drops repeat usage events at the edge: the same visitor and record within COUNTER's
  * double-click window (30 s) would not be counted by the aggregating consumer anyway
- * (domain/stats.component.ts), so publishing it only costs an event, a consumer transaction and
+ * (stats/stats.service.ts), so publishing it only costs an event, a consumer transaction and
  * CPU on the read path. The consumer stays the judge: this filter only removes events it would
  * discard. Exact for one replica; with several, each replica filters its own traffic and the
  * consumer's window still applies across them (a repeat first seen by another replica is

@@ -4,7 +4,7 @@ import { ensureStream, eventSubjects, OutboxRelay } from '@rdm/platform';
 import { testLogger, waitFor } from '@rdm/platform/testing';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ACCESS_EFFECT_MESSAGES } from '../../src/domain/access-request-effects.component.js';
+import { ACCESS_EFFECT_MESSAGES } from '../../src/events/access-request-effects.js';
 import { ACCESS_REQUESTS_DURABLE, accessRequestWorkers } from '../../src/events/access-requests.consumer.js';
 import { smtpSender } from '../../src/mail/mailer.js';
 import { GUEST_ASK_LIMIT } from '../../src/http/access-request.routes.js';

@@ -4,7 +4,7 @@
  */
 import { createLogger } from '@rdm/platform';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EmbargoLifter } from '../../src/domain/embargo.job.js';
+import { EmbargoLifter } from '../../src/jobs/embargo.job.js';
 import { as, type Env, fullMetadata, startEnv } from './support.js';
 
 const OWNER = '701';

@@ -5,7 +5,7 @@ import { testLogger, waitFor } from '@rdm/platform/testing';
 import supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
-import { StatsComponent } from '../../src/domain/stats.component.js';
+import { StatsService } from '../../src/stats/stats.service.js';
 import { statsWorkers } from '../../src/events/stats.consumer.js';
 import { serveCommunityUsageRpc } from '../../src/rpc/community-usage.rpc.js';
 import { STATS_STREAM, StatsPublisher } from '../../src/stats/publisher.js';
@@ -45,7 +45,7 @@ describe('usage statistics', () => {
     workers = statsWorkers({
       db: env.db,
       nats: env.nats,
-      stats: new StatsComponent({ db: env.db, index: env.parts.index }),
+      stats: new StatsService({ db: env.db, index: env.parts.index }),
       logger: testLogger() as never,
     });
     for (const w of workers) w.start();

@@ -136,7 +136,7 @@ export interface Env {
   db: Awaited<ReturnType<typeof testDb>>['db'];
   nats: NatsHandle;
   deps: AppDeps;
-  /** The app's parts (service, review/communities components, saga). */
+  /** The app's parts (parts.ts: service, review/communities sub-services, saga). */
   parts: ReturnType<typeof createApp>;
   /** Stand-ins of the requests and communities services. */
   fakeRequests: FakeRequests;

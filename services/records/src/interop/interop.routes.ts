@@ -1,7 +1,9 @@
 /**
- * Interoperability of the records service: export formats with content negotiation and the
- * OAI-PMH endpoint, FAIR signposting (`Link` header, linkset format) and the sitemap.
- * `registerInteropRoutes(router, deps)` is the ONE call app.ts makes (before the
+ * The interoperability routes of the records service: export formats with content negotiation
+ * (export/), the OAI-PMH endpoint (oai/), FAIR signposting (`Link` header, linkset format) and the
+ * sitemap (sitemap/). It stands above those folders, so none of them imports another's routes.
+ *
+ * When to use: `registerInteropRoutes(router, deps)` is the ONE call app.ts makes (before the
  * records routes, so that the negotiating `GET /api/records/:id` handler runs first). See INTEROP.md.
  */
 import type { AppState, Knex, Logger, Router } from '@rdm/platform';
@@ -9,12 +11,12 @@ import { OaiProvider } from '../oai/oai.service.js';
 import { registerOaiRoutes } from '../oai/oai.routes.js';
 import { type CommunityLookup, OaiSets } from '../oai/sets.js';
 import { registerSitemapRoutes } from '../sitemap/sitemap.routes.js';
-import { registerExportRoutes } from './export.routes.js';
-import { describedByTypes } from './formats.js';
-import { landingLinks, linkHeader } from './signposting.js';
-import type { PropsLookup, RecordJson } from './util.js';
-import type { PublishedRecordReader } from './reader.js';
-import { VocabPropsCache, type VocabResolver } from './vocab-props.js';
+import { registerExportRoutes } from '../export/export.routes.js';
+import { describedByTypes } from '../export/formats.js';
+import { landingLinks, linkHeader } from '../export/signposting.js';
+import type { PropsLookup, RecordJson } from '../export/util.js';
+import type { PublishedRecordReader } from '../export/reader.js';
+import { VocabPropsCache, type VocabResolver } from '../export/vocab-props.js';
 
 /** What the interoperability routes need (a subset of the app's deps plus the records service). */
 export interface InteropDeps {

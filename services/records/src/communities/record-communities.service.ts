@@ -4,20 +4,20 @@
  * community roles that widen the records policy (curators of a record's communities manage it,
  * curators of an open review's community review the draft, members read restricted records).
  *
- * When to use: the record-communities routes and the `accessCtx` hook of RecordsService. Roles
+ * When to use: the record-communities routes (the roles widening the policy and the extension
+ * check are communities.component.ts, a lifecycle component). Roles
  * come from `rdm.communities.rpc.roles` (cached briefly by the client, dropped on membership
  * events); summaries from `rdm.communities.rpc.get`. Inclusions are requests
  * (`community-inclusion`, created and submitted through the requests service); the effect on
- * acceptance is review-saga.component.ts. Removal is direct and writes
- * `rdm.records.inclusion.removed` in the same transaction. A publication validates the community
- * schema extension of its metadata (`checkPublish` hook, `rdm.communities.rpc.validate-extension`).
+ * acceptance is events/review-saga.ts. Removal is direct and writes
+ * `rdm.records.inclusion.removed` in the same transaction.
  */
 import { AppError, Errors, type Identity, isAdmin, isSystem, type Knex, type MsgLogger, withTransaction, writeOutbox } from '@rdm/platform';
 import * as repo from '../repo/records.repo.js';
-import { ctxOf } from './access.component.js';
-import { loadRecord, type PublishCheck, type RecordsHooks } from './component.js';
-import { fieldErrors, INCLUSION_MESSAGES } from './errors.js';
-import type { ParentCommunities, ParentRow, RecordRow } from './model.js';
+import { ctxOf } from '../domain/access.component.js';
+import { loadRecord } from '../domain/component.js';
+import { INCLUSION_MESSAGES } from '../domain/errors.js';
+import type { ParentCommunities, ParentRow, RecordRow } from '../domain/model.js';
 import {
   type CommunitiesPort,
   type CommunitySummary,
@@ -25,10 +25,10 @@ import {
   type RequestsPort,
   type RpcIdentity,
   type SearchIndexPort,
-} from './ports.js';
-import type { RecordAccessCtx } from './records.policy.js';
-import type { RecordsService } from './records.service.js';
-import { parentDoc } from './serializers.js';
+} from '../domain/ports.js';
+import type { RecordsService } from '../domain/records.service.js';
+import { parentDoc } from '../domain/serializers.js';
+import { communityIdsOf } from './communities.component.js';
 
 /** Most communities handled by one call (InvenioRDM's limit). */
 export const MAX_COMMUNITIES_PER_CALL = 10;
@@ -51,51 +51,11 @@ export interface InclusionResult {
 
 const isObj = (v: unknown): v is Record<string, any> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const rpcIdentity = (i: Identity): RpcIdentity => ({ sub: i.sub, roles: i.roles });
-const idsOf = (p: Pick<ParentRow, 'communities'>) => ((p.communities as ParentCommunities | undefined)?.ids ?? []).filter(Boolean);
+const idsOf = communityIdsOf;
 
-/** The record-communities endpoints and the community-roles hook. */
-export class CommunitiesComponent {
+/** The record-communities endpoints. */
+export class RecordCommunitiesService {
   constructor(private readonly d: CommunitiesDeps) {}
-
-  /**
-   * Hooks for RecordsService: community roles widen a context the plain rules refused; a
-   * publication validates the community schema extension.
-   */
-  hooks(): RecordsHooks {
-    return {
-      accessCtx: (identity, ctx, parent) => this.accessCtx(identity, ctx, parent),
-      checkPublish: (check) => this.checkExtension(check),
-    };
-  }
-
-  /**
-   * Publish: `metadata.community_extension` validated against `metadata.community_extension_schema`
-   * by the communities service (`validate-extension`); its field errors join the publication's
-   * 400. An unknown schema (404) is an error on `metadata.community_extension_schema`; a draft
-   * without a schema id is not checked (an absent extension is validated as `{}`).
-   */
-  async checkExtension(check: PublishCheck): Promise<void> {
-    const md = check.draft.metadata ?? {};
-    const schemaId = md.community_extension_schema;
-    if (typeof schemaId !== 'string' || schemaId === '') return;
-    try {
-      const r = await this.d.communities.validateExtension(schemaId, md.community_extension ?? {});
-      if (!r.valid) check.errors.communities.push(...(r.errors?.length ? r.errors : [fieldErrors.invalidExtension()]));
-    } catch (err) {
-      if (!(err instanceof AppError) || err.status !== 404) throw err;
-      check.errors.communities.push(fieldErrors.unknownExtensionSchema());
-    }
-  }
-
-  /** `ctx` with the record's communities, the open review's community and the caller's roles in them. */
-  async accessCtx(identity: Identity, ctx: RecordAccessCtx, parent: ParentRow): Promise<RecordAccessCtx> {
-    const communityIds = idsOf(parent);
-    const reviewCommunityId = parent.review?.status === 'submitted' ? parent.review.receiver.community : null;
-    const ids = [...new Set([...communityIds, ...(reviewCommunityId ? [reviewCommunityId] : [])])];
-    if (identity.sub === null || ids.length === 0) return ctx;
-    const communityRoles = await this.d.communities.roles(identity.sub, ids);
-    return { ...ctx, communityIds, reviewCommunityId, communityRoles };
-  }
 
   /** A published, non-deleted record with its parent (404/410 as GET /api/records/<id>). */
   private loadRecord(id: string): Promise<{ record: RecordRow; parent: ParentRow }> {
@@ -128,7 +88,7 @@ export class CommunitiesComponent {
   async add(identity: Identity, id: string, body: unknown): Promise<InclusionResult> {
     const { record, parent } = await this.loadRecord(id);
     await this.d.records.requireWith('manage', identity, ctxOf(record, parent), parent);
-    const wanted = CommunitiesComponent.parseIds(body);
+    const wanted = RecordCommunitiesService.parseIds(body);
     const found = await this.d.communities.get(wanted.map((w) => w.id));
     const byKey = new Map<string, CommunitySummary>();
     for (const c of found) {
@@ -189,7 +149,7 @@ export class CommunitiesComponent {
    */
   async remove(identity: Identity, id: string, body: unknown): Promise<{ errors?: { community_id: string; message: string }[] }> {
     const { record, parent } = await this.loadRecord(id);
-    const wanted = CommunitiesComponent.parseIds(body).map((w) => w.id);
+    const wanted = RecordCommunitiesService.parseIds(body).map((w) => w.id);
     const ctx = ctxOf(record, parent);
     const isManager = isAdmin(identity) || isSystem(identity) || (identity.sub !== null && ctx.ownerId === identity.sub);
     const roles = isManager || identity.sub === null ? {} : await this.d.communities.roles(identity.sub, wanted);

@@ -1,13 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import type { ParentRow } from './model.js';
-import type { CommunitiesPort, CommunitySummary, RequestsPort } from './ports.js';
-import { ctxOf } from './access.component.js';
-import { can } from './records.policy.js';
-import { REVIEW_MESSAGES } from './errors.js';
+import type { DraftRow, ParentRow } from '../domain/model.js';
+import type { CommunitiesPort, CommunitySummary, RequestsPort } from '../domain/ports.js';
+import { ctxOf } from '../domain/access.component.js';
+import { can } from '../domain/records.policy.js';
+import { REVIEW_MESSAGES } from '../domain/errors.js';
+import { ReviewService } from './review.service.js';
+import { withCommunity } from '../events/review-saga.js';
+import { draftStatus } from '../domain/serializers.js';
+import { CommunitiesComponent } from '../communities/communities.component.js';
 import { ReviewComponent } from './review.component.js';
-import { withCommunity } from './review-saga.component.js';
-import { draftStatus } from './serializers.js';
-import { CommunitiesComponent } from './communities.component.js';
 
 const C1: CommunitySummary = { id: 'c1', slug: 'one', title: 'One', visibility: 'public', is_deleted: false };
 const C2: CommunitySummary = { id: 'c2', slug: 'two', title: 'Two', visibility: 'restricted', is_deleted: false };
@@ -55,8 +56,8 @@ const review = (status: NonNullable<ParentRow['review']>['status']) => ({
 });
 const row = { access: { record: 'public', files: 'public' } } as never;
 
-describe(ReviewComponent.name, () => {
-  const sut = new ReviewComponent({
+describe(ReviewService.name, () => {
+  const sut = new ReviewService({
     db: {} as never,
     records: {} as never,
     index: {} as never,
@@ -67,7 +68,8 @@ describe(ReviewComponent.name, () => {
   });
 
   it('should refuse a direct publish while the review is created or submitted, not once closed', () => {
-    const { beforePublish } = sut.hooks();
+    const lifecycle = new ReviewComponent({ requests: noRequests, logger: console });
+    const beforePublish = (p: ParentRow) => lifecycle.beforePublish(p);
     for (const s of ['created', 'submitted'] as const) {
       expect(() => beforePublish!(parent({ review: review(s) }))).toThrow(REVIEW_MESSAGES.publishOpen);
     }
@@ -76,7 +78,8 @@ describe(ReviewComponent.name, () => {
   });
 
   it('should refuse deleting a draft only while its review is open', () => {
-    const { beforeDeleteDraft } = sut.hooks();
+    const lifecycle = new ReviewComponent({ requests: noRequests, logger: console });
+    const beforeDeleteDraft = (p: ParentRow) => lifecycle.beforeDeleteDraft({ draft: {} as DraftRow, parent: p, kind: 'new' });
     expect(() => beforeDeleteDraft!(parent({ review: review('submitted') }))).toThrow(REVIEW_MESSAGES.deleteOpen);
     expect(() => beforeDeleteDraft!(parent({ review: review('created') }))).not.toThrow();
   });
@@ -97,7 +100,7 @@ describe(ReviewComponent.name, () => {
   });
 
   it('should answer for a restricted community the caller may not read exactly as for an unknown one', async () => {
-    const withMember = new ReviewComponent({
+    const withMember = new ReviewService({
       db: {} as never,
       records: {} as never,
       index: {} as never,
@@ -137,14 +140,7 @@ describe(ReviewComponent.name, () => {
 describe(CommunitiesComponent.name, () => {
   it('should give curators of the open review community the review level, and nothing before submission', async () => {
     const communities = new FakeCommunities({ '5': { c1: 'curator' }, '6': { c1: 'reader' } });
-    const sut = new CommunitiesComponent({
-      db: {} as never,
-      records: {} as never,
-      index: {} as never,
-      requests: noRequests,
-      communities,
-      logger: console,
-    });
+    const sut = new CommunitiesComponent({ communities });
     const p = parent({ review: review('submitted') });
     const curator = await sut.accessCtx({ sub: '5', roles: [] }, ctxOf(row, p), p);
     expect(can('read_draft', { sub: '5', roles: [] }, curator)).toBe(true);
@@ -160,14 +156,7 @@ describe(CommunitiesComponent.name, () => {
 
   it("should give members view of the record's communities and curators manage", async () => {
     const communities = new FakeCommunities({ '5': { c1: 'curator' }, '6': { c1: 'reader' } });
-    const sut = new CommunitiesComponent({
-      db: {} as never,
-      records: {} as never,
-      index: {} as never,
-      requests: noRequests,
-      communities,
-      logger: console,
-    });
+    const sut = new CommunitiesComponent({ communities });
     const p = parent({ communities: { ids: ['c1'], default: 'c1' } });
     const restricted = { access: { record: 'restricted', files: 'restricted' } } as never;
     const reader = await sut.accessCtx({ sub: '6', roles: [] }, ctxOf(restricted, p), p);

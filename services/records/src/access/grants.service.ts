@@ -14,11 +14,11 @@
 import { Errors, type FieldError, type Identity, type Knex, withTransaction } from '@rdm/platform';
 import { parentIdOf } from '../repo/access.repo.js';
 import * as recordsRepo from '../repo/records.repo.js';
-import { ctxOf } from './access.component.js';
-import type { ParentRow } from './model.js';
-import type { SearchIndexPort } from './ports.js';
-import type { AccessGrant, RecordAccessCtx, RecordAction } from './records.policy.js';
-import { parentDoc } from './serializers.js';
+import { ctxOf } from '../domain/access.component.js';
+import type { ParentRow } from '../domain/model.js';
+import type { SearchIndexPort } from '../domain/ports.js';
+import type { AccessGrant, RecordAccessCtx, RecordAction } from '../domain/records.policy.js';
+import { parentDoc } from '../domain/serializers.js';
 
 /** Grant levels. */
 export const GRANT_PERMISSIONS = ['view', 'preview', 'edit', 'manage'] as const;
@@ -38,7 +38,7 @@ const grantNotFound = () => Errors.notFound('Grant not found.');
 const listOf = (hits: Record<string, unknown>[]) => ({ hits: { hits, total: hits.length } });
 
 /** Grants and parent access settings. */
-export class GrantsComponent {
+export class GrantsService {
   constructor(private readonly d: GrantsDeps) {}
 
   /** The parent of a record or draft id after the manage check (404 / 403). */

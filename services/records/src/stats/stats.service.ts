@@ -11,7 +11,7 @@
  */
 import type { Knex } from '@rdm/platform';
 import * as repo from '../repo/stats.repo.js';
-import type { SearchIndexPort } from './ports.js';
+import type { SearchIndexPort } from '../domain/ports.js';
 
 /** The event data both subjects carry. */
 export interface UsageEvent {
@@ -39,27 +39,27 @@ const part = (p: Partial<repo.StatsRow>): Part => ({
 });
 
 /** Counts usage events and reads the counters. */
-export class StatsComponent {
+export class StatsService {
   private cache = new Map<string, { at: number; block: StatsBlock }>();
 
   constructor(private readonly d: { db: Knex; ttlMs?: number; index?: SearchIndexPort }) {}
 
   /** Count one event (consumer handler): `kind` v = view, d = download. */
   async apply(trx: Knex.Transaction, kind: 'v' | 'd', e: UsageEvent): Promise<void> {
-    const record = await trx('records').select('parent_id').where({ id: e.record_id }).first();
-    if (!record) return; // unknown ids are not counted
+    const parentId = await repo.parentIdOf(trx, e.record_id);
+    if (!parentId) return; // unknown ids are not counted
     const at = new Date(e.at);
     if (Number.isNaN(at.getTime())) return;
     const day = at.toISOString().slice(0, 10);
     // Why: FOR UPDATE cannot lock a row that does not exist yet; two first visits at once must serialize.
-    await trx.raw('SELECT pg_advisory_xact_lock(hashtext(?))', [`stats:${kind}:${e.record_id}:${e.visitor}`]);
+    await repo.lockKey(trx, `stats:${kind}:${e.record_id}:${e.visitor}`);
     const seen = await repo.lockSeen(trx, kind, e.record_id, e.visitor);
     if (seen && Math.abs(at.getTime() - new Date(seen.last_counted).getTime()) < DOUBLE_CLICK_MS) return;
     const seenDay = seen ? (typeof seen.day === 'string' ? seen.day : new Date(seen.day).toISOString().slice(0, 10)) : undefined;
     const unique = seenDay !== day ? 1 : 0;
     await repo.upsertSeen(trx, kind, e.record_id, e.visitor, at, day);
     const view = kind === 'v';
-    await repo.addCounts(trx, e.record_id, record.parent_id, {
+    await repo.addCounts(trx, e.record_id, parentId, {
       views: view ? 1 : 0,
       unique_views: view ? unique : 0,
       downloads: view ? 0 : 1,
@@ -70,9 +70,9 @@ export class StatsComponent {
     if (unique && this.d.index?.setUsage) {
       // Why: the views and downloads consumers run side by side; without one writer per parent at a
       // time, each would sum before the other's commit and the last to write would undo the other's count.
-      await trx.raw('SELECT pg_advisory_xact_lock(hashtext(?))', [`stats-usage:${record.parent_id}`]);
-      const [sum] = await trx('stats_counts').where({ parent_id: record.parent_id }).sum({ v: 'unique_views', d: 'unique_downloads' });
-      await this.d.index.setUsage(trx, record.parent_id, Number(sum?.v ?? 0), Number(sum?.d ?? 0));
+      await repo.lockKey(trx, `stats-usage:${parentId}`);
+      const sum = await repo.uniqueUsageOfParent(trx, parentId);
+      await this.d.index.setUsage(trx, parentId, sum.views, sum.downloads);
     }
   }
 

@@ -22,7 +22,7 @@
  *
  * One open request per requester: the row claimed in `access_requests` (partial unique index) and
  * the RPC create run in one transaction, so of concurrent asks exactly one creates a request.
- * Accepting takes effect in `access-request-effects.component.ts`.
+ * Accepting takes effect in `events/access-request-effects.ts`.
  *
  * When to use: the access-request routes only.
  */
@@ -30,10 +30,10 @@ import { createHash, createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { AppError, Errors, type FieldError, type Identity, type Knex, SYSTEM, withTransaction, writeOutbox } from '@rdm/platform';
 import * as ar from '../repo/access-requests.repo.js';
 import * as repo from '../repo/records.repo.js';
-import { ctxOf } from './access.component.js';
-import type { ParentRow, RecordRow } from './model.js';
-import type { RequestsPort, RequestView } from './ports.js';
-import type { RecordAccessCtx, RecordAction } from './records.policy.js';
+import { ctxOf } from '../domain/access.component.js';
+import type { ParentRow, RecordRow } from '../domain/model.js';
+import type { RequestsPort, RequestView } from '../domain/ports.js';
+import type { RecordAccessCtx, RecordAction } from '../domain/records.policy.js';
 
 /** How long a guest's verification link works (InvenioRDM: 6 hours). */
 export const GUEST_TOKEN_TTL_MS = 6 * 3600_000;
@@ -114,7 +114,7 @@ const identical = (requestId: string | null | undefined) =>
   Errors.badRequest(requestId ? `Identical access requests already exist: ${requestId}` : 'The access request is a duplicate');
 
 /** Creation of access requests and guest verification. */
-export class AccessRequestComponent {
+export class AccessRequestService {
   constructor(private readonly d: AccessRequestDeps) {}
 
   /** A published record and its parent: 404 unknown, 410 deleted. */

@@ -7,7 +7,7 @@
  *
  * - `accepted` `user-access-request` → a user grant on the record's parent (`payload.permission`,
  *   default `view`; an existing grant of that user is raised, never lowered), the parent and its
- *   search documents written together (as `grants.component.ts`), then
+ *   search documents written together (as `access/grants.service.ts`), then
  *   `rdm.records.access-request.granted` `{kind: "grant"}`.
  * - `accepted` `guest-access-request` → a secret link (`payload.permission`, expiring after
  *   `payload.secret_link_expiration` days, 0 = never; description "Requested by guest: <name>
@@ -29,13 +29,13 @@ import { parentIdOf } from '../repo/access.repo.js';
 import * as linksRepo from '../repo/access.repo.js';
 import * as ar from '../repo/access-requests.repo.js';
 import * as repo from '../repo/records.repo.js';
-import { type AccessLinksComponent, tokenHash } from './access-links.component.js';
-import type { StoredGrant } from './grants.component.js';
-import type { ParentRow } from './model.js';
-import type { SearchIndexPort } from './ports.js';
-import type { AccessLevel } from './records.policy.js';
-import type { RequestEventData } from './review-saga.component.js';
-import { parentDoc } from './serializers.js';
+import { type AccessLinksService, tokenHash } from '../access/access-links.service.js';
+import type { StoredGrant } from '../access/grants.service.js';
+import type { ParentRow } from '../domain/model.js';
+import type { SearchIndexPort } from '../domain/ports.js';
+import type { AccessLevel } from '../domain/records.policy.js';
+import type { RequestEventData } from './review-saga.js';
+import { parentDoc } from '../domain/serializers.js';
 
 /** The request types handled here. */
 export const ACCESS_REQUEST_TYPES = ['user-access-request', 'guest-access-request'] as const;
@@ -61,7 +61,7 @@ export const ACCESS_EFFECT_MESSAGES = {
 export interface AccessRequestEffectsDeps {
   index: SearchIndexPort;
   /** Renders links (and derives their tokens). */
-  links: Pick<AccessLinksComponent, 'render'>;
+  links: Pick<AccessLinksService, 'render'>;
   logger: MsgLogger;
 }
 
@@ -73,7 +73,7 @@ export function linkExpiry(days: unknown, now = new Date()): string | null {
 }
 
 /** Effects of access requests on records. */
-export class AccessRequestEffectsComponent {
+export class AccessRequestEffects {
   constructor(private readonly d: AccessRequestEffectsDeps) {}
 
   /** Handle one `rdm.requests.request.<verb>` event (other types are ignored). */

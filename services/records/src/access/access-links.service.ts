@@ -10,41 +10,28 @@
  * stops working at once. Bad, expired or revoked tokens are silently ignored (the caller stays
  * what it was), as in InvenioRDM.
  *
- * When to use: the access routes (CRUD, manage level only) and `withLinkToken` wherever a request
- * may carry a token (the HTTP middleware in `http/access.routes.ts`, files' `authorize`).
+ * When to use: the access routes (CRUD, manage level only); `withLinkToken` (domain/link-token.ts)
+ * wherever a request may carry a token.
  */
-import { createHash, createHmac, randomBytes, randomUUID } from 'node:crypto';
+import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { Errors, type FieldError, type Identity, type Knex, withTransaction } from '@rdm/platform';
 import * as repo from '../repo/access.repo.js';
 import type { AccessLinkRow } from '../repo/access.repo.js';
 import { getParent } from '../repo/records.repo.js';
-import { ctxOf } from './access.component.js';
-import type { ParentRow } from './model.js';
-import type { LinkGrant, LinkIdentity, RecordAccessCtx, RecordAction } from './records.policy.js';
+import { ctxOf } from '../domain/access.component.js';
+import { tokenHash, withLinkToken } from '../domain/link-token.js';
+import type { ParentRow } from '../domain/model.js';
+import type { RecordAccessCtx, RecordAction } from '../domain/records.policy.js';
+
+/** Re-exported for the link routes and effects (the resolution lives in domain/link-token.ts). */
+export { tokenHash, withLinkToken };
 
 /** The link levels. */
 export const LINK_PERMISSIONS = ['view', 'preview', 'edit'] as const;
-const MAX_TOKEN = 256;
 const MAX_DESCRIPTION = 1000;
 
 /** The 404 of an unknown link (InvenioRDM's message). */
 const linkNotFound = () => Errors.notFound('No secret link found with the given ID.');
-
-/** sha256 of a token (what the table stores). */
-export const tokenHash = (token: string): string => createHash('sha256').update(token).digest('base64url');
-
-/**
- * The identity with the live links of `token` added (`links`, `linkToken`), or `identity` itself
- * when there is no token or it names no live link.
- */
-export async function withLinkToken(db: Knex, identity: Identity, token: string | undefined): Promise<Identity> {
-  if (!token || token.length > MAX_TOKEN) return identity;
-  const found = await repo.liveLinkByHash(db, tokenHash(token));
-  if (!found) return identity;
-  const grant: LinkGrant = { parentId: found.parent_id, permission: found.permission };
-  const prior = (identity as LinkIdentity).links ?? [];
-  return { ...identity, linkToken: token, links: [...prior, grant] } as LinkIdentity;
-}
 
 /** Today at 00:00 UTC as `YYYY-MM-DD`. */
 const todayUtc = () => new Date().toISOString().slice(0, 10);
@@ -66,7 +53,7 @@ export interface AccessLinksDeps {
 }
 
 /** CRUD of secret links (manage level). */
-export class AccessLinksComponent {
+export class AccessLinksService {
   private readonly key: Buffer;
 
   constructor(private readonly d: AccessLinksDeps) {

@@ -4,28 +4,29 @@
  * `parent.review = {id, type, receiver, status}`.
  *
  * When to use: the `/draft/review` and `/draft/actions/submit-review` routes, `POST /api/records`
- * with `parent.review`, and the hooks that refuse publishing or deleting a draft under review.
+ * with `parent.review` (the lifecycle rules of a draft under review are review.component.ts).
  * The snapshot is written from RPC replies here and from `rdm.requests.request.*` events
  * (`applyStatus`, called by the request-status consumer); statuses only move forward
  * (created → submitted → closed), so a late reply never undoes a newer event. Cancelled and
- * deleted requests are unlinked. The publication on acceptance is review-saga.component.ts.
+ * deleted requests are unlinked. The publication on acceptance is events/review-saga.ts.
  */
 import { Errors, type FieldError, type Identity, type Knex, type MsgLogger, withTransaction } from '@rdm/platform';
 import * as repo from '../repo/records.repo.js';
 import * as reviewRepo from '../repo/review.repo.js';
-import { ctxOf } from './access.component.js';
-import { type ItemView, type LoadedDraft, loadDraft, type RecordsHooks } from './component.js';
-import { RecordErrors, REVIEW_MESSAGES } from './errors.js';
-import type { ParentRow, ReviewSnapshot, ReviewStatus } from './model.js';
-import type { CommunitiesPort, CommunitySummary, RequestsPort, RequestView, RpcIdentity, SearchIndexPort } from './ports.js';
-import type { RecordsService } from './records.service.js';
-import { draftStatus, parentDoc } from './serializers.js';
+import { ctxOf } from '../domain/access.component.js';
+import { type ItemView, type LoadedDraft, loadDraft } from '../domain/component.js';
+import { OPEN_REVIEW } from './review.component.js';
+import { RecordErrors, REVIEW_MESSAGES } from '../domain/errors.js';
+import type { ParentRow, ReviewSnapshot, ReviewStatus } from '../domain/model.js';
+import type { CommunitiesPort, CommunitySummary, RequestsPort, RequestView, RpcIdentity, SearchIndexPort } from '../domain/ports.js';
+import type { RecordsService } from '../domain/records.service.js';
+import { draftStatus, parentDoc } from '../domain/serializers.js';
 
 /** The only review type (RDM_RECORDS_REVIEWS). */
 export const REVIEW_TYPE = 'community-submission';
 
 const RANK: Record<ReviewStatus, number> = { created: 0, submitted: 1, accepted: 2, declined: 2, cancelled: 2, expired: 2 };
-const OPEN: ReviewStatus[] = ['submitted'];
+const OPEN = OPEN_REVIEW;
 
 /** Dependencies of the component. */
 export interface ReviewDeps {
@@ -41,35 +42,9 @@ export interface ReviewDeps {
 const rpcIdentity = (i: Identity): RpcIdentity => ({ sub: i.sub, roles: i.roles });
 const isObj = (v: unknown): v is Record<string, any> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** Review endpoints, snapshot maintenance and the lifecycle hooks. */
-export class ReviewComponent {
+/** Review endpoints and snapshot maintenance. */
+export class ReviewService {
   constructor(private readonly d: ReviewDeps) {}
-
-  /** Hooks for RecordsService: no direct publish or deletion while the review is open. */
-  hooks(): RecordsHooks {
-    return {
-      beforePublish: (parent) => {
-        if (parent.review && (parent.review.status === 'created' || OPEN.includes(parent.review.status))) {
-          throw Errors.badRequest(REVIEW_MESSAGES.publishOpen);
-        }
-      },
-      beforeDeleteDraft: (parent) => {
-        if (parent.review && OPEN.includes(parent.review.status)) throw Errors.badRequest(REVIEW_MESSAGES.deleteOpen);
-      },
-      afterDeleteDraft: async (parent) => {
-        // A `created` review goes with its draft (the system deletes it; the draft is gone).
-        if (parent.review?.status === 'created') await this.deleteRequestQuietly(parent.review.id);
-      },
-    };
-  }
-
-  private async deleteRequestQuietly(id: string): Promise<void> {
-    try {
-      await this.d.requests.delete(id, { sub: 'system', roles: ['system'] });
-    } catch (err) {
-      this.d.logger.warn({ err, request: id }, 'could not delete the review request');
-    }
-  }
 
   /** The draft `id` with its parent (404/410 otherwise). */
   private load(id: string): Promise<LoadedDraft> {

@@ -29,12 +29,12 @@
 import { AppError, type EventEnvelope, type FieldError, type Knex, type MsgLogger, writeOutbox } from '@rdm/platform';
 import * as repo from '../repo/records.repo.js';
 import * as reviewRepo from '../repo/review.repo.js';
-import { ctxOf } from './access.component.js';
-import { SAGA_MESSAGES } from './errors.js';
-import type { ParentCommunities, ParentRow } from './model.js';
-import type { CommunitiesPort, CommunitySummary, EntityRef, SearchIndexPort } from './ports.js';
-import type { RecordsService } from './records.service.js';
-import { parentDoc } from './serializers.js';
+import { ctxOf } from '../domain/access.component.js';
+import { SAGA_MESSAGES } from '../domain/errors.js';
+import type { ParentCommunities, ParentRow } from '../domain/model.js';
+import type { CommunitiesPort, CommunitySummary, EntityRef, SearchIndexPort } from '../domain/ports.js';
+import type { RecordsService } from '../domain/records.service.js';
+import { parentDoc } from '../domain/serializers.js';
 
 /** Data of `rdm.requests.request.<verb>` events. */
 export interface RequestEventData {
@@ -80,7 +80,7 @@ export function withCommunity(
 }
 
 /** Effects of accepted requests on records. */
-export class ReviewSagaComponent {
+export class ReviewSaga {
   constructor(private readonly d: ReviewSagaDeps) {}
 
   /** Handle one `rdm.requests.request.accepted` event inside the consumer's transaction. */
@@ -170,7 +170,7 @@ export class ReviewSagaComponent {
     if (community.visibility === 'restricted' && draft.access?.record !== 'restricted') throw new Refusal(SAGA_MESSAGES.restricted);
     const record = hasRecord ? await repo.getRecord(trx, draftId) : undefined;
     // Every check first; the idempotent files lock comes last, once nothing else can refuse.
-    const frozen = await this.d.records.checkPublishable(draft, record, { lock: true }).catch(ReviewSagaComponent.asRefusal);
+    const frozen = await this.d.records.checkPublishable(draft, record, { lock: true }).catch(ReviewSaga.asRefusal);
     const isFirst = !found.parent.latest_id;
     const { event } = await trx
       .transaction((sp) =>
@@ -186,7 +186,7 @@ export class ReviewSagaComponent {
           }),
         }),
       )
-      .catch(ReviewSagaComponent.asRefusal);
+      .catch(ReviewSaga.asRefusal);
     await reviewRepo.settleEffect(trx, requestId, 'published', { eventId: event.id });
   }
 

@@ -69,7 +69,7 @@ export function parseReport(body: unknown): Record<string, string> {
 }
 
 /** Accepts and stores abuse reports. */
-export class AbuseComponent {
+export class AbuseService {
   constructor(private readonly d: { db: Knex }) {}
 
   /** POST /api/records/{id}/report-abuse: 404 for an unknown or unpublished id, 410 deleted. */

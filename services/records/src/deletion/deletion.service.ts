@@ -30,8 +30,8 @@ import {
 } from '@rdm/platform';
 import * as del from '../repo/deletion.repo.js';
 import * as repo from '../repo/records.repo.js';
-import { recordDoc } from './builders.js';
-import type { SearchIndexPort, VocabulariesPort } from './ports.js';
+import { recordDoc } from '../domain/builders.js';
+import type { SearchIndexPort, VocabulariesPort } from '../domain/ports.js';
 
 /** What the component needs. */
 export interface DeletionDeps {
@@ -102,7 +102,7 @@ export function tombstoneBody(t: del.TombstoneRow): Record<string, unknown> {
 }
 
 /** Administrators' deletion and restore of published records. */
-export class DeletionComponent {
+export class DeletionService {
   constructor(private readonly d: DeletionDeps) {}
 
   /** The error a read of deleted record `id` answers: 410 with the tombstone, 404 when it is hidden. */

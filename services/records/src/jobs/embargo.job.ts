@@ -14,11 +14,12 @@
  * call `runOnce`.
  */
 import { type Knex, type MsgLogger, withTransaction, writeOutbox } from '@rdm/platform';
+import * as embargoRepo from '../repo/embargo.repo.js';
 import { getParent } from '../repo/records.repo.js';
-import { accessStatus } from './access.js';
-import { recordDoc } from './builders.js';
-import type { RecordRow } from './model.js';
-import type { SearchIndexPort } from './ports.js';
+import { accessStatus } from '../domain/access.js';
+import { recordDoc } from '../domain/builders.js';
+import type { RecordRow } from '../domain/model.js';
+import type { SearchIndexPort } from '../domain/ports.js';
 
 /** Subject of the lift event. */
 export const EMBARGO_LIFTED = 'rdm.records.record.embargo-lifted';
@@ -49,14 +50,9 @@ export class EmbargoLifter {
   /** One transaction: claim up to BATCH expired records (skipping those another runner holds) and lift them. */
   private batch(today: string, now: Date): Promise<number> {
     return withTransaction(this.d.db, async (trx) => {
-      const r = await trx.raw<{ rows: RecordRow[] }>(
-        `SELECT * FROM records
-          WHERE deletion_status = 'P' AND (access->'embargo'->>'active') = 'true' AND (access->'embargo'->>'until') <= ?
-          ORDER BY id LIMIT ${BATCH} FOR UPDATE SKIP LOCKED`,
-        [today],
-      );
-      for (const record of r.rows) await this.lift(trx, record, now);
-      return r.rows.length;
+      const rows = await embargoRepo.claimExpired(trx, today, BATCH);
+      for (const record of rows) await this.lift(trx, record, now);
+      return rows.length;
     });
   }
 
@@ -68,18 +64,10 @@ export class EmbargoLifter {
       files: 'public' as const,
       embargo: { ...record.access.embargo, active: false },
     };
-    const u = await trx.raw<{ rows: { revision_id: number }[] }>(
-      'UPDATE records SET access = ?::jsonb, updated = ?, revision_id = revision_id + 1 WHERE id = ? RETURNING revision_id',
-      [JSON.stringify(access), now, record.id],
-    );
-    const row: RecordRow = { ...record, access, updated: now, revision_id: Number(u.rows[0]!.revision_id) };
+    const revision = await embargoRepo.setRecordAccess(trx, record.id, access, now);
+    const row: RecordRow = { ...record, access, updated: now, revision_id: revision };
     // An edit draft of the record would otherwise publish the expired embargo back (and fail validation).
-    await trx.raw(
-      `UPDATE drafts SET access = jsonb_set(jsonb_set(jsonb_set(access, '{embargo,active}', 'false'), '{record}', '"public"'), '{files}', '"public"'),
-         revision_id = revision_id + 1
-        WHERE id = ? AND (access->'embargo'->>'active') = 'true' AND (access->'embargo'->>'until') <= ?`,
-      [record.id, now.toISOString().slice(0, 10)],
-    );
+    await embargoRepo.liftDraftEmbargo(trx, record.id, now.toISOString().slice(0, 10));
     const parent = await getParent(trx, record.parent_id);
     if (parent) await this.d.index.index(trx, { kind: 'record', row, doc: recordDoc(row, parent) });
     const status = accessStatus(access, row.files?.enabled !== false);

@@ -15,9 +15,9 @@
  */
 import { Errors, type Identity, isAdmin, isSystem, type Knex, withTransaction } from '@rdm/platform';
 import * as repo from '../repo/records.repo.js';
-import type { CommunitiesComponent } from './communities.component.js';
-import { INCLUSION_MESSAGES } from './errors.js';
-import { type CommunitiesPort, CURATOR_ROLES } from './ports.js';
+import type { RecordCommunitiesService } from './record-communities.service.js';
+import { INCLUSION_MESSAGES } from '../domain/errors.js';
+import { type CommunitiesPort, CURATOR_ROLES } from '../domain/ports.js';
 
 /** Most records handled by one call (InvenioRDM's `max_number`). */
 export const MAX_RECORDS_PER_CALL = 10;
@@ -26,7 +26,7 @@ export const MAX_RECORDS_PER_CALL = 10;
 export interface CommunityRecordsDeps {
   db: Knex;
   communities: CommunitiesPort;
-  inclusions: CommunitiesComponent;
+  inclusions: RecordCommunitiesService;
 }
 
 /** One refused record. */
@@ -56,7 +56,7 @@ export function parseRecordIds(body: unknown): string[] {
 }
 
 /** Removal of records by the community side. */
-export class CommunityRecordsComponent {
+export class CommunityRecordsService {
   constructor(private readonly d: CommunityRecordsDeps) {}
 
   /** DELETE /api/communities/<id or slug>/records: `{}` or `{errors}` (200); 403 non-curators; 404/410 for the community. */

@@ -1,10 +1,10 @@
 import { AppError } from '@rdm/platform';
 import { describe, expect, it } from 'vitest';
 import { CommunitiesComponent } from './communities.component.js';
-import { parseRecordIds } from './community-records.component.js';
-import type { PublishCheck } from './component.js';
-import type { DraftRow } from './model.js';
-import type { CommunitiesPort, ExtensionValidation } from './ports.js';
+import { parseRecordIds } from './community-records.service.js';
+import type { PublishCheck } from '../domain/component.js';
+import type { DraftRow } from '../domain/model.js';
+import type { CommunitiesPort, ExtensionValidation } from '../domain/ports.js';
 
 /** A communities port whose `validateExtension` answers from a table (404 for unknown schemas). */
 class FakeExtensions implements Pick<CommunitiesPort, 'validateExtension'> {
@@ -22,17 +22,12 @@ const check = (metadata: Record<string, unknown>): PublishCheck => ({
   draft: { id: 'd', metadata } as unknown as DraftRow,
   record: undefined,
   errors: { metadata: [], files: [], pids: [], communities: [] },
+  lock: false,
+  frozen: { count: 0, total_bytes: 0, entries: {} },
 });
 
 function sut(port: FakeExtensions) {
-  return new CommunitiesComponent({
-    db: {} as never,
-    records: {} as never,
-    index: {} as never,
-    requests: {} as never,
-    communities: port as unknown as CommunitiesPort,
-    logger: console,
-  });
+  return new CommunitiesComponent({ communities: port as unknown as CommunitiesPort });
 }
 
 describe(CommunitiesComponent.name, () => {
@@ -42,29 +37,29 @@ describe(CommunitiesComponent.name, () => {
   it('should not ask the communities service when the draft names no extension schema', async () => {
     const c = check({ title: 't', community_extension: { 'x:depth': 1 } });
     const calls = port.calls.length;
-    await sut(port).checkExtension(c);
+    await sut(port).checkPublish(c);
     expect(port.calls.length).toBe(calls);
     expect(c.errors.communities).toEqual([]);
   });
 
   it('should validate the extension (an absent one as {}) and keep the reply errors as publish field errors', async () => {
     const valid = check({ community_extension_schema: 'ok' });
-    await sut(port).checkExtension(valid);
+    await sut(port).checkPublish(valid);
     expect(port.calls.at(-1)).toEqual({ schemaId: 'ok', extension: {} });
     expect(valid.errors.communities).toEqual([]);
     const invalid = check({ community_extension_schema: 'bad', community_extension: { 'x:depth': -1 } });
-    await sut(port).checkExtension(invalid);
+    await sut(port).checkPublish(invalid);
     expect(invalid.errors.communities).toEqual([bad]);
   });
 
   it('should turn an unknown schema (404) into an error on metadata.community_extension_schema, and rethrow other failures', async () => {
     const unknown = check({ community_extension_schema: 'nope' });
-    await sut(port).checkExtension(unknown);
+    await sut(port).checkPublish(unknown);
     expect(unknown.errors.communities).toEqual([
       { field: 'metadata.community_extension_schema', messages: ['Unknown community schema extension.'] },
     ]);
     const down = { validateExtension: async () => Promise.reject(new AppError('service_unavailable', 503, 'Service unavailable.')) };
-    await expect(sut(down as unknown as FakeExtensions).checkExtension(check({ community_extension_schema: 'ok' }))).rejects.toThrow(
+    await expect(sut(down as unknown as FakeExtensions).checkPublish(check({ community_extension_schema: 'ok' }))).rejects.toThrow(
       'Service unavailable.',
     );
   });
