@@ -6,7 +6,7 @@
  */
 import { AppError } from '@rdm/platform';
 import type { CommunityRole } from '../model.js';
-import type { GuardContext, RequestType } from './registry.js';
+import type { GuardContext, RequestType } from './request-type.js';
 
 const MANAGERS: CommunityRole[] = ['owner', 'manager'];
 const CURATORS: CommunityRole[] = ['owner', 'manager', 'curator'];
