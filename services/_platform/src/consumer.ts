@@ -36,6 +36,9 @@
  *   messages still waiting in the client's buffer.
  * - Reconnects are handled by the client; if the consumer or stream disappears (server store
  *   lost), the loop re-creates the consumer and continues.
+ *
+ * `consumerWorker(opts)` wraps one consumer as a runService `Worker` started after listen (the
+ * workers of `serviceMain`); `serviceMain`'s `consumers` takes handles already running.
  */
 import { AckPolicy, DeliverPolicy, type JetStreamClient, type JetStreamManager, type JsMsg } from '@nats-io/jetstream';
 import { headers as natsHeaders, nanos } from '@nats-io/nats-core';
@@ -45,6 +48,7 @@ import { isConnectionError } from './errors.js';
 import type { EventEnvelope } from './events.js';
 import type { MsgLogger } from './nats.js';
 import { ensureStream, isStreamNotFound } from './outbox.js';
+import type { Worker } from './service.js';
 
 /** Name of the stream keeping dead letters (`rdm.dlq.>`). */
 export const DLQ_STREAM = 'DLQ';
@@ -414,6 +418,23 @@ export function runConsumer<T = Record<string, unknown>>(opts: RunConsumerOption
       }
       wakeRetry?.();
       await Promise.race([done, sleep(5000)]);
+    },
+  };
+}
+
+/** A consumer run as a background `Worker`: `runConsumer(opts)` on start, stopped on stop; `ready` once it pulls. */
+export function consumerWorker<T = Record<string, unknown>>(opts: RunConsumerOptions<T>): Worker & { readonly ready: Promise<void> } {
+  let handle: ConsumerHandle | undefined;
+  return {
+    name: `consumer:${opts.durable}`,
+    start() {
+      handle = runConsumer<T>(opts);
+    },
+    async stop() {
+      await handle?.stop();
+    },
+    get ready() {
+      return handle?.ready ?? Promise.resolve();
     },
   };
 }

@@ -83,3 +83,19 @@ export class Health {
     ctx.body = { status: r.ready ? 'ready' : 'unavailable', checks: r.checks };
   }
 }
+
+/**
+ * Report the search engine as the degraded check `search` (nothing without an engine): `/readyz`
+ * shows its outage, but searches alone answer 503 meanwhile and the service stays in rotation
+ * (writes go on; the indexers catch up when it is back).
+ */
+export function addSearchHealth(health: Health, engine: { readonly kind: string; ping(): Promise<boolean> } | undefined): void {
+  if (!engine) return;
+  health.add(
+    'search',
+    async () => {
+      if (!(await engine.ping())) throw new Error(`${engine.kind} unreachable`);
+    },
+    { degraded: true },
+  );
+}

@@ -6,6 +6,7 @@
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { connect, type Socket } from 'node:net';
+import { bodyParts, writeAll } from './testing/raw-http.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BODY_TIMEOUT_MESSAGE, createBoundedServer, DEFAULT_HTTP_SERVER_BOUNDS, type HttpServerBounds } from './http-bounds.js';
 
@@ -287,19 +288,6 @@ async function startEarly(bounds: HttpServerBounds, o: { close?: boolean; readFi
   return { port: addr.port };
 }
 
-/** Until `socket` can take more (or closed); both listeners removed either way. */
-function drained(socket: Socket): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      socket.off('drain', done);
-      socket.off('close', done);
-      resolve();
-    };
-    socket.once('drain', done);
-    socket.once('close', done);
-  });
-}
-
 /** Send a head and `size` body bytes without waiting for the answer (honouring back-pressure), then `then`. */
 async function keepSending(port: number, size: number, then = ''): Promise<{ c: ReturnType<typeof client>; sent: number; error?: string }> {
   const c = client(port, true);
@@ -307,20 +295,10 @@ async function keepSending(port: number, size: number, then = ''): Promise<{ c: 
   c.socket.on('error', (e: NodeJS.ErrnoException) => {
     error = e.code ?? e.message;
   });
-  const write = async (b: Buffer | string) => {
-    if (c.socket.destroyed) return false;
-    if (!c.socket.write(b)) await drained(c.socket);
-    return !c.socket.destroyed;
-  };
   let sent = 0;
-  await write(HEAD(size));
-  const chunk = Buffer.alloc(256 * 1024, 'c');
-  while (sent < size) {
-    const part = chunk.subarray(0, Math.min(chunk.length, size - sent));
-    if (!(await write(part))) break;
-    sent += part.length;
-  }
-  if (then) await write(then);
+  await writeAll(c.socket, [HEAD(size), ...bodyParts(size, { chunkBytes: 256 * 1024, fill: 0x63 }), ...(then ? [then] : [])], (n) => {
+    sent += n;
+  });
   // Done sending: the connection may close once the server is done too.
   c.socket.end();
   return { c, sent, error };

@@ -4,6 +4,7 @@
  * the NATS connection.
  */
 import {
+  addSearchHealth,
   addStandardHealth,
   createHttpApp,
   type Knex,
@@ -93,18 +94,7 @@ export function createApp(deps: AppDeps): CommunitiesApp {
   const extensions = new ExtensionsService(db, communities);
   addStandardHealth(health, { db, nc: deps.nc });
   health.add('storage', () => storage.check());
-  // Why degraded: /readyz reports the search engine, but its outage must not take writes out of
-  // rotation (searches answer 503 meanwhile; the indexer catches up when it is back).
-  const engine = deps.search?.engine ?? deps.memberSearch?.engine;
-  if (engine) {
-    health.add(
-      'search',
-      async () => {
-        if (!(await engine.ping())) throw new Error(`${engine.kind} unreachable`);
-      },
-      { degraded: true },
-    );
-  }
+  addSearchHealth(health, deps.search?.engine ?? deps.memberSearch?.engine);
   mountRouter(app, openapiRouter());
   mountRouter(app, extensionsRouter({ extensions, links }));
   mountRouter(app, membersRouter({ members, links }));

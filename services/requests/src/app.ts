@@ -3,7 +3,7 @@
  * main.ts also hands to the RPC server, the consumers and the expiry job. Health: database, NATS
  * and (when given) the search engine, as `degraded` only.
  */
-import { addStandardHealth, createHttpApp, type Knex, type Logger, mountRouter, type NatsHandle } from '@rdm/platform';
+import { addSearchHealth, addStandardHealth, createHttpApp, type Knex, type Logger, mountRouter, type NatsHandle } from '@rdm/platform';
 import type { RequestsConfig } from './config.js';
 import { ActionsService } from './domain/actions.service.js';
 import { CommentsService } from './domain/comments.service.js';
@@ -58,17 +58,7 @@ export function createApp(deps: AppDeps): RequestsApp {
     },
     search: deps.search,
   });
-  // Why degraded: a search engine outage answers 503 on searches only; writes go on (the indexer catches up).
-  if (deps.search) {
-    const engine = deps.search.engine;
-    health.add(
-      'search',
-      async () => {
-        if (!(await engine.ping())) throw new Error(`${engine.kind} unreachable`);
-      },
-      { degraded: true },
-    );
-  }
+  addSearchHealth(health, deps.search?.engine);
   const waiter = new EffectWaiter({ nc: deps.nc, db: deps.db, subjects: effectSubjects(), logger: deps.logger });
   const actions = new ActionsService(requests, waiter);
   const comments = new CommentsService(requests);

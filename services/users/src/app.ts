@@ -3,7 +3,7 @@
  * identity checking, health checks on the database (and NATS when given; the search engine, as
  * `degraded` only, when the users service has an index), and the user routes.
  */
-import { addStandardHealth, createHttpApp, type Knex, type Logger, mountRouter, type NatsHandle } from '@rdm/platform';
+import { addSearchHealth, addStandardHealth, createHttpApp, type Knex, type Logger, mountRouter, type NatsHandle } from '@rdm/platform';
 import type { UsersConfig } from './config.js';
 import { UsersService } from './domain/users.service.js';
 import { openapiRouter } from './http/openapi.js';
@@ -24,17 +24,8 @@ export function createApp(deps: AppDeps): ReturnType<typeof createHttpApp> {
   const { app, health } = createHttpApp({ name: 'users', logger: deps.logger, identitySecret: deps.config.IDENTITY_SECRET });
   addStandardHealth(health, { db: deps.db, nc: deps.nc });
   const users = deps.users ?? new UsersService(deps.db);
-  // Why degraded: a search engine outage answers 503 on the user search only; reads by id and RPCs go on.
-  const engine = users.index?.engine;
-  if (engine) {
-    health.add(
-      'search',
-      async () => {
-        if (!(await engine.ping())) throw new Error(`${engine.kind} unreachable`);
-      },
-      { degraded: true },
-    );
-  }
+  // A search engine outage answers 503 on the user search only; reads by id and RPCs go on.
+  addSearchHealth(health, users.index?.engine);
   mountRouter(app, openapiRouter());
   mountRouter(app, usersRouter({ users, baseUrl: deps.config.PUBLIC_BASE_URL }));
   return { app, health };

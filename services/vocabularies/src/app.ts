@@ -1,5 +1,5 @@
 /** The koa app of the vocabularies service (no listen: main.ts and supertest tests wrap it); health: database, NATS, search engine. */
-import { addStandardHealth, createHttpApp, type Knex, type Logger, mountRouter, type NatsHandle } from '@rdm/platform';
+import { addSearchHealth, addStandardHealth, createHttpApp, type Knex, type Logger, mountRouter, type NatsHandle } from '@rdm/platform';
 import type { Config } from './config.js';
 import { EntryCache } from './domain/entry-cache.js';
 import { VocabulariesService } from './domain/vocabularies.service.js';
@@ -29,18 +29,8 @@ export function createApp(deps: AppDeps) {
     typesTtlMs: deps.config.ENTRY_CACHE_TTL_MS,
     search: deps.search,
   });
-  // Why degraded: /readyz reports the search engine, but its outage must not take reads and writes
-  // out of rotation (searches of the large vocabularies answer 503 meanwhile; the indexer catches up).
-  const engine = deps.search?.engine;
-  if (engine) {
-    health.add(
-      'search',
-      async () => {
-        if (!(await engine.ping())) throw new Error(`${engine.kind} unreachable`);
-      },
-      { degraded: true },
-    );
-  }
+  // A search engine outage answers 503 on the searches of the large vocabularies only.
+  addSearchHealth(health, deps.search?.engine);
   mountRouter(app, vocabulariesRouter(service));
   return { app, health, service };
 }

@@ -285,6 +285,17 @@ export {
   startBothEngines,
   startEsCompatProxy,
 } from './search-engines.js';
+export {
+  bodyParts,
+  drained,
+  MB,
+  parseResponses,
+  type RawExchange,
+  type RawResponse,
+  rawExchange,
+  requestHead,
+  writeAll,
+} from './raw-http.js';
 
 // ---------------------------------------------------------------- identities in tests
 

@@ -6,11 +6,18 @@
  * keeps compiled validators in a bounded cache keyed by schema id (ids never change content,
  * so entries never go stale).
  */
-import { randomUUID } from 'node:crypto';
 import { Errors, type FieldError, type Identity, type Knex, withTransaction } from '@rdm/platform';
 import type { ValidateFunction } from 'ajv';
 import ajv04Module from 'ajv-draft-04';
-import type { CommunityRow } from '../repo/communities.repo.js';
+import {
+  type ExtensionRow,
+  extensionById,
+  extensionSchema,
+  insertExtensionVersion,
+  latestExtensionBySlug,
+  listLatestExtensions,
+  type ScopedExtensionRow,
+} from '../repo/extensions.repo.js';
 import { roleOf } from '../repo/members.repo.js';
 import { isSuperuser } from './communities.policy.js';
 import type { CommunitiesService } from './communities.service.js';
@@ -20,19 +27,6 @@ import { CommunityErrors } from './errors.js';
 type Ajv04Class = (typeof ajv04Module)['default'];
 // Why: ajv-draft-04 is CommonJS; under ESM its default import is `module.exports`, the class sits on `.default`.
 const Ajv04 = ((ajv04Module as unknown as { default?: Ajv04Class }).default ?? ajv04Module) as Ajv04Class;
-
-/** A stored extension version. */
-export interface ExtensionRow {
-  id: string;
-  community_id: string;
-  version: number;
-  section: string;
-  json_schema: Record<string, unknown>;
-  created: Date;
-}
-
-/** An extension row with what the read permission of its community needs. */
-type ScopedRow = ExtensionRow & { community_visibility: string; community_access: CommunityRow['access'] };
 
 /** Largest number of compiled validators kept. */
 const CACHE_MAX = 500;
@@ -60,16 +54,10 @@ export class ExtensionsService {
     const errors = this.checkSchema(schema);
     if (errors.length) throw Errors.validation(errors, 'Invalid JSON Schema (draft-04).');
     const section = typeof schema.title === 'string' && schema.title.trim() ? schema.title.trim() : c.row.title;
-    return withTransaction(this.db, async (trx) => {
-      // Why the lock: two registrations at once must get distinct version numbers.
-      await trx('communities').where({ id: c.row.id }).forUpdate().first('id');
-      const last = await trx('schema_extensions').where({ community_id: c.row.id }).max({ v: 'version' }).first();
-      const version = Number((last as { v: number | null } | undefined)?.v ?? 0) + 1;
-      const [row] = await trx('schema_extensions')
-        .insert({ id: randomUUID(), community_id: c.row.id, version, section, json_schema: JSON.stringify(schema) })
-        .returning('*');
-      return { ...(row as ExtensionRow), slug: c.row.slug };
-    });
+    return withTransaction(this.db, async (trx) => ({
+      ...(await insertExtensionVersion(trx, c.row.id, section, schema)),
+      slug: c.row.slug,
+    }));
   }
 
   /** Meta-validate a draft-04 document and make sure it compiles. */
@@ -99,7 +87,7 @@ export class ExtensionsService {
    * answers an unknown slug or id (404): the extension routes must not reveal that a restricted
    * community exists.
    */
-  private async readable(identity: Identity, row: ScopedRow): Promise<boolean> {
+  private async readable(identity: Identity, row: ScopedExtensionRow): Promise<boolean> {
     const role = identity.sub ? await roleOf(this.db, row.community_id, identity.sub) : null;
     const community = { visibility: row.community_visibility, access: row.community_access };
     return this.communities.policy.can('read', identity, { community, role });
@@ -110,29 +98,10 @@ export class ExtensionsService {
    * `{community_id, community_schema_version, community_slug, schema_id, section}`.
    */
   async list(identity: Identity): Promise<Record<string, unknown>[]> {
-    const q = this.db('schema_extensions as s')
-      .join('communities as c', 'c.id', 's.community_id')
-      .where('c.deletion_status', 'P')
-      .whereRaw('s.version = (SELECT max(version) FROM schema_extensions x WHERE x.community_id = s.community_id)')
-      .orderBy('c.slug')
-      .select('s.id', 's.community_id', 's.version', 's.section', 'c.slug');
-    // Why in SQL: restricted communities are listed only to their members (read permission), as
-    // the communities search does; administrators and the system read everything.
-    if (!isSuperuser(identity)) {
-      q.where((w) => {
-        w.where('c.visibility', 'public');
-        if (identity.sub) {
-          w.orWhereExists((m) =>
-            m
-              .from('members as m')
-              .whereRaw('m.community_id = c.id')
-              .where({ 'm.member_type': 'user', 'm.member_id': identity.sub, 'm.active': true }),
-          );
-        }
-      });
-    }
-    const rows = await q;
-    return rows.map((r: { id: string; community_id: string; version: number; section: string; slug: string }) => ({
+    // Why filtered in SQL: restricted communities are listed only to their members (read
+    // permission), as the communities search does; administrators and the system read everything.
+    const rows = await listLatestExtensions(this.db, isSuperuser(identity) ? null : { userId: identity.sub });
+    return rows.map((r) => ({
       community_id: r.community_id,
       community_schema_version: r.version,
       community_slug: r.slug,
@@ -143,12 +112,7 @@ export class ExtensionsService {
 
   /** Latest schema of a community by slug (404 when none, or when the caller may not read the community). */
   async latest(identity: Identity, slug: string): Promise<ExtensionRow> {
-    const row = await this.db('schema_extensions as s')
-      .join('communities as c', 'c.id', 's.community_id')
-      .where('c.slug', slug.toLowerCase())
-      .where('c.deletion_status', 'P')
-      .orderBy('s.version', 'desc')
-      .first<ScopedRow | undefined>('s.*', 'c.visibility as community_visibility', 'c.access as community_access');
+    const row = await latestExtensionBySlug(this.db, slug);
     if (!row || !(await this.readable(identity, row))) throw CommunityErrors.schemaNotFound();
     const { community_visibility: _v, community_access: _a, ...ext } = row;
     return ext;
@@ -157,11 +121,7 @@ export class ExtensionsService {
   /** One version by schema id (404 when unknown, its community deleted, or not readable by the caller). */
   async get(identity: Identity, schemaId: string): Promise<ExtensionRow> {
     if (!isUuid(schemaId)) throw CommunityErrors.schemaNotFound();
-    const row = await this.db('schema_extensions as s')
-      .join('communities as c', 'c.id', 's.community_id')
-      .where('s.id', schemaId.toLowerCase())
-      .where('c.deletion_status', 'P')
-      .first<ScopedRow | undefined>('s.*', 'c.visibility as community_visibility', 'c.access as community_access');
+    const row = await extensionById(this.db, schemaId);
     if (!row || !(await this.readable(identity, row))) throw CommunityErrors.schemaNotFound();
     const { community_visibility: _v, community_access: _a, ...ext } = row;
     return ext;
@@ -169,23 +129,20 @@ export class ExtensionsService {
 
   /** Compiled validator of a schema id (cached, LRU-bounded). */
   private async validator(schemaId: string): Promise<{ fn: ValidateFunction; slug: string }> {
-    const row = await this.db('schema_extensions as s')
-      .join('communities as c', 'c.id', 's.community_id')
-      .where('s.id', isUuid(schemaId) ? schemaId.toLowerCase() : '00000000-0000-0000-0000-000000000000')
-      .first('s.json_schema', 'c.slug');
+    const row = await extensionSchema(this.db, isUuid(schemaId) ? schemaId.toLowerCase() : '00000000-0000-0000-0000-000000000000');
     if (!row) throw CommunityErrors.schemaNotFound();
     let fn: ValidateFunction | undefined = this.cache.get(schemaId);
     if (fn) {
       this.cache.delete(schemaId);
     } else {
-      const schema = { ...(row.json_schema as Record<string, unknown>) };
+      const schema = { ...row.json_schema };
       schema.$id = undefined;
       schema.id = undefined;
       fn = this.ajv.compile(schema) as ValidateFunction;
     }
     this.cache.set(schemaId, fn);
     if (this.cache.size > CACHE_MAX) this.cache.delete(this.cache.keys().next().value as string);
-    return { fn, slug: row.slug as string };
+    return { fn, slug: row.slug };
   }
 
   /**

@@ -340,29 +340,16 @@ export async function searchRequests(
 }
 
 /** A member-list row as the search index needs it (either table), with the SQL name sort key and microsecond timestamps. */
-export interface MemberIndexRow {
-  id: string;
+export type MemberIndexRow = Omit<MemberRow, 'role' | 'request_expires_at' | 'created' | 'updated'> & {
   /** `members` (active or pending) or `archived` (archived_requests). */
   source: 'members' | 'archived';
-  community_id: string;
-  member_type: string;
-  member_id: string;
+  /** The role as stored (an archived request's too). */
   role: string;
-  visible: boolean;
-  active: boolean;
-  name: string;
-  username: string | null;
-  email: string | null;
-  affiliations: string;
-  request_id: string | null;
-  request_type: string | null;
-  request_status: string | null;
-  revision_id: number;
   /** `created` in UTC with the database's microseconds (`…T12:00:00.123456Z`). */
   created_ts: string;
   /** The name sort key of `order()`, computed by PostgreSQL itself. */
   sort_name: string;
-}
+};
 
 function indexQuery(db: Knex | Knex.Transaction, table: 'members' | 'archived_requests') {
   return db(table)

@@ -4,7 +4,7 @@
  * asked three times: init, upload, commit; issue 14, fewest round trips per deposit).
  *
  * When to use: wrap the authorizer in bootstrap.ts (`FILES_GRANT_CACHE_MS`, 0 = off); writes to
- * an existing entry pass `reuse` (FilesService.authorizeWrite).
+ * an existing entry pass `reuse` (FilesAccess.authorizeWrite, files.access.ts).
  *
  * What may come from memory: only an `update` grant on a draft's files (`scope: draft`), without
  * a secret-link token, that records gave this same identity (sub and roles) for this draft

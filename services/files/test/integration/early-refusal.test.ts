@@ -9,13 +9,12 @@
  */
 import { once } from 'node:events';
 import type { Server } from 'node:http';
-import net, { type AddressInfo, type Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { createBoundedServer, DEFAULT_HTTP_SERVER_BOUNDS } from '@rdm/platform';
-import { gatewayFront } from '@rdm/platform/testing';
+import { bodyParts, gatewayFront, MB, rawExchange } from '@rdm/platform/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, type Harness, identityHeader, makeEngine, SECRET } from './support.js';
 
-const MB = 1024 * 1024;
 const TRIES = 10;
 const OWNER = 'user-owner';
 const REC = 'early-00001';
@@ -60,69 +59,24 @@ interface Outcome {
  * honouring back-pressure, never waiting for the answer; then a GET of the file list. Resolves
  * once both answers came or the connection closed.
  */
-function exchange(head: string, size: number, chunked: boolean): Promise<Outcome> {
-  return new Promise((resolve) => {
-    const socket = net.connect({ port, host: '127.0.0.1' });
-    const out: Outcome = { sent: 0 };
-    let received = '';
-    let done = false;
-    const statuses = () => [...received.matchAll(/HTTP\/1\.1 (\d{3})/g)].map((m) => Number(m[1]));
-    const finish = () => {
-      if (done) return;
-      done = true;
-      clearTimeout(timer);
-      const [first, next] = statuses();
-      out.status = first;
-      out.next = next;
-      const m = /\r\n\r\n(\{[^\r]*?\})(?:HTTP|$)/.exec(received);
-      out.body = m ? JSON.parse(m[1]) : undefined;
-      socket.destroy();
-      resolve(out);
-    };
-    const timer = setTimeout(finish, 10_000);
-    socket.on('data', (c: Buffer) => {
-      received += c.toString('latin1');
-      if (statuses().length >= 2 && received.endsWith('}')) finish();
-    });
-    socket.on('error', (e: NodeJS.ErrnoException) => {
-      out.socketError = e.code ?? e.message;
-    });
-    socket.on('close', finish);
-    void (async () => {
-      const write = async (b: Buffer | string) => {
-        if (socket.destroyed) return false;
-        if (!socket.write(b)) await drained(socket);
-        return !socket.destroyed;
-      };
-      await write(head);
-      const chunk = Buffer.alloc(MB, 0x61);
-      for (let left = size; left > 0; left -= MB) {
-        const part = left >= MB ? chunk : chunk.subarray(0, left);
-        if (!(await write(chunked ? Buffer.concat([Buffer.from(`${part.length.toString(16)}\r\n`), part, Buffer.from('\r\n')]) : part)))
-          return;
-        out.sent += part.length;
-      }
-      if (chunked && !(await write('0\r\n\r\n'))) return;
-      const id = identityHeader(OWNER);
-      const auth = Object.entries(id)
-        .map(([k, v]) => `${k}: ${v}\r\n`)
-        .join('');
-      await write(`GET /api/records/${REC}/draft/files HTTP/1.1\r\nHost: x\r\n${auth}\r\n`);
-    })();
+async function exchange(head: string, size: number, chunked: boolean): Promise<Outcome> {
+  const auth = Object.entries(identityHeader(OWNER))
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join('');
+  const next = `GET /api/records/${REC}/draft/files HTTP/1.1\r\nHost: x\r\n${auth}\r\n`;
+  const x = await rawExchange({ host: '127.0.0.1', port }, [head, ...bodyParts(size, { chunked }), next], {
+    expect: 2,
+    afterAnswers: 'destroy',
+    timeoutMs: 10_000,
   });
-}
-
-/** Until `socket` can take more (or closed); both listeners removed either way. */
-function drained(socket: Socket): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      socket.off('drain', done);
-      socket.off('close', done);
-      resolve();
-    };
-    socket.once('drain', done);
-    socket.once('close', done);
-  });
+  const [first, second] = x.responses;
+  let body: unknown;
+  try {
+    body = first ? JSON.parse(first.body) : undefined;
+  } catch {
+    body = undefined;
+  }
+  return { status: first?.status, body, socketError: x.socketError, sent: x.sent, next: second?.status };
 }
 
 const headOf = (path: string, o: { user?: string | null; type?: string; length?: number }) => {

@@ -5,8 +5,8 @@
  * get each answer promptly, and the next request on the same connection must be answered too.
  */
 import http from 'node:http';
-import net from 'node:net';
 import { createLogger, loadConfig } from '@rdm/platform';
+import { bodyParts, MB, rawExchange, requestHead } from '@rdm/platform/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
 import { configProperties } from '../../src/config.js';
@@ -45,125 +45,25 @@ afterAll(async () => {
   for (const s of Object.values(stubs ?? {})) await s.close();
 });
 
-/** One parsed HTTP/1.1 response. */
-interface RawResponse {
-  status: number;
-  headers: Record<string, string>;
-  body: string;
-}
-
-/** Parse as many complete responses as `buf` holds (Content-Length or chunked framing). */
-function parseResponses(buf: Buffer): { responses: RawResponse[]; rest: Buffer } {
-  const responses: RawResponse[] = [];
-  let at = 0;
-  for (;;) {
-    const end = buf.indexOf('\r\n\r\n', at);
-    if (end < 0) break;
-    const [statusLine, ...lines] = buf.subarray(at, end).toString('latin1').split('\r\n');
-    const headers: Record<string, string> = {};
-    for (const l of lines) {
-      const i = l.indexOf(':');
-      headers[l.slice(0, i).trim().toLowerCase()] = l.slice(i + 1).trim();
-    }
-    let bodyStart = end + 4;
-    let body: Buffer;
-    if (headers['transfer-encoding'] === 'chunked') {
-      const parts: Buffer[] = [];
-      let p = bodyStart;
-      let complete = false;
-      for (;;) {
-        const le = buf.indexOf('\r\n', p);
-        if (le < 0) break;
-        const size = Number.parseInt(buf.subarray(p, le).toString('latin1'), 16);
-        if (buf.length < le + 2 + size + 2) break;
-        if (size === 0) {
-          p = le + 4;
-          complete = true;
-          break;
-        }
-        parts.push(buf.subarray(le + 2, le + 2 + size));
-        p = le + 2 + size + 2;
-      }
-      if (!complete) break;
-      body = Buffer.concat(parts);
-      bodyStart = p;
-    } else {
-      const len = Number(headers['content-length'] ?? 0);
-      if (buf.length < bodyStart + len) break;
-      body = buf.subarray(bodyStart, bodyStart + len);
-      bodyStart += len;
-    }
-    responses.push({ status: Number(statusLine.split(' ')[1]), headers, body: body.toString('utf8') });
-    at = bodyStart;
-  }
-  return { responses, rest: buf.subarray(at) };
-}
-
 /**
  * On ONE raw keep-alive connection, write every request in full (honouring back-pressure,
  * reading nothing in between, as a client that sends before it reads), then collect `expect`
  * responses. Resolves with what arrived when the connection closes early.
  */
-function exchange(
-  target: { host: string; port: number },
-  requests: (string | Buffer)[][],
-  expectCount: number,
-): Promise<{ responses: RawResponse[]; closed: boolean; writeError?: string }> {
-  return new Promise((resolve) => {
-    const socket = net.connect(target.port, target.host);
-    let buf = Buffer.alloc(0);
-    const responses: RawResponse[] = [];
-    let writeError: string | undefined;
-    let settled = false;
-    const finish = (closed: boolean) => {
-      if (settled) return;
-      settled = true;
-      socket.destroy();
-      resolve({ responses, closed, writeError });
-    };
-    socket.on('data', (c: Buffer) => {
-      const parsed = parseResponses(Buffer.concat([buf, c]));
-      buf = parsed.rest;
-      responses.push(...parsed.responses);
-      if (responses.length >= expectCount) finish(false);
-    });
-    socket.on('error', (e: NodeJS.ErrnoException) => {
-      writeError = e.code ?? e.message;
-    });
-    socket.on('close', () => finish(true));
-    void (async () => {
-      for (const parts of requests) {
-        for (const p of parts) {
-          if (socket.destroyed) return;
-          if (!socket.write(p)) await new Promise((r) => socket.once('drain', r).once('close', r));
-        }
-      }
-    })();
-  });
-}
-
-const MB = 1024 * 1024;
+const exchange = (target: { host: string; port: number }, requests: (string | Buffer)[][], expect: number) =>
+  rawExchange(target, requests.flat(), { expect, afterAnswers: 'destroy' });
 
 /** Request head with a Content-Length, then its body in 1 MiB chunks. */
-function withBody(method: string, path: string, type: string, size: number, host: string): (string | Buffer)[] {
-  const chunks: (string | Buffer)[] = [
-    `${method} ${path} HTTP/1.1\r\nHost: ${host}\r\nContent-Type: ${type}\r\nContent-Length: ${size}\r\n\r\n`,
-  ];
-  const chunk = Buffer.alloc(MB, 0x61);
-  for (let sent = 0; sent < size; sent += MB) chunks.push(sent + MB <= size ? chunk : chunk.subarray(0, size - sent));
-  return chunks;
-}
+const withBody = (method: string, path: string, type: string, size: number, host: string): (string | Buffer)[] => [
+  requestHead(method, path, host, size, { 'Content-Type': type }),
+  ...bodyParts(size),
+];
 
 /** A chunked request of `size` bytes. */
-function chunked(method: string, path: string, type: string, size: number, host: string): (string | Buffer)[] {
-  const parts: (string | Buffer)[] = [
-    `${method} ${path} HTTP/1.1\r\nHost: ${host}\r\nContent-Type: ${type}\r\nTransfer-Encoding: chunked\r\n\r\n`,
-  ];
-  const chunk = Buffer.concat([Buffer.from(`${MB.toString(16)}\r\n`), Buffer.alloc(MB, 0x62), Buffer.from('\r\n')]);
-  for (let sent = 0; sent < size; sent += MB) parts.push(chunk);
-  parts.push('0\r\n\r\n');
-  return parts;
-}
+const chunked = (method: string, path: string, type: string, size: number, host: string): (string | Buffer)[] => [
+  requestHead(method, path, host, 'chunked', { 'Content-Type': type }),
+  ...bodyParts(size, { fill: 0x62, chunked: true }),
+];
 
 const get = (path: string, host: string): string[] => [`GET ${path} HTTP/1.1\r\nHost: ${host}\r\n\r\n`];
 

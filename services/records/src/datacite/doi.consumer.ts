@@ -13,7 +13,7 @@
  * answer a retry cannot fix (422 invalid metadata, 400) is logged and kept on the pid row
  * (`sync_error`); the next change of the DOI tries again.
  */
-import { type ConsumerHandle, type Knex, type Logger, type NatsHandle, runConsumer } from '@rdm/platform';
+import { consumerWorker, type Knex, type Logger, type NatsHandle } from '@rdm/platform';
 import { DataCiteError } from './client.js';
 import type { DoiSync } from './doi-sync.js';
 
@@ -55,33 +55,20 @@ export function dataciteWorkers(o: DataCiteWorkerOptions) {
       o.logger.error({ err, doi, subject }, 'DataCite refused the DOI; kept as sync_error until its next change');
     }
   };
-  const worker = (durable: string, subject: string, doiOf: (trx: Knex.Transaction, data: any) => Promise<string | undefined>) => {
-    let handle: ConsumerHandle | undefined;
-    return {
-      name: `consumer:${durable}`,
-      start() {
-        handle = runConsumer<Record<string, any>>({
-          db: o.db,
-          js: o.nats.js,
-          jsm: o.nats.jsm,
-          stream: 'RECORDS',
-          durable,
-          filterSubject: subject,
-          logger: o.logger,
-          service: 'records',
-          maxDeliver: o.maxDeliver ?? 2000,
-          backoffMs: o.backoffMs ?? [1000, 5000, 15000, 30000, 60000],
-          handler: async (trx, e) => run(trx, await doiOf(trx, e.data), subject),
-        });
-      },
-      get ready() {
-        return handle?.ready ?? Promise.resolve();
-      },
-      async stop() {
-        await handle?.stop();
-      },
-    };
-  };
+  const worker = (durable: string, subject: string, doiOf: (trx: Knex.Transaction, data: any) => Promise<string | undefined>) =>
+    consumerWorker<Record<string, any>>({
+      db: o.db,
+      js: o.nats.js,
+      jsm: o.nats.jsm,
+      stream: 'RECORDS',
+      durable,
+      filterSubject: subject,
+      logger: o.logger,
+      service: 'records',
+      maxDeliver: o.maxDeliver ?? 2000,
+      backoffMs: o.backoffMs ?? [1000, 5000, 15000, 30000, 60000],
+      handler: async (trx, e) => run(trx, await doiOf(trx, e.data), subject),
+    });
   return [
     worker(DATACITE_DURABLES.changed, 'rdm.records.doi.changed', async (_t, d) => d.doi),
     worker(DATACITE_DURABLES.deleted, 'rdm.records.record.deleted', (t, d) => o.sync.doiOfRecord(t, d.id)),

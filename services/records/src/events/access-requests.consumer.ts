@@ -10,7 +10,7 @@
  *   transaction back and the message is redelivered with growing delays for hours; `mailed_at`
  *   and the inbox row make a redelivery send nothing twice.
  */
-import { type ConsumerHandle, type Knex, type Logger, type NatsHandle, runConsumer } from '@rdm/platform';
+import { consumerWorker, type Knex, type Logger, type NatsHandle } from '@rdm/platform';
 import type { AccessLinksService } from '../access/access-links.service.js';
 import { accessTokenOf } from '../access/access-request.service.js';
 import type { AccessRequestEffects } from './access-request-effects.js';
@@ -43,88 +43,67 @@ export interface AccessRequestWorkersOptions {
   backoffMs?: number[];
 }
 
-function worker(name: string, start: () => ConsumerHandle) {
-  let handle: ConsumerHandle | undefined;
-  return {
-    name: `consumer:${name}`,
-    start() {
-      handle = start();
-    },
-    async stop() {
-      await handle?.stop();
-    },
-    /** Resolves once the consumer pulls messages. */
-    get ready() {
-      return handle?.ready ?? Promise.resolve();
-    },
-  };
-}
-
 const titleOf = async (db: Knex.Transaction, recordId: string) => String((await getRecord(db, recordId))?.metadata?.title ?? recordId);
 
 /** The two background workers (for runService). */
 export function accessRequestWorkers(o: AccessRequestWorkersOptions) {
   const common = { db: o.db, js: o.nats.js, jsm: o.nats.jsm, logger: o.logger, service: 'records' };
   return [
-    worker(ACCESS_REQUESTS_DURABLE, () =>
-      runConsumer<RequestEventData>({
-        ...common,
-        stream: 'REQUESTS',
-        durable: ACCESS_REQUESTS_DURABLE,
-        filterSubject: 'rdm.requests.request.*',
-        maxDeliver: o.maxDeliver,
-        backoffMs: o.backoffMs,
-        handler: (trx, e) => o.effects.onRequestEvent(trx, e),
-      }),
-    ),
-    worker(ACCESS_MAILER_DURABLE, () =>
-      runConsumer<Record<string, string | null>>({
-        ...common,
-        stream: 'RECORDS',
-        durable: ACCESS_MAILER_DURABLE,
-        filterSubject: 'rdm.records.access-request.>',
-        maxDeliver: o.maxDeliver ?? 2000,
-        backoffMs: o.backoffMs ?? [1000, 5000, 15000, 30000, 60000],
-        handler: async (trx, e) => {
-          if (e.type === 'rdm.records.access-request.verification-requested') {
-            const t = await ar.getToken(trx, String(e.data.token_id));
-            if (!t || t.mailed_at) return;
-            await o.sender.send(
-              verificationMail({
-                from: o.from,
-                baseUrl: o.baseUrl,
-                tokenId: t.id,
-                recordId: t.record_id,
-                title: await titleOf(trx, t.record_id),
-                email: t.email,
-                fullName: t.full_name,
-                token: accessTokenOf(o.secret, t),
-              }),
-            );
-            await ar.markTokenMailed(trx, t.id);
-          } else if (e.type === 'rdm.records.access-request.granted' && e.data.kind === 'link') {
-            const requestId = String(e.data.request_id);
-            const row = await ar.byRequestId(trx, requestId, true);
-            if (!row?.email || row.mailed_at || !row.link_id) return;
-            const link = await getLink(trx, row.parent_id, row.link_id);
-            // Revoked before the mail left: nothing to send.
-            if (!link) return;
-            await o.sender.send(
-              linkGrantedMail({
-                from: o.from,
-                baseUrl: o.baseUrl,
-                requestId,
-                recordId: row.record_id,
-                title: await titleOf(trx, row.record_id),
-                email: row.email,
-                token: String(o.links.render(link).token),
-                expiresAt: link.expires_at,
-              }),
-            );
-            await ar.markRequestMailed(trx, requestId);
-          }
-        },
-      }),
-    ),
+    consumerWorker<RequestEventData>({
+      ...common,
+      stream: 'REQUESTS',
+      durable: ACCESS_REQUESTS_DURABLE,
+      filterSubject: 'rdm.requests.request.*',
+      maxDeliver: o.maxDeliver,
+      backoffMs: o.backoffMs,
+      handler: (trx, e) => o.effects.onRequestEvent(trx, e),
+    }),
+    consumerWorker<Record<string, string | null>>({
+      ...common,
+      stream: 'RECORDS',
+      durable: ACCESS_MAILER_DURABLE,
+      filterSubject: 'rdm.records.access-request.>',
+      maxDeliver: o.maxDeliver ?? 2000,
+      backoffMs: o.backoffMs ?? [1000, 5000, 15000, 30000, 60000],
+      handler: async (trx, e) => {
+        if (e.type === 'rdm.records.access-request.verification-requested') {
+          const t = await ar.getToken(trx, String(e.data.token_id));
+          if (!t || t.mailed_at) return;
+          await o.sender.send(
+            verificationMail({
+              from: o.from,
+              baseUrl: o.baseUrl,
+              tokenId: t.id,
+              recordId: t.record_id,
+              title: await titleOf(trx, t.record_id),
+              email: t.email,
+              fullName: t.full_name,
+              token: accessTokenOf(o.secret, t),
+            }),
+          );
+          await ar.markTokenMailed(trx, t.id);
+        } else if (e.type === 'rdm.records.access-request.granted' && e.data.kind === 'link') {
+          const requestId = String(e.data.request_id);
+          const row = await ar.byRequestId(trx, requestId, true);
+          if (!row?.email || row.mailed_at || !row.link_id) return;
+          const link = await getLink(trx, row.parent_id, row.link_id);
+          // Revoked before the mail left: nothing to send.
+          if (!link) return;
+          await o.sender.send(
+            linkGrantedMail({
+              from: o.from,
+              baseUrl: o.baseUrl,
+              requestId,
+              recordId: row.record_id,
+              title: await titleOf(trx, row.record_id),
+              email: row.email,
+              token: String(o.links.render(link).token),
+              expiresAt: link.expires_at,
+            }),
+          );
+          await ar.markRequestMailed(trx, requestId);
+        }
+      },
+    }),
   ];
 }

@@ -4,7 +4,7 @@
  * show the draft's files without waiting for the next draft write. Draft reads never depend on
  * it (they ask the files service live). Edit drafts are skipped: their bucket is locked.
  */
-import { type ConsumerHandle, type Knex, type Logger, type NatsHandle, runConsumer } from '@rdm/platform';
+import { consumerWorker, type Knex, type Logger, type NatsHandle } from '@rdm/platform';
 import type { RecordsService } from '../domain/records.service.js';
 
 /** Data of rdm.files.file.committed. */
@@ -20,28 +20,15 @@ export const FILES_COMMITTED_DURABLE = 'records-files-committed';
 
 /** A background worker running the consumer (for runService). */
 export function filesCommittedWorker(opts: { db: Knex; nats: NatsHandle; service: RecordsService; logger: Logger }) {
-  let handle: ConsumerHandle | undefined;
-  return {
-    name: `consumer:${FILES_COMMITTED_DURABLE}`,
-    start() {
-      handle = runConsumer<FileCommitted>({
-        db: opts.db,
-        js: opts.nats.js,
-        jsm: opts.nats.jsm,
-        stream: 'FILES',
-        durable: FILES_COMMITTED_DURABLE,
-        filterSubject: 'rdm.files.file.committed',
-        logger: opts.logger,
-        service: 'records',
-        handler: (trx, e) => opts.service.refreshDraftFiles(trx, e.data.bucket_id),
-      });
-    },
-    async stop() {
-      await handle?.stop();
-    },
-    /** Resolves once the consumer pulls messages. */
-    get ready() {
-      return handle?.ready ?? Promise.resolve();
-    },
-  };
+  return consumerWorker<FileCommitted>({
+    db: opts.db,
+    js: opts.nats.js,
+    jsm: opts.nats.jsm,
+    stream: 'FILES',
+    durable: FILES_COMMITTED_DURABLE,
+    filterSubject: 'rdm.files.file.committed',
+    logger: opts.logger,
+    service: 'records',
+    handler: (trx, e) => opts.service.refreshDraftFiles(trx, e.data.bucket_id),
+  });
 }

@@ -10,7 +10,7 @@
  * inbox row makes a redelivery a no-op: the mail is sent once (a crash between the SMTP answer
  * and the commit is the only window for a second copy, which then carries the same Message-ID).
  */
-import { type ConsumerHandle, type Knex, type Logger, type NatsHandle, runConsumer } from '@rdm/platform';
+import { consumerWorker, type Knex, type Logger, type NatsHandle } from '@rdm/platform';
 import { ABUSE_TYPES } from '../abuse/abuse.service.js';
 import { abuseMail, type MailSender } from '../mail/mailer.js';
 import * as abuse from '../repo/abuse.repo.js';
@@ -35,34 +35,25 @@ export interface MailerOptions {
 
 /** A background worker running the consumer (for runService). */
 export function mailerWorker(o: MailerOptions) {
-  let handle: ConsumerHandle | undefined;
-  return {
-    name: `consumer:${MAILER_DURABLE}`,
-    start() {
-      handle = runConsumer<{ report_id: string }>({
-        db: o.db,
-        js: o.nats.js,
-        jsm: o.nats.jsm,
-        stream: 'RECORDS',
-        durable: MAILER_DURABLE,
-        filterSubject: 'rdm.records.abuse.reported',
-        logger: o.logger,
-        service: 'records',
-        maxDeliver: 2000,
-        backoffMs: o.backoffMs ?? [1000, 5000, 15000, 30000, 60000],
-        handler: async (trx, e) => {
-          const report = await abuse.getReport(trx, e.data.report_id);
-          if (!report || report.mailed_at) return;
-          const label = ABUSE_TYPES[report.abuse_type] ?? report.abuse_type;
-          const extra = o.recipientsOf ? await o.recipientsOf(report.record_id) : [];
-          const to = [...new Set([...o.to, ...extra])];
-          await o.sender.send(abuseMail(report, { from: o.from, to, baseUrl: o.baseUrl, typeLabel: label }));
-          await abuse.markMailed(trx, report.id);
-        },
-      });
+  return consumerWorker<{ report_id: string }>({
+    db: o.db,
+    js: o.nats.js,
+    jsm: o.nats.jsm,
+    stream: 'RECORDS',
+    durable: MAILER_DURABLE,
+    filterSubject: 'rdm.records.abuse.reported',
+    logger: o.logger,
+    service: 'records',
+    maxDeliver: 2000,
+    backoffMs: o.backoffMs ?? [1000, 5000, 15000, 30000, 60000],
+    handler: async (trx, e) => {
+      const report = await abuse.getReport(trx, e.data.report_id);
+      if (!report || report.mailed_at) return;
+      const label = ABUSE_TYPES[report.abuse_type] ?? report.abuse_type;
+      const extra = o.recipientsOf ? await o.recipientsOf(report.record_id) : [];
+      const to = [...new Set([...o.to, ...extra])];
+      await o.sender.send(abuseMail(report, { from: o.from, to, baseUrl: o.baseUrl, typeLabel: label }));
+      await abuse.markMailed(trx, report.id);
     },
-    async stop() {
-      await handle?.stop();
-    },
-  };
+  });
 }

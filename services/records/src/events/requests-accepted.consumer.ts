@@ -9,7 +9,7 @@
  *   its community-submission request — submitted, declined, expired; cancelled and deleted
  *   unlink it (review/review.service.ts `applyStatus`). `accepted` is left to the consumer above.
  */
-import { type ConsumerHandle, type Knex, type Logger, type NatsHandle, runConsumer } from '@rdm/platform';
+import { consumerWorker, type Knex, type Logger, type NatsHandle } from '@rdm/platform';
 import type { ReviewStatus } from '../domain/model.js';
 import type { ReviewService } from '../review/review.service.js';
 import type { RequestEventData, ReviewSaga } from './review-saga.js';
@@ -41,23 +41,6 @@ export interface RequestConsumersOptions {
   backoffMs?: number[];
 }
 
-function worker(name: string, start: () => ConsumerHandle) {
-  let handle: ConsumerHandle | undefined;
-  return {
-    name: `consumer:${name}`,
-    start() {
-      handle = start();
-    },
-    async stop() {
-      await handle?.stop();
-    },
-    /** Resolves once the consumer pulls messages. */
-    get ready() {
-      return handle?.ready ?? Promise.resolve();
-    },
-  };
-}
-
 /** The two background workers (for runService). */
 export function requestConsumerWorkers(o: RequestConsumersOptions) {
   const common = {
@@ -71,25 +54,21 @@ export function requestConsumerWorkers(o: RequestConsumersOptions) {
     backoffMs: o.backoffMs,
   };
   return [
-    worker(REQUEST_ACCEPTED_DURABLE, () =>
-      runConsumer<RequestEventData>({
-        ...common,
-        durable: REQUEST_ACCEPTED_DURABLE,
-        filterSubject: 'rdm.requests.request.accepted',
-        handler: (trx, e) => o.saga.onAccepted(trx, e),
-      }),
-    ),
-    worker(REQUEST_STATUS_DURABLE, () =>
-      runConsumer<RequestEventData>({
-        ...common,
-        durable: REQUEST_STATUS_DURABLE,
-        filterSubject: 'rdm.requests.request.*',
-        handler: async (trx, e) => {
-          const status = STATUS_OF[e.type];
-          if (!status || e.data?.type !== 'community-submission' || typeof e.data.id !== 'string') return;
-          await o.review.applyStatus(trx, e.data.id, status);
-        },
-      }),
-    ),
+    consumerWorker<RequestEventData>({
+      ...common,
+      durable: REQUEST_ACCEPTED_DURABLE,
+      filterSubject: 'rdm.requests.request.accepted',
+      handler: (trx, e) => o.saga.onAccepted(trx, e),
+    }),
+    consumerWorker<RequestEventData>({
+      ...common,
+      durable: REQUEST_STATUS_DURABLE,
+      filterSubject: 'rdm.requests.request.*',
+      handler: async (trx, e) => {
+        const status = STATUS_OF[e.type];
+        if (!status || e.data?.type !== 'community-submission' || typeof e.data.id !== 'string') return;
+        await o.review.applyStatus(trx, e.data.id, status);
+      },
+    }),
   ];
 }

@@ -5,7 +5,7 @@
  *
  * When to use: started by main.ts with the other workers.
  */
-import { type ConsumerHandle, type Knex, type Logger, type NatsHandle, runConsumer } from '@rdm/platform';
+import { consumerWorker, type Knex, type Logger, type NatsHandle } from '@rdm/platform';
 import type { StatsService, UsageEvent } from '../stats/stats.service.js';
 
 /** Durable names. */
@@ -13,26 +13,17 @@ export const STATS_DURABLES = { v: 'records-stats-views', d: 'records-stats-down
 
 /** Two background workers (views, downloads). */
 export function statsWorkers(o: { db: Knex; nats: NatsHandle; stats: StatsService; logger: Logger }) {
-  return (['v', 'd'] as const).map((kind) => {
-    let handle: ConsumerHandle | undefined;
-    return {
-      name: `consumer:${STATS_DURABLES[kind]}`,
-      start() {
-        handle = runConsumer<UsageEvent>({
-          db: o.db,
-          js: o.nats.js,
-          jsm: o.nats.jsm,
-          stream: 'STATS',
-          durable: STATS_DURABLES[kind],
-          filterSubject: kind === 'v' ? 'rdm.stats.record.viewed' : 'rdm.stats.file.downloaded',
-          logger: o.logger,
-          service: 'records',
-          handler: (trx, e) => o.stats.apply(trx, kind, e.data),
-        });
-      },
-      async stop() {
-        await handle?.stop();
-      },
-    };
-  });
+  return (['v', 'd'] as const).map((kind) =>
+    consumerWorker<UsageEvent>({
+      db: o.db,
+      js: o.nats.js,
+      jsm: o.nats.jsm,
+      stream: 'STATS',
+      durable: STATS_DURABLES[kind],
+      filterSubject: kind === 'v' ? 'rdm.stats.record.viewed' : 'rdm.stats.file.downloaded',
+      logger: o.logger,
+      service: 'records',
+      handler: (trx, e) => o.stats.apply(trx, kind, e.data),
+    }),
+  );
 }

@@ -23,7 +23,8 @@ import type { ActionName, RequestRow } from './model.js';
 import { callerRef, mayRunAction } from './policy.js';
 import { type RequestVerb, writeRequestEvent } from './request-events.js';
 import type { RequestsService } from './requests.service.js';
-import { type GuardContext, type RequestType, requestType } from './types/registry.js';
+import { requestType } from './types/registry.js';
+import type { GuardContext, RequestType } from './types/request-type.js';
 
 const VERBS: Record<ActionName, RequestVerb> = {
   submit: 'submitted',

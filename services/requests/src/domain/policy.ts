@@ -7,7 +7,7 @@
 import { type Identity, isAdmin, isSystem } from '@rdm/platform';
 import type { ActionName, CommunityRole, EventRow, Ref, RequestRow } from './model.js';
 import { isClosedStatus } from './model.js';
-import type { RequestType } from './types/registry.js';
+import type { RequestType } from './types/request-type.js';
 
 /** The caller's roles by community id (only the communities that matter for the request). */
 export type RoleMap = Record<string, CommunityRole>;

@@ -52,7 +52,8 @@ import { isClosedStatus, parseRef, type Ref, type RequestRow, REF_TYPES, SHOWN_S
 import { callerRef, canDelete, canRead, canUpdate } from './policy.js';
 import type { CommunitiesPort } from './ports.js';
 import { type RequestChangeKind, writeRequestEvent } from './request-events.js';
-import { contextCommunityId, type RequestType, requestType, requestTypes, typeLabel } from './types/registry.js';
+import { contextCommunityId, requestType, requestTypes, typeLabel } from './types/registry.js';
+import type { RequestType } from './types/request-type.js';
 
 /** Sorts of request lists. */
 export const REQUEST_SORTS = ['bestmatch', 'newest', 'oldest', 'newestactivity', 'oldestactivity'] as const;

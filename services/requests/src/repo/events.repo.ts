@@ -3,7 +3,7 @@
  * insertion (`seq`); replies point at a top-level event with `parent_id`.
  */
 import { type Knex, prepared } from '@rdm/platform';
-import type { EventRow, Ref } from '../domain/model.js';
+import type { EventRow } from '../domain/model.js';
 
 const COLUMNS =
   'id::text AS id, request_id::text AS request_id, type, created_by, payload, parent_id::text AS parent_id, created, updated, revision_id, seq';
@@ -15,14 +15,7 @@ interface Row extends Omit<EventRow, 'seq'> {
 const toEvent = (r: Row): EventRow => ({ ...r, seq: Number(r.seq) });
 
 /** A new event. */
-export interface NewEvent {
-  id: string;
-  request_id: string;
-  type: 'C' | 'L';
-  created_by: Ref;
-  payload: Record<string, unknown>;
-  parent_id: string | null;
-}
+export type NewEvent = Pick<EventRow, 'id' | 'request_id' | 'type' | 'created_by' | 'payload' | 'parent_id'>;
 
 /** Insert an event; returns it. */
 export async function insertEvent(trx: Knex, e: NewEvent): Promise<EventRow> {

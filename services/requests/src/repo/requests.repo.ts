@@ -89,19 +89,10 @@ function searchVector(db: Knex, title: string, description: string | null, numbe
 }
 
 /** A new request to insert. */
-export interface NewRequest {
-  id: string;
-  type: string;
-  status: Status;
-  title: string;
-  description: string | null;
-  payload: Record<string, unknown> | null;
-  created_by: Ref;
-  receiver: Ref;
-  topic: Ref | null;
-  expires_at: Date | null;
-  key: string | null;
-}
+export type NewRequest = Pick<
+  RequestRow,
+  'id' | 'type' | 'status' | 'title' | 'description' | 'payload' | 'created_by' | 'receiver' | 'topic' | 'expires_at'
+> & { key: string | null };
 
 /** Insert a request with the next global number; returns it, or undefined when `key` already exists. */
 export async function insertRequest(trx: Knex, r: NewRequest): Promise<RequestRow | undefined> {

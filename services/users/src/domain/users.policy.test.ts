@@ -1,6 +1,6 @@
 import { ANONYMOUS, SYSTEM } from '@rdm/platform';
 import { describe, expect, it } from 'vitest';
-import { aUser } from './test-fixtures.js';
+import { aUser } from '../../test/support/builders.js';
 import { isExposed, listScope, usersPolicy } from './users.policy.js';
 
 const other = { sub: '99', roles: [] };

@@ -1,6 +1,6 @@
 import { ANONYMOUS } from '@rdm/platform';
 import { describe, expect, it } from 'vitest';
-import { aUser } from '../domain/test-fixtures.js';
+import { aUser } from '../../test/support/builders.js';
 import { serializeUser } from './user.serializer.js';
 
 const BASE = 'https://127.0.0.1:5000';

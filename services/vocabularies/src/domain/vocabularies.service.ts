@@ -28,17 +28,20 @@ import {
   type Aggregation,
 } from '@rdm/platform';
 import {
+  AWARD_FUNDER_ID,
+  allTypes,
   bumpTypeRevision,
   countEntries,
   deleteEntry,
   entryState,
+  filterByFunders,
   getEntries,
   getEntry,
   listTypes,
   lockType,
+  nameIdByIdentifier,
   searchEntries,
   termsAgg,
-  pgTextArray,
   upsertEntries,
 } from '../repo/vocabularies.repo.js';
 import { type EntryRow, toRowInput } from './documents.js';
@@ -118,7 +121,7 @@ export class VocabulariesService {
   }
 
   private async loadTypes(): Promise<Map<string, TypeInfo>> {
-    const rows: TypeInfo[] = await this.d.db('vocabulary_types').select('id', 'pid_type', 'is_custom');
+    const rows: TypeInfo[] = await allTypes(this.d.db);
     return new Map(rows.map((r) => [r.id, r]));
   }
 
@@ -213,10 +216,8 @@ export class VocabulariesService {
       });
       if (kind === 'awards') {
         // The funders facet is a post filter: its counts ignore the selected funders.
-        buckets = await termsAgg(this.d.db, search, "e.extra->'funder'->>'id'");
-        if (funders.length > 0) {
-          search.where.push({ sql: `e.extra->'funder'->>'id' = ANY(?::text[])`, bindings: [pgTextArray(funders)] });
-        }
+        buckets = await termsAgg(this.d.db, search, AWARD_FUNDER_ID);
+        if (funders.length > 0) filterByFunders(search, funders);
       }
       ({ rows, total } = await searchEntries(this.d.db, search));
     }
@@ -301,14 +302,9 @@ export class VocabulariesService {
   /** `GET /api/names/<scheme>/<value>`: the name whose identifiers hold (scheme, value). */
   async resolveName(identity: Identity, scheme: string, value: string): Promise<Record<string, unknown>> {
     policy.require('read_names', identity);
-    const row = await this.d.db
-      .select(this.d.db.raw('e.id'))
-      .from('entries as e')
-      .where('e.type', 'names')
-      .whereRaw('e.identifiers @> ?::jsonb', [JSON.stringify([{ scheme: scheme.toLowerCase(), identifier: value }])])
-      .first();
-    if (!row) throw PID_MISSING();
-    const entry = await this.cachedEntry('names', (row as { id: string }).id);
+    const nameId = await nameIdByIdentifier(this.d.db, scheme.toLowerCase(), value);
+    if (!nameId) throw PID_MISSING();
+    const entry = await this.cachedEntry('names', nameId);
     if (!entry) throw PID_MISSING();
     return JSON.parse(entry.body.toString('utf8')) as Record<string, unknown>;
   }

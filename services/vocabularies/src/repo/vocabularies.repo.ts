@@ -46,6 +46,11 @@ export async function allTypeIds(db: Db): Promise<string[]> {
   return rows.map((r) => r.id);
 }
 
+/** Every vocabulary type with its pid type and whether it is custom (small table). */
+export async function allTypes(db: Db): Promise<{ id: string; pid_type: string; is_custom: boolean }[]> {
+  return db('vocabulary_types').select('id', 'pid_type', 'is_custom');
+}
+
 /** Page of vocabulary types whose id contains `q` (case-insensitive), with entry counts and the total. */
 export async function listTypes(
   db: Db,
@@ -235,6 +240,25 @@ export async function getEntries(db: Db, items: { type: string; id: string }[]):
     [pgTextArray(items.map((i) => i.type)), pgTextArray(items.map((i) => i.id))],
   );
   return res.rows as EntryRow[];
+}
+
+/** Id of the `names` entry whose identifiers hold (scheme, value), or undefined. */
+export async function nameIdByIdentifier(db: Db, scheme: string, value: string): Promise<string | undefined> {
+  const row = await db
+    .select(db.raw('e.id'))
+    .from('entries as e')
+    .where('e.type', 'names')
+    .whereRaw('e.identifiers @> ?::jsonb', [JSON.stringify([{ scheme, identifier: value }])])
+    .first();
+  return (row as { id: string } | undefined)?.id;
+}
+
+/** The funder id of an award entry (alias `e`), the key of awards' `funders` facet. */
+export const AWARD_FUNDER_ID = "e.extra->'funder'->>'id'";
+
+/** Keep the awards of these funders only (a post filter: added after the facet is counted). */
+export function filterByFunders(s: Pick<EntrySearch, 'where'>, funders: string[]): void {
+  s.where.push({ sql: `${AWARD_FUNDER_ID} = ANY(?::text[])`, bindings: [pgTextArray(funders)] });
 }
 
 /** A compiled search: WHERE fragment (with `?` bindings) over alias `e`, and ORDER BY. */

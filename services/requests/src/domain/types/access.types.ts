@@ -16,7 +16,7 @@
  * Decline, cancel and expire follow the other types (no effect in records but the bookkeeping of
  * open requests, which follows `rdm.requests.request.*`).
  */
-import type { RequestType } from './registry.js';
+import type { RequestType } from './request-type.js';
 
 /** Subject of records' event confirming an accepted access request (grant or link created). */
 export const ACCESS_GRANTED_SUBJECT = 'rdm.records.access-request.granted';

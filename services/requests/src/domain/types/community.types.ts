@@ -6,11 +6,23 @@
  */
 import { AppError } from '@rdm/platform';
 import type { CommunityRole } from '../model.js';
-import type { GuardContext, RequestType } from './registry.js';
+import type { GuardContext, RequestType } from './request-type.js';
 
 const MANAGERS: CommunityRole[] = ['owner', 'manager'];
 const CURATORS: CommunityRole[] = ['owner', 'manager', 'curator'];
 const MEMBER_EFFECT = { mode: 'direct', confirm: ['rdm.communities.member.added'], fail: [] } as const;
+/** The flow both membership types share: submitted at creation, expiring after 30 days, never deleted. */
+const MEMBERSHIP_FLOW: Pick<RequestType, 'actions' | 'effect' | 'expiresInDays' | 'deletable'> = {
+  actions: {
+    accept: { from: ['submitted'], to: 'accepted', who: ['receiver', 'system'], log: 'accepted' },
+    decline: { from: ['submitted'], to: 'declined', who: ['receiver', 'system'], log: 'declined' },
+    cancel: { from: ['submitted'], to: 'cancelled', who: ['creator', 'system'], log: 'cancelled' },
+    expire: { from: ['submitted'], to: 'expired', who: ['system'], log: 'expired' },
+  },
+  effect: { ...MEMBER_EFFECT, confirm: [...MEMBER_EFFECT.confirm], fail: [] },
+  expiresInDays: 30,
+  deletable: false,
+};
 const RECORD_EFFECT = {
   mode: 'saga',
   confirm: ['rdm.records.record.published', 'rdm.records.inclusion.added'],
@@ -78,15 +90,7 @@ export const COMMUNITY_TYPES: RequestType[] = [
     initialStatus: 'submitted',
     refs: { created_by: ['community'], receiver: ['user'], topic: ['community'] },
     needsContext: { creator: MANAGERS, receiver: [] },
-    actions: {
-      accept: { from: ['submitted'], to: 'accepted', who: ['receiver', 'system'], log: 'accepted' },
-      decline: { from: ['submitted'], to: 'declined', who: ['receiver', 'system'], log: 'declined' },
-      cancel: { from: ['submitted'], to: 'cancelled', who: ['creator', 'system'], log: 'cancelled' },
-      expire: { from: ['submitted'], to: 'expired', who: ['system'], log: 'expired' },
-    },
-    effect: { ...MEMBER_EFFECT, confirm: [...MEMBER_EFFECT.confirm], fail: [] },
-    expiresInDays: 30,
-    deletable: false,
+    ...MEMBERSHIP_FLOW,
     defaultTitle: (ctx) => `Invitation to join "${ctx.community?.title ?? ''}"`,
     defaultDescription: (payload) => (typeof payload?.role === 'string' ? `You will join as "${capitalize(payload.role)}".` : undefined),
     selfHtml: (req, ctx) => `/communities/${ctx.community?.slug ?? 'unknown'}/requests/${req.id}`,
@@ -98,15 +102,7 @@ export const COMMUNITY_TYPES: RequestType[] = [
     initialStatus: 'submitted',
     refs: { created_by: ['user'], receiver: ['community'], topic: ['community'] },
     needsContext: { creator: [], receiver: MANAGERS },
-    actions: {
-      accept: { from: ['submitted'], to: 'accepted', who: ['receiver', 'system'], log: 'accepted' },
-      decline: { from: ['submitted'], to: 'declined', who: ['receiver', 'system'], log: 'declined' },
-      cancel: { from: ['submitted'], to: 'cancelled', who: ['creator', 'system'], log: 'cancelled' },
-      expire: { from: ['submitted'], to: 'expired', who: ['system'], log: 'expired' },
-    },
-    effect: { ...MEMBER_EFFECT, confirm: [...MEMBER_EFFECT.confirm], fail: [] },
-    expiresInDays: 30,
-    deletable: false,
+    ...MEMBERSHIP_FLOW,
     defaultTitle: (ctx) => `Request to join "${ctx.community?.title ?? ''}"`,
     selfHtml: (req, ctx) =>
       ctx.callerIsCreator ? `/me/requests/${req.id}` : `/communities/${ctx.community?.slug ?? 'unknown'}/membership-requests/${req.id}`,

@@ -1,5 +1,9 @@
-/** Builders of domain values for unit tests (no I/O). */
-import { DEFAULT_PREFERENCES, type User } from './user.js';
+/**
+ * Builders of domain values for unit tests (no I/O), kept out of the product code.
+ *
+ * When to use: a unit test (co-located in `src/`) needing a `User` with defaults it can override.
+ */
+import { DEFAULT_PREFERENCES, type User } from '../../src/domain/user.js';
 
 /** A user with sensible defaults: active, confirmed, public profile, restricted e-mail. */
 export function aUser(
