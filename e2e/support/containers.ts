@@ -44,8 +44,7 @@ export const IMAGES = {
 } as const;
 export type Component = keyof typeof IMAGES;
 
-export const imageOf = (c: Component, env: NodeJS.ProcessEnv = process.env): string =>
-  env[`E2E_IMAGE_${c.toUpperCase()}`] || IMAGES[c];
+export const imageOf = (c: Component, env: NodeJS.ProcessEnv = process.env): string => env[`E2E_IMAGE_${c.toUpperCase()}`] || IMAGES[c];
 
 /** Options of startContainerStack. */
 export interface ContainerStackOptions {
@@ -222,7 +221,9 @@ export async function startContainerStack(o: ContainerStackOptions): Promise<Con
   const name = (c: string): string => `${prefix}-${c}`;
   const opensearch = o.searchEngine === 'opensearch';
   if (o.searchEngine !== 'postgres' && !opensearch) {
-    throw new Error(`e2e (E2E_RUNTIME=containers): SEARCH_ENGINE=${o.searchEngine} is not supported in containers (postgres, opensearch); use E2E_RUNTIME=processes`);
+    throw new Error(
+      `e2e (E2E_RUNTIME=containers): SEARCH_ENGINE=${o.searchEngine} is not supported in containers (postgres, opensearch); use E2E_RUNTIME=processes`,
+    );
   }
   const components: Component[] = ['postgres', 'nats', 'minio', 'service', ...(opensearch ? (['opensearch'] as const) : [])];
   const gatewayPort = o.portBase;
@@ -273,7 +274,10 @@ export async function startContainerStack(o: ContainerStackOptions): Promise<Con
   const tail = async (n: string): Promise<string> => {
     await new Promise((r) => setTimeout(r, 500)); // let the log stream flush
     try {
-      const lines = readFileSync(join(o.logDir, `${n}.log`), 'utf8').trimEnd().split('\n').slice(-25);
+      const lines = readFileSync(join(o.logDir, `${n}.log`), 'utf8')
+        .trimEnd()
+        .split('\n')
+        .slice(-25);
       return lines.join('').trim() ? `\n--- last lines of ${n} (${join(o.logDir, `${n}.log`)}) ---\n${lines.join('\n')}` : '';
     } catch {
       return '';
@@ -307,7 +311,9 @@ export async function startContainerStack(o: ContainerStackOptions): Promise<Con
     } catch (err) {
       started.set(n, undefined as unknown as Started); // its logs are copied at stop
       const msg = (err as Error).message.split('\n')[0];
-      throw new Error(`e2e (E2E_RUNTIME=containers): ${n} (${image}) did not become ready within ${timeoutMs / 1000} s: ${msg}${await tail(n)}`);
+      throw new Error(
+        `e2e (E2E_RUNTIME=containers): ${n} (${image}) did not become ready within ${timeoutMs / 1000} s: ${msg}${await tail(n)}`,
+      );
     }
   };
 
@@ -316,7 +322,9 @@ export async function startContainerStack(o: ContainerStackOptions): Promise<Con
     removeLeftovers(o.say);
     await checkImages(components);
     if (await portOpen(gatewayPort)) {
-      throw new Error(`e2e (E2E_RUNTIME=containers): gateway port 127.0.0.1:${gatewayPort} is already in use; set E2E_PORT_BASE to another range`);
+      throw new Error(
+        `e2e (E2E_RUNTIME=containers): gateway port 127.0.0.1:${gatewayPort} is already in use; set E2E_PORT_BASE to another range`,
+      );
     }
     await docker(['network', 'create', ...Object.entries(labels).flatMap(([k, v]) => ['--label', `${k}=${v}`]), prefix]);
 
@@ -333,7 +341,12 @@ export async function startContainerStack(o: ContainerStackOptions): Promise<Con
             .withWaitStrategy(Wait.forHealthCheck()),
         infraTimeout,
       ),
-      startOne('nats', imageOf('nats'), (c) => c.withExposedPorts(4222).withWaitStrategy(Wait.forLogMessage(/Server is ready/)), infraTimeout),
+      startOne(
+        'nats',
+        imageOf('nats'),
+        (c) => c.withExposedPorts(4222).withWaitStrategy(Wait.forLogMessage(/Server is ready/)),
+        infraTimeout,
+      ),
       startOne(
         'minio',
         imageOf('minio'),
@@ -351,9 +364,7 @@ export async function startContainerStack(o: ContainerStackOptions): Promise<Con
             (c) =>
               c
                 .withExposedPorts(9200)
-                .withWaitStrategy(
-                  Wait.forHttp('/_cluster/health?wait_for_status=yellow&timeout=1s', 9200).forStatusCode(200),
-                ),
+                .withWaitStrategy(Wait.forHttp('/_cluster/health?wait_for_status=yellow&timeout=1s', 9200).forStatusCode(200)),
             o.infraTimeoutMs ?? 240_000,
           )
         : Promise.resolve(null),
@@ -403,7 +414,7 @@ export async function startContainerStack(o: ContainerStackOptions): Promise<Con
         image,
         (c) => {
           let x = c
-            .withEnvironment(svc === 'records' ? { ...env, MAIL_SINK_DIR: '/mail', MAIL_SINK_PORT: '2525' } : env)
+            .withEnvironment(svc === 'records' ? { ...env, MAIL_SINK: 'true', MAIL_SINK_DIR: '/mail', MAIL_SINK_PORT: '2525' } : env)
             .withCommand(['--enable-source-maps', `dist/${svc}/main.js`])
             .withExposedPorts(hostPort ? { container: 8080, host: hostPort } : 8080)
             .withTmpFs({ '/tmp': 'rw', '/data': 'rw,uid=65532,gid=65532' })
@@ -416,7 +427,8 @@ export async function startContainerStack(o: ContainerStackOptions): Promise<Con
     const backends = await Promise.all(SERVICES.map((svc) => serviceContainer(svc)));
     const gw = await serviceContainer(GATEWAY, gatewayPort);
 
-    const host = (s: Started, port: number): string => `${s.getHost() === 'localhost' ? '127.0.0.1' : s.getHost()}:${s.getMappedPort(port)}`;
+    const host = (s: Started, port: number): string =>
+      `${s.getHost() === 'localhost' ? '127.0.0.1' : s.getHost()}:${s.getMappedPort(port)}`;
     const databaseUrl = `postgres://${PG_USER}:${PG_PASSWORD}@${host(pg, 5432)}/${o.databaseName}`;
     const natsUrl = `nats://${host(nats, 4222)}`;
     // What runs on this machine against the stack (the users CLI of the specs) uses mapped ports.

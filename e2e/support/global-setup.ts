@@ -223,7 +223,9 @@ async function setupContainers(project: TestProject, lock: { release(): void }):
   try {
     if (!process.env.DOCKER_HOST) {
       // The engine scripts/infra/docker.sh starts (make docker-up), or a system one.
-      process.env.DOCKER_HOST = execFileSync('bash', [join(REPO_ROOT, 'scripts', 'infra', 'docker.sh'), 'host'], { encoding: 'utf8' }).trim();
+      process.env.DOCKER_HOST = execFileSync('bash', [join(REPO_ROOT, 'scripts', 'infra', 'docker.sh'), 'host'], {
+        encoding: 'utf8',
+      }).trim();
     }
     // docker-proxy binds 127.0.0.1 only; testcontainers' "localhost" could resolve to ::1.
     process.env.TESTCONTAINERS_HOST_OVERRIDE ??= '127.0.0.1';
@@ -234,7 +236,9 @@ async function setupContainers(project: TestProject, lock: { release(): void }):
     mkdirSync(LOG_DIR, { recursive: true });
     process.env.E2E_MAIL_SINK_DIR = mailDir;
     const engine = process.env.SEARCH_ENGINE ?? 'postgres';
-    say(`starting the stack in containers (engine ${process.env.DOCKER_HOST}, gateway 127.0.0.1:${portBase}, search ${engine}, logs ${LOG_DIR})`);
+    say(
+      `starting the stack in containers (engine ${process.env.DOCKER_HOST}, gateway 127.0.0.1:${portBase}, search ${engine}, logs ${LOG_DIR})`,
+    );
     const started = Date.now();
     stack = await startContainerStack({
       portBase,
