@@ -20,6 +20,7 @@ const options = (o: Partial<ContainerStackOptions> = {}): ContainerStackOptions 
   databaseName: 'rdm_containers_check',
   searchEngine: 'postgres',
   mailDir: join(REPO_ROOT, '.data', 'containers-check-mail'),
+  dataDir: join(REPO_ROOT, '.data', 'containers-check-files'),
   logDir: join(REPO_ROOT, '.data', 'containers-check-logs'),
   env: {},
   say: () => undefined,
@@ -77,7 +78,7 @@ describe.skipIf(SKIP)('e2e container runtime: failure modes', () => {
     await expect(startContainerStack(options({ infraTimeoutMs: 8000, entrypoints: { postgres: ['sleep', '600'] } }))).rejects.toThrow(
       /postgres \(rdm-postgres:15\) did not become ready within 8 s/,
     );
-    // NATS and MinIO started meanwhile: gone too, with the network.
+    // NATS started meanwhile: gone too, with the network.
     expect(leftovers()).toEqual([]);
   }, 120_000);
 });

@@ -21,7 +21,9 @@
  * - The gateway is published on 127.0.0.1:<E2E_PORT_BASE> (so PUBLIC_BASE_URL is known before the
  *   services start); the other services and the infrastructure on ephemeral 127.0.0.1 ports (the
  *   users CLI of the specs reaches PostgreSQL there). Records' development mail sink writes to a
- *   bind-mounted folder (E2E_MAIL_SINK_DIR); files are stored in MinIO (FILES_STORAGE=s3).
+ *   bind-mounted folder (E2E_MAIL_SINK_DIR); files and logos to bind-mounted .data/e2e-files, as
+ *   on processes (E2E_FILES_STORAGE=s3: a MinIO container and FILES_STORAGE=s3 instead; some specs
+ *   use multipart parts below S3's 5 MiB minimum, so local is the default).
  * - Service logs are copied to .data/e2e-logs/<svc>.log at teardown and on a failed start.
  */
 import { execFile, execFileSync } from 'node:child_process';
@@ -53,6 +55,13 @@ export interface ContainerStackOptions {
   searchEngine: string;
   /** Host folder for records' mail sink (.eml files). */
   mailDir: string;
+  /** Host folder for the files and communities local storage (`<dataDir>/files`, `/communities`). */
+  dataDir: string;
+  /**
+   * `local` (default, as the process runtime: the specs' multipart part sizes are below S3's 5 MiB
+   * minimum) or `s3` (MinIO container; FILES_STORAGE=s3).
+   */
+  filesStorage?: 'local' | 's3';
   logDir: string;
   /** Service environment from the global setup (secrets, rate limits, index prefix …). */
   env: Record<string, string>;
@@ -225,7 +234,14 @@ export async function startContainerStack(o: ContainerStackOptions): Promise<Con
       `e2e (E2E_RUNTIME=containers): SEARCH_ENGINE=${o.searchEngine} is not supported in containers (postgres, opensearch); use E2E_RUNTIME=processes`,
     );
   }
-  const components: Component[] = ['postgres', 'nats', 'minio', 'service', ...(opensearch ? (['opensearch'] as const) : [])];
+  const s3 = o.filesStorage === 's3';
+  const components: Component[] = [
+    'postgres',
+    'nats',
+    'service',
+    ...(s3 ? (['minio'] as const) : []),
+    ...(opensearch ? (['opensearch'] as const) : []),
+  ];
   const gatewayPort = o.portBase;
   const infraTimeout = o.infraTimeoutMs ?? 60_000;
   const readyTimeout = o.readyTimeoutMs ?? 120_000;
@@ -347,16 +363,18 @@ export async function startContainerStack(o: ContainerStackOptions): Promise<Con
         (c) => c.withExposedPorts(4222).withWaitStrategy(Wait.forLogMessage(/Server is ready/)),
         infraTimeout,
       ),
-      startOne(
-        'minio',
-        imageOf('minio'),
-        (c) =>
-          c
-            .withEnvironment({ MINIO_ROOT_USER: MINIO_USER, MINIO_ROOT_PASSWORD: MINIO_PASSWORD })
-            .withExposedPorts(9000)
-            .withWaitStrategy(Wait.forHttp('/minio/health/ready', 9000).forStatusCode(200)),
-        infraTimeout,
-      ),
+      s3
+        ? startOne(
+            'minio',
+            imageOf('minio'),
+            (c) =>
+              c
+                .withEnvironment({ MINIO_ROOT_USER: MINIO_USER, MINIO_ROOT_PASSWORD: MINIO_PASSWORD })
+                .withExposedPorts(9000)
+                .withWaitStrategy(Wait.forHttp('/minio/health/ready', 9000).forStatusCode(200)),
+            infraTimeout,
+          )
+        : Promise.resolve(null),
       opensearch
         ? startOne(
             'opensearch',
@@ -379,11 +397,15 @@ export async function startContainerStack(o: ContainerStackOptions): Promise<Con
       PUBLIC_BASE_URL: `http://127.0.0.1:${gatewayPort}`,
       HOST: '0.0.0.0',
       PORT: '8080',
-      FILES_STORAGE: 's3',
-      S3_ENDPOINT: `http://${name('minio')}:9000`,
-      S3_ACCESS_KEY: MINIO_USER,
-      S3_SECRET_KEY: MINIO_PASSWORD,
-      S3_BUCKET: 'rdm-e2e',
+      ...(s3
+        ? {
+            FILES_STORAGE: 's3',
+            S3_ENDPOINT: `http://${name('minio')}:9000`,
+            S3_ACCESS_KEY: MINIO_USER,
+            S3_SECRET_KEY: MINIO_PASSWORD,
+            S3_BUCKET: 'rdm-e2e',
+          }
+        : { FILES_STORAGE: 'local', FILES_STORAGE_PATH: '/data/files', COMMUNITIES_STORAGE_PATH: '/data/communities' }),
       ...(opensearch ? { SEARCH_ENGINE: 'opensearch', SEARCH_URL: `http://${name('opensearch')}:9200` } : {}),
     };
     for (const svc of [...SERVICES, GATEWAY]) env[`${svc.toUpperCase()}_URL`] = inNet(svc);
@@ -406,8 +428,11 @@ export async function startContainerStack(o: ContainerStackOptions): Promise<Con
       o.say(`${svc}: migrate ok (${((Date.now() - t) / 1000).toFixed(1)} s)`);
     }
 
-    mkdirSync(o.mailDir, { recursive: true });
-    chmodSync(o.mailDir, 0o777); // the services run as uid 65532
+    // Host folders the services (uid 65532) write to: they outlive a container's stop and start.
+    for (const dir of [o.mailDir, join(o.dataDir, 'files'), join(o.dataDir, 'communities')]) {
+      mkdirSync(dir, { recursive: true });
+      chmodSync(dir, 0o777);
+    }
     const serviceContainer = (svc: string, hostPort?: number) =>
       startOne(
         svc,
@@ -417,9 +442,12 @@ export async function startContainerStack(o: ContainerStackOptions): Promise<Con
             .withEnvironment(svc === 'records' ? { ...env, MAIL_SINK: 'true', MAIL_SINK_DIR: '/mail', MAIL_SINK_PORT: '2525' } : env)
             .withCommand(['--enable-source-maps', `dist/${svc}/main.js`])
             .withExposedPorts(hostPort ? { container: 8080, host: hostPort } : 8080)
-            .withTmpFs({ '/tmp': 'rw', '/data': 'rw,uid=65532,gid=65532' })
+            .withTmpFs({ '/tmp': 'rw' })
             .withWaitStrategy(Wait.forHttp('/readyz', 8080).forStatusCode(200));
           if (svc === 'records') x = x.withBindMounts([{ source: o.mailDir, target: '/mail', mode: 'rw' }]);
+          if (svc === 'files' || svc === 'communities') {
+            x = x.withBindMounts([{ source: join(o.dataDir, svc), target: `/data/${svc}`, mode: 'rw' }]);
+          }
           return x;
         },
         readyTimeout,

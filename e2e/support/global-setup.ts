@@ -232,6 +232,8 @@ async function setupContainers(project: TestProject, lock: { release(): void }):
     const portBase = Number(process.env.E2E_PORT_BASE ?? 5900);
     const mailDir = join(DATA_DIR, 'e2e-mail');
     rmSync(mailDir, { recursive: true, force: true });
+    const filesDir = join(DATA_DIR, 'e2e-files');
+    rmSync(filesDir, { recursive: true, force: true });
     rmSync(LOG_DIR, { recursive: true, force: true });
     mkdirSync(LOG_DIR, { recursive: true });
     process.env.E2E_MAIL_SINK_DIR = mailDir;
@@ -245,6 +247,8 @@ async function setupContainers(project: TestProject, lock: { release(): void }):
       databaseName: process.env.E2E_DATABASE_NAME ?? 'rdm_e2e',
       searchEngine: engine,
       mailDir,
+      dataDir: filesDir,
+      filesStorage: process.env.E2E_FILES_STORAGE === 's3' ? 's3' : 'local',
       logDir: LOG_DIR,
       say,
       readyTimeoutMs: Number(process.env.E2E_READY_TIMEOUT_MS ?? 120_000),
