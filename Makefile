@@ -82,9 +82,8 @@ VITEST := cd $(ROOT) && $(ROOT)/node_modules/.bin/vitest run
 # `containers` project checks the runtime's failure modes; E2E_RUNTIME=processes: the e2e stack of
 # processes (no engine, no images), as before.
 E2E_RUNTIME ?= containers
-export E2E_RUNTIME
 test: deps infra ## typecheck, lint, unit, charts, integration, fault trials (short form, 3 per kill point), images + container checks (E2E_RUNTIME=containers), e2e on PostgreSQL search and again on OpenSearch, then a summary; fails if any project fails
-	@cd $(ROOT); rc=0; summary=""; images_pid=""; \
+	@cd $(ROOT); rc=0; summary=""; images_pid=""; export E2E_RUNTIME=$(E2E_RUNTIME); \
 	case "$$E2E_RUNTIME" in containers|processes) ;; *) echo "E2E_RUNTIME=$$E2E_RUNTIME: expected containers or processes" >&2; exit 2;; esac; \
 	bash $(INFRA)/minio.sh start >.data/minio-start.log 2>&1 & minio_pid=$$!; \
 	bash $(INFRA)/opensearch.sh start >.data/opensearch-start.log 2>&1 & opensearch_pid=$$!; \
@@ -143,8 +142,8 @@ reindex: node-deps infra ## make reindex SERVICE=<svc>: rebuild the service's se
 	@cd $(ROOT)/services/$$SERVICE && SEARCH_ENGINE=$${SEARCH_ENGINE:-opensearch} $(TSX) src/main.ts reindex
 
 test-e2e: deps infra ## e2e tests; E2E_RUNTIME=containers (default: images + testcontainers, gateway on 5900) or processes (ports 5900-5906)
-	@if [ "$$E2E_RUNTIME" = containers ]; then cd $(ROOT) && bash scripts/images.sh all; fi
-	@$(VITEST) --project e2e
+	@if [ "$(E2E_RUNTIME)" = containers ]; then cd $(ROOT) && bash scripts/images.sh all; fi
+	@cd $(ROOT) && E2E_RUNTIME=$(E2E_RUNTIME) $(ROOT)/node_modules/.bin/vitest run --project e2e
 
 # Long fuzzing: the e2e fuzz spec with more examples and every schemathesis phase; reports in .data/fuzz/.
 fuzz: deps infra ## API fuzzing from /api/openapi.json, long form (FUZZ_MAX_EXAMPLES 100, FUZZ_PHASES, FUZZ_SEED, FUZZ_MAX_TIME s)
