@@ -275,6 +275,9 @@ async function setupContainers(project: TestProject, lock: { release(): void }):
     writeStackState(state);
     say(`stack ready in containers: ${stack.baseUrl} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     process.env.E2E_BASE_URL = stack.baseUrl;
+    // Specs that watch the database (query-limits: pg_stat_activity) reach the container's
+    // PostgreSQL through its mapped port, not the machine's server.
+    process.env.E2E_DATABASE_URL = stack.databaseUrl;
     project.provide('baseUrl', stack.baseUrl);
     return teardown;
   } catch (err) {
