@@ -248,28 +248,33 @@ export async function startContainerStack(o: ContainerStackOptions): Promise<Con
   const started = new Map<string, Started>();
   let stopped = false;
 
+  // Logs stream into <logDir>/<name>.log from each container's start; a service restarted by a
+  // spec (stack.ts) logs on after its stream ended, so its whole log is copied again at the end.
   const copyLogs = async (): Promise<void> => {
-    mkdirSync(o.logDir, { recursive: true });
     await Promise.all(
-      [...started.keys()].map(async (n) => {
+      [...SERVICES, GATEWAY].map(async (n) => {
         try {
-          const { stdout, stderr } = await run('docker', ['logs', name(n)], { maxBuffer: 64 * 1024 * 1024, timeout: 30_000 });
+          const { stdout, stderr } = await run('docker', ['logs', name(`${n}-app`)], { maxBuffer: 64 * 1024 * 1024, timeout: 5_000 });
           writeFileSync(join(o.logDir, `${n}.log`), stdout + stderr);
         } catch {
-          /* container gone */
+          /* not started, gone, or too slow: the streamed log stays */
         }
       }),
     );
   };
   const stop = async (): Promise<void> => {
     if (stopped) return;
-    stopped = true;
-    await copyLogs().catch(() => undefined);
+    // Bounded: vitest gives a teardown about 10 s before it exits anyway (the exit handler below
+    // then removes what is left).
+    await Promise.race([copyLogs().catch(() => undefined), new Promise((r) => setTimeout(r, 6_000))]);
     removeLabelled(LABEL_RUN, runId);
+    stopped = true;
   };
-  // Ctrl-C, kill or an exit without teardown: remove the run's containers synchronously.
+  // Ctrl-C, kill or an exit without teardown (vitest exits when its close times out): remove the
+  // run's containers synchronously. Idempotent.
   const onSignal = (sig: NodeJS.Signals): void => {
     removeLabelled(LABEL_RUN, runId);
+    stopped = true;
     process.removeListener('SIGINT', onSignal);
     process.removeListener('SIGTERM', onSignal);
     process.kill(process.pid, sig);
@@ -277,8 +282,9 @@ export async function startContainerStack(o: ContainerStackOptions): Promise<Con
   const onExit = (): void => {
     if (!stopped) removeLabelled(LABEL_RUN, runId);
   };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  // First in line: vitest's own SIGINT handler ends the process.
+  process.prependListener('SIGINT', onSignal);
+  process.prependListener('SIGTERM', onSignal);
   process.on('exit', onExit);
   const detach = (): void => {
     process.removeListener('SIGINT', onSignal);
@@ -305,13 +311,15 @@ export async function startContainerStack(o: ContainerStackOptions): Promise<Con
     image: string,
     setup: (c: InstanceType<typeof GenericContainer>) => InstanceType<typeof GenericContainer>,
     timeoutMs: number,
+    network: string = prefix,
+    containerName: string = name(n),
   ): Promise<Started> => {
     const t0 = Date.now();
     mkdirSync(o.logDir, { recursive: true });
     const logFile = join(o.logDir, `${n}.log`);
     let c = new GenericContainer(image)
-      .withName(name(n))
-      .withNetworkMode(prefix)
+      .withName(containerName)
+      .withNetworkMode(network)
       .withLabels(labels)
       .withStartupTimeout(timeoutMs)
       // Its output from the first line on (testcontainers removes a container that failed to start).
@@ -433,7 +441,26 @@ export async function startContainerStack(o: ContainerStackOptions): Promise<Con
       mkdirSync(dir, { recursive: true });
       chmodSync(dir, 0o777);
     }
-    const serviceContainer = (svc: string, hostPort?: number) =>
+    // Each service runs in the network namespace of a holder container that owns its name, address
+    // and published port, so that a stopped service (stack.ts stopService: `docker stop` of the
+    // service's own container) refuses connections at once, as a stopped process does. Without
+    // the holder its name would vanish from the network's DNS and the gateway's lookup would wait
+    // ~10 s for the (unreachable) upstream resolvers before answering 503.
+    const holder = (svc: string, hostPort?: number) =>
+      startOne(
+        `${svc}-net`,
+        image,
+        (c) =>
+          c
+            .withEntrypoint(['/bin/sh', '-c', 'echo holder ready; exec sleep infinity'])
+            .withExposedPorts(hostPort ? { container: 8080, host: hostPort } : 8080)
+            .withWaitStrategy(Wait.forLogMessage(/holder ready/)),
+        infraTimeout,
+        prefix,
+        name(svc),
+      );
+    const readyCheck = `node -e "require('http').get('http://127.0.0.1:8080/readyz',(r)=>process.exit(r.statusCode===200?0:1)).on('error',()=>process.exit(1))"`;
+    const serviceContainer = (svc: string, net: Started) =>
       startOne(
         svc,
         image,
@@ -441,9 +468,8 @@ export async function startContainerStack(o: ContainerStackOptions): Promise<Con
           let x = c
             .withEnvironment(svc === 'records' ? { ...env, MAIL_SINK: 'true', MAIL_SINK_DIR: '/mail', MAIL_SINK_PORT: '2525' } : env)
             .withCommand(['--enable-source-maps', `dist/${svc}/main.js`])
-            .withExposedPorts(hostPort ? { container: 8080, host: hostPort } : 8080)
             .withTmpFs({ '/tmp': 'rw' })
-            .withWaitStrategy(Wait.forHttp('/readyz', 8080).forStatusCode(200));
+            .withWaitStrategy(Wait.forSuccessfulCommand(readyCheck));
           if (svc === 'records') x = x.withBindMounts([{ source: o.mailDir, target: '/mail', mode: 'rw' }]);
           if (svc === 'files' || svc === 'communities') {
             x = x.withBindMounts([{ source: join(o.dataDir, svc), target: `/data/${svc}`, mode: 'rw' }]);
@@ -451,9 +477,14 @@ export async function startContainerStack(o: ContainerStackOptions): Promise<Con
           return x;
         },
         readyTimeout,
+        `container:${net.getId()}`,
+        name(`${svc}-app`),
       );
-    const backends = await Promise.all(SERVICES.map((svc) => serviceContainer(svc)));
-    const gw = await serviceContainer(GATEWAY, gatewayPort);
+    const all: string[] = [...SERVICES, GATEWAY];
+    const holders = await Promise.all(all.map((svc) => holder(svc, svc === GATEWAY ? gatewayPort : undefined)));
+    const holderOf = (svc: string): Started => holders[all.indexOf(svc)] as Started;
+    const backends = await Promise.all(SERVICES.map((svc) => serviceContainer(svc, holderOf(svc))));
+    const gw = await serviceContainer(GATEWAY, holderOf(GATEWAY));
 
     const host = (s: Started, port: number): string =>
       `${s.getHost() === 'localhost' ? '127.0.0.1' : s.getHost()}:${s.getMappedPort(port)}`;
@@ -464,7 +495,7 @@ export async function startContainerStack(o: ContainerStackOptions): Promise<Con
     const services: Record<string, ContainerService> = {};
     [...SERVICES, GATEWAY].forEach((svc, i) => {
       const s = svc === GATEWAY ? gw : (backends[i] as Started);
-      const port = s.getMappedPort(8080);
+      const port = holderOf(svc).getMappedPort(8080);
       services[svc] = {
         pid: null,
         container: s.getId(),
@@ -489,13 +520,13 @@ export async function startContainerStack(o: ContainerStackOptions): Promise<Con
       natsUrl,
       services,
       stop: async () => {
-        detach();
         await stop();
+        detach();
       },
     };
   } catch (err) {
-    detach();
     await stop();
+    detach();
     throw err;
   }
 }

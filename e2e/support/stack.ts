@@ -102,12 +102,8 @@ export async function startService(name: string, timeoutMs = 60_000): Promise<vo
   const state = readStackState();
   const svc = managed(state, name);
   if (svc.container) {
+    // Its address and published port belong to its holder container (containers.ts): unchanged.
     if (dockerCli(['inspect', '--format', '{{.State.Running}}', svc.container]) !== 'true') dockerCli(['start', svc.container]);
-    // A restarted container may get another ephemeral host port.
-    const port = Number(dockerCli(['port', svc.container, '8080/tcp']).split('\n')[0]?.split(':').pop());
-    svc.spec.port = port;
-    svc.spec.readyUrl = `http://127.0.0.1:${port}/readyz`;
-    writeStackState(state);
     await waitHttpOk(svc.spec.readyUrl, timeoutMs).catch((err: Error) => {
       throw new Error(`${name} (container ${svc.container?.slice(0, 12)}): ${err.message}`);
     });
