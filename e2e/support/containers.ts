@@ -18,6 +18,9 @@
  * - Ready means: PostgreSQL's HEALTHCHECK (pg_isready), NATS's "Server is ready", MinIO's
  *   /minio/health/ready, OpenSearch's cluster health yellow, every service's /readyz. A component
  *   that is not ready in time fails the run with its name, image, timeout and the end of its log.
+ * - Every service runs in the network namespace of a holder container (`<run>-<svc>`: its DNS name,
+ *   address and published port; the service itself is `<run>-<svc>-app`), so a stopped service
+ *   refuses connections at once, as a stopped process does.
  * - The gateway is published on 127.0.0.1:<E2E_PORT_BASE> (so PUBLIC_BASE_URL is known before the
  *   services start); the other services and the infrastructure on ephemeral 127.0.0.1 ports (the
  *   users CLI of the specs reaches PostgreSQL there). Records' development mail sink writes to a
