@@ -17,8 +17,31 @@ const children: ChildProcess[] = [];
 
 afterEach(() => {
   for (const c of children.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  // A stand-in started by start_bg (detached, not our child) is still running when a test failed
+  // before its stop: kill it by its pid file, or it outlives the run.
+  for (const name of ['minio.pid', 'opensearch.pid']) {
+    const file = data ? join(data, name) : '';
+    if (!file || !existsSync(file)) continue;
+    const pid = Number(readFileSync(file, 'utf8'));
+    if (pid > 0 && (process.platform !== 'linux' || /setInterval/.test(cmdline(pid)))) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+  }
   if (data) rmSync(data, { recursive: true, force: true });
 });
+
+/** The command line of a process ('' when it is gone), so only our own stand-ins are killed. */
+function cmdline(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
+  } catch {
+    return '';
+  }
+}
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

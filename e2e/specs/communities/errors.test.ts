@@ -238,6 +238,23 @@ describe('communities: validation, permissions, lifecycle', () => {
       api(`/api/communities/${d.id}/membership-requests`, { method: 'PUT', token, body: { members: [{ type: 'user', id: x.id }], role } });
     for (const token of [undefined, user.token, reader.token, x.token]) expect((await put(token, 'curator')).status).toBe(403);
     expect((await put(manager.token, 'owner')).status).toBe(403);
+    // Errors: a body without a role or members, an unknown community, a member with no pending request.
+    const bad = await api(`/api/communities/${d.id}/membership-requests`, { method: 'PUT', token: manager.token, body: { members: [] } });
+    expect(bad.status, bad.text).toBe(400);
+    expect(bad.body.errors.map((e: { field: string }) => e.field)).toContain('role');
+    const unknown = await api('/api/communities/00000000-0000-4000-8000-000000000000/membership-requests', {
+      method: 'PUT',
+      token: admin.token,
+      body: { members: [{ type: 'user', id: x.id }], role: 'curator' },
+    });
+    expect(unknown.status, unknown.text).toBe(404);
+    const notPending = await api(`/api/communities/${d.id}/membership-requests`, {
+      method: 'PUT',
+      token: manager.token,
+      body: { members: [{ type: 'user', id: reader.id }], role: 'curator' },
+    });
+    expect(notPending.status, notPending.text).toBe(400);
+    expect(notPending.body).toMatchObject({ errors: [{ field: 'members', messages: ['Invalid member specified.'] }] });
     const ok = await put(manager.token, 'curator');
     expect(ok.status, ok.text).toBe(204);
     const list = await api(`/api/communities/${d.id}/membership-requests`, { token: manager.token });
