@@ -5,8 +5,10 @@
  * Needs the engine (`make docker-up`) and the images (`make images`); `make test` runs this project
  * after building them. Not run with E2E_RUNTIME=processes (no engine is required then).
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { type Server, createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../scripts/up.js';
@@ -81,4 +83,29 @@ describe.skipIf(SKIP)('e2e container runtime: failure modes', () => {
     // NATS started meanwhile: gone too, with the network.
     expect(leftovers()).toEqual([]);
   }, 120_000);
+
+  it('should name the image and the mirror when a build cannot reach the package mirror, keep the previous image and leave no container', () => {
+    const docker = (...args: string[]) => execFileSync('docker', args, { encoding: 'utf8' }).trim();
+    const before = docker('image', 'inspect', '--format', '{{.Id}}', 'rdm-debian:bookworm');
+    // Containers a build could leave: docker build's intermediate ones run the base image.
+    const fromBase = () => docker('ps', '-aq', '--filter', 'ancestor=rdm-debian:bookworm');
+    const containers = fromBase();
+    const data = mkdtempSync(join(tmpdir(), 'rdm-images-fail-'));
+    try {
+      // A mirror that refuses connections: what a network hiccup to the package mirror looks like.
+      const r = spawnSync('bash', [join(REPO_ROOT, 'scripts/images.sh'), 'base'], {
+        env: { ...process.env, DEBIAN_MIRROR: 'http://127.0.0.1:9/debian', IMAGES_FORCE: '1', RDM_DATA_DIR: data },
+        encoding: 'utf8',
+        timeout: 300_000,
+      });
+      expect(r.status, r.stderr).toBe(1);
+      expect(r.stderr).toMatch(
+        /image rdm-debian:bookworm: debootstrap failed \(package mirror http:\/\/127\.0\.0\.1:9\/debian unreachable/,
+      );
+    } finally {
+      rmSync(data, { recursive: true, force: true });
+    }
+    expect(docker('image', 'inspect', '--format', '{{.Id}}', 'rdm-debian:bookworm')).toBe(before);
+    expect(fromBase()).toBe(containers);
+  }, 320_000);
 });
