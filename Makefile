@@ -84,9 +84,9 @@ VITEST := cd $(ROOT) && $(ROOT)/node_modules/.bin/vitest run
 # E2E_RUNTIME=containers: the e2e phases run the stack from the images built here
 # (scripts/images.sh, in the background once MinIO and OpenSearch are built, waited for before the
 # integration tests so that it never competes with them), through testcontainers, and the
-# `containers` project checks the runtime's failure modes; E2E_RUNTIME=processes: the e2e stack of
-# processes (no engine, no images), the default until a CI run on containers has passed (issue 21).
-E2E_RUNTIME ?= processes
+# `containers` project checks the runtime's failure modes (the default); E2E_RUNTIME=processes: the
+# e2e stack of processes (no engine, no images), what `make up` runs for development.
+E2E_RUNTIME ?= containers
 test: deps infra ## typecheck, lint, unit, charts, integration, fault trials (short form, 3 per kill point), images + container checks (E2E_RUNTIME=containers), e2e on PostgreSQL search and again on OpenSearch, then a summary; fails if any project fails
 	@cd $(ROOT); rc=0; summary=""; opensearch_up=1; images_pid=""; export E2E_RUNTIME=$(E2E_RUNTIME); \
 	case "$$E2E_RUNTIME" in containers|processes) ;; *) echo "E2E_RUNTIME=$$E2E_RUNTIME: expected containers or processes" >&2; exit 2;; esac; \
@@ -168,7 +168,7 @@ reindex: node-deps infra ## make reindex SERVICE=<svc>: rebuild the service's se
 	@if [ -z "$${SERVICE:-}" ]; then echo 'usage: make reindex SERVICE=<records|communities|requests|users|vocabularies> [SEARCH_ENGINE=opensearch] [SEARCH_URL=…]' >&2; exit 2; fi
 	@cd $(ROOT)/services/$$SERVICE && SEARCH_ENGINE=$${SEARCH_ENGINE:-opensearch} $(TSX) src/main.ts reindex
 
-test-e2e: deps infra ## e2e tests; E2E_RUNTIME=processes (default; ports 5900-5906) or containers (images + testcontainers, gateway on 5900)
+test-e2e: deps infra ## e2e tests; E2E_RUNTIME=containers (default: images + testcontainers, gateway on 5900) or processes (ports 5900-5906)
 	@if [ "$(E2E_RUNTIME)" = containers ]; then cd $(ROOT) && bash scripts/images.sh all; fi
 	@cd $(ROOT) && E2E_RUNTIME=$(E2E_RUNTIME) $(ROOT)/node_modules/.bin/vitest run --project e2e
 
