@@ -16,7 +16,7 @@ export PATH := $(ROOT)/.tools/bin:$(ROOT)/node_modules/.bin:$(PATH)
 
 .PHONY: help up deps node-deps pnpm infra minio opensearch migrate stop clean distclean \
 	test test-unit test-integration test-faults test-e2e fuzz bench lint typecheck \
-	user revoke-token deactivate-user kind-up reindex build images chart-check
+	user revoke-token deactivate-user kind-up reindex build images chart-check docker-up docker-down
 
 help: ## list targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-z0-9-]+):.*## (.*)/  make \1\t\2/' | expand -t 28
@@ -81,8 +81,15 @@ VITEST := cd $(ROOT) && $(ROOT)/node_modules/.bin/vitest run
 # on OpenSearch). At the end the run stops what it started itself (INFRA_RUN_ID, `stop-run`), and
 # only that: a server it reused — started by `make minio`/`make opensearch`, another run or another
 # checkout — keeps running. KEEP_INFRA=1 leaves what it started running too (`make stop` stops it).
-test: deps infra ## typecheck, lint, unit, charts, integration, fault trials (short form, 3 per kill point), e2e tests on PostgreSQL search and again on OpenSearch, then a summary; fails if any project fails
-	@cd $(ROOT); rc=0; summary=""; opensearch_up=1; \
+# E2E_RUNTIME=containers: the e2e phases run the stack from the images built here
+# (scripts/images.sh, in the background once MinIO and OpenSearch are built, waited for before the
+# integration tests so that it never competes with them), through testcontainers, and the
+# `containers` project checks the runtime's failure modes (the default); E2E_RUNTIME=processes: the
+# e2e stack of processes (no engine, no images), what `make up` runs for development.
+E2E_RUNTIME ?= containers
+test: deps infra ## typecheck, lint, unit, charts, integration, fault trials (short form, 3 per kill point), images + container checks (E2E_RUNTIME=containers), e2e on PostgreSQL search and again on OpenSearch, then a summary; fails if any project fails
+	@cd $(ROOT); rc=0; summary=""; opensearch_up=1; images_pid=""; export E2E_RUNTIME=$(E2E_RUNTIME); \
+	case "$$E2E_RUNTIME" in containers|processes) ;; *) echo "E2E_RUNTIME=$$E2E_RUNTIME: expected containers or processes" >&2; exit 2;; esac; \
 	case "$${CI:-}" in ""|false|0) ci=0 ;; *) ci=1 ;; esac; \
 	rm -rf .data/test-results; mkdir -p .data/test-results; \
 	run_id="make-test-$$$$-$$(date +%s)"; \
@@ -106,13 +113,19 @@ test: deps infra ## typecheck, lint, unit, charts, integration, fault trials (sh
 	}; \
 	INFRA_RUN_ID=$$run_id bash $(INFRA)/minio.sh start >.data/minio-start.log 2>&1 & minio_pid=$$!; \
 	INFRA_RUN_ID=$$run_id bash $(INFRA)/opensearch.sh start >.data/opensearch-start.log 2>&1 & opensearch_pid=$$!; \
+	if [ "$$E2E_RUNTIME" = containers ]; then \
+		( while kill -0 $$minio_pid 2>/dev/null || kill -0 $$opensearch_pid 2>/dev/null; do sleep 2; done; \
+		  s=$$(date +%s); bash scripts/images.sh all; r=$$?; echo "images: exit $$r after $$(( $$(date +%s) - s ))s"; exit $$r ) \
+		  >.data/images-build.log 2>&1 & images_pid=$$!; fi; \
 	printf '\n\033[1m=== typecheck ===\033[0m\n'; start=$$(date +%s); \
 	if $(MAKE) -s typecheck; then r=PASS; else r=FAIL; rc=1; fi; \
 	summary="$$summary$$(printf '  %-12s %s (%ss)' typecheck "$$r" "$$(( $$(date +%s) - start ))")\n"; \
 	printf '\n\033[1m=== lint ===\033[0m\n'; start=$$(date +%s); \
 	if $(MAKE) -s lint; then r=PASS; else r=FAIL; rc=1; fi; \
 	summary="$$summary$$(printf '  %-12s %s (%ss)' lint "$$r" "$$(( $$(date +%s) - start ))")\n"; \
-	for p in unit charts integration faults e2e e2e-opensearch; do \
+	projects="unit charts integration faults e2e e2e-opensearch"; \
+	if [ "$$E2E_RUNTIME" = containers ]; then projects="unit charts integration faults containers e2e e2e-opensearch"; fi; \
+	for p in $$projects; do \
 		proj=$$p; engine=$${SEARCH_ENGINE:-postgres}; \
 		if [ "$$p" = e2e-opensearch ]; then proj=e2e; engine=opensearch; fi; \
 		if [ "$$p" = e2e-opensearch ] && [ $$opensearch_up = 0 ]; then \
@@ -120,7 +133,14 @@ test: deps infra ## typecheck, lint, unit, charts, integration, fault trials (sh
 			printf '\n\033[1;33m!!! vitest --project e2e on OpenSearch: %s (OpenSearch did not start)\033[0m\n' "$$r" >&2; \
 			summary="$$summary$$(printf '  %-12s %s' "$$p" "$$r (OpenSearch did not start)")\n"; continue; \
 		fi; \
-		printf '\n\033[1m=== vitest --project %s (search engine: %s) ===\033[0m\n' "$$proj" "$$engine"; \
+		if [ "$$p" = integration ] && [ -n "$$images_pid" ]; then \
+			printf '\n\033[1m=== images (E2E_RUNTIME=containers) ===\033[0m\n'; start=$$(date +%s); \
+			if kill -0 $$images_pid 2>/dev/null; then echo "waiting for the image builds (log: .data/images-build.log)" >&2; fi; \
+			if wait $$images_pid; then r=PASS; else r=FAIL; rc=1; echo "error: make images failed; the container checks and e2e cannot run (see above)" >&2; fi; \
+			cat .data/images-build.log; \
+			summary="$$summary$$(printf '  %-12s %s (waited %ss; %s)' images "$$r" "$$(( $$(date +%s) - start ))" "$$(tail -1 .data/images-build.log)")\n"; \
+		fi; \
+		printf '\n\033[1m=== vitest --project %s (search engine: %s, e2e runtime: %s) ===\033[0m\n' "$$proj" "$$engine" "$$E2E_RUNTIME"; \
 		start=$$(date +%s); \
 		if [ "$$p" = integration ] && kill -0 $$minio_pid 2>/dev/null; then \
 			echo "waiting for MinIO to build/start (log: .data/minio-start.log)" >&2; fi; \
@@ -130,7 +150,7 @@ test: deps infra ## typecheck, lint, unit, charts, integration, fault trials (sh
 		if SEARCH_ENGINE=$$engine $(ROOT)/node_modules/.bin/vitest run --project "$$proj" --reporter=default --reporter=json --outputFile.json=.data/test-results/$$p.json; then r=PASS; else r=FAIL; rc=1; fi; \
 		summary="$$summary$$(printf '  %-12s %s (%ss)' "$$p" "$$r" "$$(( $$(date +%s) - start ))")\n"; \
 	done; \
-	printf '\n\033[1m=== test summary ===\033[0m\n%b' "$$summary"; \
+	printf '\n\033[1m=== test summary (e2e runtime: %s) ===\033[0m\n%b' "$$E2E_RUNTIME" "$$summary"; \
 	node scripts/test-summary.mjs .data/test-results || rc=1; \
 	if [ $$rc -ne 0 ]; then echo "make test: FAILED" >&2; else echo "make test: all passed"; fi; \
 	exit $$rc
@@ -148,8 +168,9 @@ reindex: node-deps infra ## make reindex SERVICE=<svc>: rebuild the service's se
 	@if [ -z "$${SERVICE:-}" ]; then echo 'usage: make reindex SERVICE=<records|communities|requests|users|vocabularies> [SEARCH_ENGINE=opensearch] [SEARCH_URL=…]' >&2; exit 2; fi
 	@cd $(ROOT)/services/$$SERVICE && SEARCH_ENGINE=$${SEARCH_ENGINE:-opensearch} $(TSX) src/main.ts reindex
 
-test-e2e: deps infra ## e2e tests (the global setup starts its own stack on ports 5900-5906)
-	@$(VITEST) --project e2e
+test-e2e: deps infra ## e2e tests; E2E_RUNTIME=containers (default: images + testcontainers, gateway on 5900) or processes (ports 5900-5906)
+	@if [ "$(E2E_RUNTIME)" = containers ]; then cd $(ROOT) && bash scripts/images.sh all; fi
+	@cd $(ROOT) && E2E_RUNTIME=$(E2E_RUNTIME) $(ROOT)/node_modules/.bin/vitest run --project e2e
 
 # Long fuzzing: the e2e fuzz spec with more examples and every schemathesis phase; reports in .data/fuzz/.
 fuzz: deps infra ## API fuzzing from /api/openapi.json, long form (FUZZ_MAX_EXAMPLES 100, FUZZ_PHASES, FUZZ_SEED, FUZZ_MAX_TIME s)
@@ -194,19 +215,21 @@ deactivate-user: node-deps infra ## make deactivate-user EMAIL=<email>
 build: node-deps ## bundle every service into dist/<svc>/ (esbuild, source maps; what images and `make up` run)
 	@cd $(ROOT) && $(TSX) scripts/build.ts
 
-# One image for every service (charts/README.md, "Image"). Without docker/podman it explains why
-# and exits 1: the artefact asked for was not produced (`make build` + `make chart-check` check
-# everything that can be checked without an engine).
+# Every image, built here (scripts/images.sh: Debian base by debootstrap, the service image with the
+# pinned node binary, PostgreSQL 15, NATS, MinIO, OpenSearch 2.19), cached by content: a second run
+# with nothing changed takes seconds. Starts the project's Docker engine when none answers.
+# Figures (times, sizes) are printed at the end and kept in .data/images-times.txt.
 IMAGE ?= rdm:dev
-images: ## build the container image $(IMAGE) with docker or podman (exits 1 with an explanation without one)
-	@cd $(ROOT); engine=""; for e in docker podman; do \
-		if command -v $$e >/dev/null 2>&1 && $$e info >/dev/null 2>&1; then engine=$$e; break; fi; done; \
-	if [ -z "$$engine" ]; then \
-		echo "make images: no working container engine (docker or podman) here; image $(IMAGE) not built." >&2; \
-		echo "  The Dockerfile's build stage is scripts/build.ts (run it: make build); the chart is checked" >&2; \
-		echo "  offline by: make chart-check. With Docker: make images [IMAGE=registry/rdm:tag]." >&2; \
-		exit 1; fi; \
-	echo "$$engine build -t $(IMAGE) ."; $$engine build -t $(IMAGE) .
+IMAGES ?= all
+images: node-deps ## build every container image here (IMAGES="base service postgres nats minio opensearch"; IMAGE=rdm:dev), cached by content
+	@cd $(ROOT) && IMAGE=$(IMAGE) bash scripts/images.sh $(IMAGES)
+
+docker-up: ## start the project's Docker engine (installs docker.io when root; private socket under /var/lib/rdm-docker) unless one answers
+	@bash $(INFRA)/docker.sh start
+	@bash $(INFRA)/docker.sh status
+
+docker-down: ## stop the Docker engine that docker-up started (never someone else's)
+	@bash $(INFRA)/docker.sh stop
 
 chart-check: node-deps ## helm lint + template of charts/rdm (3 value sets), API-schema validation, policy tests; offline
 	@bash $(INFRA)/helm.sh install

@@ -52,6 +52,19 @@ export default defineConfig({
         },
       },
       {
+        // Failure modes of the e2e container runtime (real engine + local images; make test runs
+        // it with E2E_RUNTIME=containers after `make images`).
+        test: {
+          name: 'containers',
+          include: ['e2e/containers/**/*.test.ts'],
+          environment: 'node',
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+          pool: 'forks',
+          fileParallelism: false,
+        },
+      },
+      {
         test: {
           name: 'e2e',
           include: ['e2e/specs/**/*.test.ts'],

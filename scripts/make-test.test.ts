@@ -4,7 +4,9 @@
  * OpenSearch that does not start is counted and named as skipped outside CI and fails the run
  * under CI; the e2e run on OpenSearch is not attempted without OpenSearch and is counted; at the
  * end the run asks each server script to stop what THIS run started (`stop-run <its run id>`, the
- * id it gave the starts), also when the run fails.
+ * id it gave the starts), also when the run fails. With the default E2E_RUNTIME=containers the
+ * images are built (scripts/images.sh, a stand-in here) and the `containers` project runs before
+ * the e2e phases; a failed image build fails the run; E2E_RUNTIME=processes builds none.
  */
 import { spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -39,6 +41,12 @@ function fakeCheckout(): string {
   mkdirSync(join(root, 'scripts'));
   mkdirSync(join(root, '.data'));
   copyFileSync(join(REPO, 'scripts', 'test-summary.mjs'), join(root, 'scripts', 'test-summary.mjs'));
+  script(
+    join(root, 'scripts', 'images.sh'),
+    `echo "images $*" >>"${root}/calls.log"
+if [ -n "\${FAKE_IMAGES_FAIL:-}" ]; then echo "images.sh: error: image rdm-debian:bookworm: debootstrap failed (fake)" >&2; exit 1; fi
+exit 0`,
+  );
   // The target calls `$(MAKE) -s typecheck` from ROOT: the same Makefile there.
   symlinkSync(join(REPO, 'Makefile'), join(root, 'Makefile'));
   writeFileSync(join(root, 'package.json'), '{}');
@@ -100,16 +108,51 @@ describe('make test (stand-ins for every tool)', () => {
   it('everything up: every phase runs, and the run stops only what it started (stop-run with its id)', () => {
     const { code, out, calls } = makeTest({});
     expect(code, out).toBe(0);
+    expect(calls).toContain('images all');
     expect(calls.filter((c) => c.startsWith('vitest'))).toEqual([
       'vitest unit SEARCH_ENGINE=postgres',
       'vitest charts SEARCH_ENGINE=postgres',
       'vitest integration SEARCH_ENGINE=postgres',
       'vitest faults SEARCH_ENGINE=postgres',
+      'vitest containers SEARCH_ENGINE=postgres',
       'vitest e2e SEARCH_ENGINE=postgres',
       'vitest e2e SEARCH_ENGINE=opensearch',
     ]);
+    // The images are built before the integration phase starts (never competing with it).
+    expect(calls.indexOf('images all')).toBeLessThan(calls.indexOf('vitest integration SEARCH_ENGINE=postgres'));
+    expect(out).toMatch(/images +PASS/);
     stopsWhatItStarted(calls);
+    expect(out).toContain('7 passed, 0 failed, 0 skipped');
+  });
+
+  it('E2E_RUNTIME=processes: no image is built and no container project runs', () => {
+    const { code, out, calls } = makeTest({ E2E_RUNTIME: 'processes' });
+    expect(code, out).toBe(0);
+    expect(calls.filter((c) => c.startsWith('images'))).toEqual([]);
+    expect(calls).not.toContain('vitest containers SEARCH_ENGINE=postgres');
     expect(out).toContain('6 passed, 0 failed, 0 skipped');
+  });
+
+  it('a failed image build fails the run, naming it (and what it started is still stopped)', () => {
+    const { code, out, calls } = makeTest({ FAKE_IMAGES_FAIL: '1' });
+    expect(code, out).toBe(2);
+    expect(out).toMatch(/images +FAIL/);
+    expect(out).toContain('error: make images failed');
+    expect(out).toContain('image rdm-debian:bookworm: debootstrap failed (fake)');
+    expect(out).toContain('make test: FAILED');
+    stopsWhatItStarted(calls);
+  });
+
+  it('an unknown E2E_RUNTIME is refused before anything runs', () => {
+    const r = fakeCheckout();
+    const res = spawnSync('make', ['-s', 'test', `ROOT=${r}`, `INFRA=${join(r, 'infra')}`, 'E2E_RUNTIME=vm'], {
+      cwd: r,
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp' },
+      timeout: 60_000,
+    });
+    expect(res.status).toBe(2);
+    expect(res.stderr).toContain('E2E_RUNTIME=vm: expected containers or processes');
   });
 
   it('outside CI, MinIO and OpenSearch down: their suites and the e2e run on OpenSearch are counted and named as skipped', () => {
@@ -123,7 +166,7 @@ describe('make test (stand-ins for every tool)', () => {
     expect(out).toContain('integration: integration.test.ts > ObjectStorage (s3 engine) — 2 test(s)');
     expect(out).toContain('  e2e on OpenSearch: not run: OpenSearch did not start — 1 test(s) skipped (the e2e project');
     expect(out).toContain('  MinIO: did not start (.data/minio-start.log): the S3 suites of files skipped');
-    expect(out).toContain('5 passed, 0 failed, 3 skipped');
+    expect(out).toContain('6 passed, 0 failed, 3 skipped');
     stopsWhatItStarted(calls);
   });
 

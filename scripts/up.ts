@@ -59,6 +59,9 @@ export const DEFAULT_ENV: Readonly<Record<string, string>> = Object.freeze({
   NATS_URL: 'nats://127.0.0.1:4222',
   PUBLIC_BASE_URL: 'http://127.0.0.1:5000',
   IDENTITY_SECRET: 'dev-identity-secret-change-me',
+  // Records' development mail sink (.eml files under .data/mail): asked for explicitly, because
+  // records refuses to start with neither SMTP_URL nor MAIL_SINK=true. SMTP_URL wins when set.
+  MAIL_SINK: 'true',
 });
 
 /** The random identity secret of the stack under `root` (`.data/identity-secret`, made once, mode 600). */

@@ -349,3 +349,65 @@ describe('the per-version validator itself', () => {
     expect(r.warnings.join('\n')).toMatch(/PodDisruptionBudget with api version policy\/v1beta1/);
   });
 });
+
+describe('charts/rdm images and mail', () => {
+  const recordsEnv = (objs: Manifest[]): Manifest[] => {
+    const records = objs.find((o) => o.kind === 'Deployment' && o.metadata.labels?.['app.kubernetes.io/name'] === 'records');
+    return records?.spec.template.spec.containers[0].env ?? [];
+  };
+
+  it('uses the images built here by default, each with its pull policy, and the given ones otherwise', () => {
+    const images = (objs: Manifest[]) =>
+      podTemplates(objs).flatMap(({ spec }) => containersOf(spec).map((c) => `${c.image} ${c.imagePullPolicy}`));
+    const local = images(render({ name: 'local', files: [], set: ['opensearch.enabled=true', 'search.engine=opensearch'] }));
+    expect(new Set(local)).toEqual(
+      new Set([
+        'rdm:dev IfNotPresent',
+        'rdm-postgres:15 IfNotPresent',
+        'rdm-nats:2.9.10 IfNotPresent',
+        'rdm-minio:RELEASE.2025-09-07T16-13-09Z IfNotPresent',
+        'rdm-opensearch:2.19.1 IfNotPresent',
+      ]),
+    );
+    const other = images(
+      render({
+        name: 'registry',
+        files: [],
+        set: ['image.pullPolicy=Never', 'nats.image.repository=nats', 'nats.image.tag=2.10.24', 'nats.image.pullPolicy=Always'],
+      }),
+    );
+    expect(other).toContain('nats:2.10.24 Always');
+    expect(other).toContain('rdm:dev Never');
+  });
+
+  it('gives records the development mail sink only when asked (the default values, for kind), and refuses neither', () => {
+    const env = recordsEnv(render({ name: 'default', files: [], set: [] }));
+    expect(env.find((e) => e.name === 'MAIL_SINK')?.value).toBe('true');
+    expect(env.find((e) => e.name === 'SMTP_URL')).toBeUndefined();
+    expect(() => runHelm(['template', 'rdm', CHART, '--set', 'smtp.devSink=false'])).toThrow(
+      /smtp\.host is required \(records sends mail\)/,
+    );
+  });
+
+  it('builds SMTP_URL from host, port and TLS, with the credentials from a Secret (never in the manifests)', () => {
+    const env = recordsEnv(render({ name: 'production', files: ['ci/production-values.yaml'], set: [] }));
+    expect(env.find((e) => e.name === 'MAIL_SINK')).toBeUndefined();
+    expect(env.find((e) => e.name === 'SMTP_USERNAME')?.valueFrom?.secretKeyRef).toEqual({ name: 'rdm-production', key: 'SMTP_USERNAME' });
+    expect(env.find((e) => e.name === 'SMTP_PASSWORD')?.valueFrom?.secretKeyRef).toEqual({ name: 'rdm-production', key: 'SMTP_PASSWORD' });
+    const names = env.map((e) => e.name);
+    // $(VAR) expansion needs the variables before SMTP_URL.
+    expect(names.indexOf('SMTP_URL')).toBeGreaterThan(names.indexOf('SMTP_PASSWORD'));
+    expect(env.find((e) => e.name === 'SMTP_URL')?.value).toBe('smtps://$(SMTP_USERNAME):$(SMTP_PASSWORD)@smtp.example.org:465');
+    const plain = recordsEnv(render({ name: 'starttls', files: [], set: ['smtp.host=mail.example.org', 'smtp.devSink=false'] }));
+    expect(plain.find((e) => e.name === 'SMTP_URL')?.value).toBe('smtp://mail.example.org:587?requireTLS=true');
+    // Only records sends mail.
+    for (const { obj, spec } of podTemplates(render({ name: 'production', files: ['ci/production-values.yaml'], set: [] }))) {
+      if (obj.metadata.labels?.['app.kubernetes.io/name'] === 'records') continue;
+      expect(
+        containersOf(spec)
+          .flatMap((c) => c.env ?? [])
+          .map((e: Manifest) => e.name),
+      ).not.toContain('SMTP_URL');
+    }
+  });
+});

@@ -36,7 +36,7 @@
  * then releases the lock.
  */
 import { randomBytes } from 'node:crypto';
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { connect } from 'node:net';
@@ -44,6 +44,7 @@ import { join } from 'node:path';
 import type {} from 'vitest';
 import type { TestProject } from 'vitest/node';
 import { GATEWAY, REPO_ROOT, SERVICES, type Stack, isAlive, startStack, terminate, waitHttpOk } from '../../scripts/up.js';
+import { type ContainerStack, startContainerStack } from './containers.js';
 import { acquireE2eLock, cmdlineOf } from './lock.js';
 import { STACK_STATE_FILE, type StackState, childEnv, readStackState, writeStackState } from './stack.js';
 
@@ -79,6 +80,12 @@ export default async function setup(project: TestProject): Promise<() => Promise
 
   // First of all: nothing under .data may be touched while another run owns it.
   const lock = await acquireE2eLock({ say, blockedBy: unlockedOwner });
+  const runtime = process.env.E2E_RUNTIME ?? 'processes';
+  if (runtime === 'containers') return setupContainers(project, lock);
+  if (runtime !== 'processes') {
+    lock.release();
+    throw new Error(`E2E_RUNTIME=${runtime}: expected containers or processes`);
+  }
   const containers: Container[] = [];
   let natsChild: ChildProcess | null = null;
   let stack: Stack | null = null;
@@ -187,6 +194,91 @@ export default async function setup(project: TestProject): Promise<() => Promise
     );
     process.env.E2E_BASE_URL = baseUrl;
     project.provide('baseUrl', baseUrl);
+    return teardown;
+  } catch (err) {
+    await teardown();
+    throw err;
+  }
+}
+
+/**
+ * E2E_RUNTIME=containers: the whole stack from the images built here, through testcontainers
+ * (e2e/support/containers.ts); the state file records container ids so that stack.ts can stop and
+ * start a service (`docker stop` / `docker start`).
+ */
+async function setupContainers(project: TestProject, lock: { release(): void }): Promise<() => Promise<void>> {
+  let stack: ContainerStack | null = null;
+  const teardown = async (): Promise<void> => {
+    try {
+      if (stack) {
+        const t0 = Date.now();
+        await stack.stop();
+        say(`containers of run ${stack.runId} removed in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+      }
+      rmSync(STACK_STATE_FILE, { force: true });
+    } finally {
+      lock.release();
+    }
+  };
+  try {
+    if (!process.env.DOCKER_HOST) {
+      // The engine scripts/infra/docker.sh starts (make docker-up), or a system one.
+      process.env.DOCKER_HOST = execFileSync('bash', [join(REPO_ROOT, 'scripts', 'infra', 'docker.sh'), 'host'], {
+        encoding: 'utf8',
+      }).trim();
+    }
+    // docker-proxy binds 127.0.0.1 only; testcontainers' "localhost" could resolve to ::1.
+    process.env.TESTCONTAINERS_HOST_OVERRIDE ??= '127.0.0.1';
+    const portBase = Number(process.env.E2E_PORT_BASE ?? 5900);
+    const mailDir = join(DATA_DIR, 'e2e-mail');
+    rmSync(mailDir, { recursive: true, force: true });
+    const filesDir = join(DATA_DIR, 'e2e-files');
+    rmSync(filesDir, { recursive: true, force: true });
+    rmSync(LOG_DIR, { recursive: true, force: true });
+    mkdirSync(LOG_DIR, { recursive: true });
+    process.env.E2E_MAIL_SINK_DIR = mailDir;
+    const engine = process.env.SEARCH_ENGINE ?? 'postgres';
+    say(
+      `starting the stack in containers (engine ${process.env.DOCKER_HOST}, gateway 127.0.0.1:${portBase}, search ${engine}, logs ${LOG_DIR})`,
+    );
+    const started = Date.now();
+    stack = await startContainerStack({
+      portBase,
+      databaseName: process.env.E2E_DATABASE_NAME ?? 'rdm_e2e',
+      searchEngine: engine,
+      mailDir,
+      dataDir: filesDir,
+      filesStorage: process.env.E2E_FILES_STORAGE === 's3' ? 's3' : 'local',
+      logDir: LOG_DIR,
+      say,
+      readyTimeoutMs: Number(process.env.E2E_READY_TIMEOUT_MS ?? 120_000),
+      env: {
+        IDENTITY_SECRET: process.env.IDENTITY_SECRET ?? randomBytes(32).toString('base64url'),
+        LOG_LEVEL: process.env.E2E_LOG_LEVEL ?? 'info',
+        RATE_LIMIT_ANONYMOUS: process.env.E2E_RATE_LIMIT_ANONYMOUS ?? '100000',
+        RATE_LIMIT_AUTHENTICATED: process.env.E2E_RATE_LIMIT_AUTHENTICATED ?? '100000',
+        RATE_LIMIT_WINDOW_SECONDS: process.env.E2E_RATE_LIMIT_WINDOW_SECONDS ?? '86400',
+        ABUSE_REPORTS_PER_WINDOW: process.env.E2E_ABUSE_REPORTS_PER_WINDOW ?? '100000',
+        ...(engine !== 'postgres' ? { SEARCH_INDEX_PREFIX: process.env.SEARCH_INDEX_PREFIX ?? `e2e${Date.now().toString(36)}-` } : {}),
+      },
+    });
+    const state: StackState = {
+      version: 1,
+      owner: process.pid,
+      runtime: 'containers',
+      baseUrl: stack.baseUrl,
+      databaseUrl: stack.databaseUrl,
+      natsUrl: stack.natsUrl,
+      natsPid: null,
+      services: stack.services,
+    };
+    writeStackState(state);
+    say(`stack ready in containers: ${stack.baseUrl} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    process.env.E2E_BASE_URL = stack.baseUrl;
+    // Specs that watch the database (query-limits: pg_stat_activity) reach the container's
+    // PostgreSQL through its mapped port, not the machine's server.
+    process.env.E2E_DATABASE_URL = stack.databaseUrl;
+    project.provide('baseUrl', stack.baseUrl);
     return teardown;
   } catch (err) {
     await teardown();

@@ -10,6 +10,7 @@
  * startService(name))`); never call these when `canControlServices()` is false (the stack was
  * given through E2E_BASE_URL and is not ours).
  */
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT, type ServiceSpec, isAlive, spawnService, terminate, waitHttpOk } from '../../scripts/up.js';
@@ -21,6 +22,8 @@ export const STACK_STATE_FILE = process.env.E2E_STACK_STATE ?? join(REPO_ROOT, '
 export interface ManagedService {
   spec: ServiceSpec;
   pid: number | null;
+  /** E2E_RUNTIME=containers: the service's container id (stopped/started with docker). */
+  container?: string;
 }
 
 /** Contents of `.data/e2e-stack.json`. */
@@ -33,6 +36,8 @@ export interface StackState {
   natsUrl: string;
   /** pid of the private nats-server started for this run, if any. */
   natsPid: number | null;
+  /** How the stack runs (E2E_RUNTIME); absent = processes. */
+  runtime?: 'processes' | 'containers';
   services: Record<string, ManagedService>;
 }
 
@@ -74,7 +79,8 @@ export function serviceUrl(name: string): string {
 
 /** True when the service's process is alive. */
 export function isServiceRunning(name: string): boolean {
-  const { pid } = managed(readStackState(), name);
+  const { pid, container } = managed(readStackState(), name);
+  if (container) return dockerCli(['inspect', '--format', '{{.State.Running}}', container]) === 'true';
   return pid !== null && isAlive(pid);
 }
 
@@ -82,6 +88,10 @@ export function isServiceRunning(name: string): boolean {
 export async function stopService(name: string, graceMs = 10_000): Promise<void> {
   const state = readStackState();
   const svc = managed(state, name);
+  if (svc.container) {
+    dockerCli(['stop', '--time', String(Math.ceil(graceMs / 1000)), svc.container]);
+    return;
+  }
   if (svc.pid !== null) await terminate(svc.pid, graceMs);
   svc.pid = null;
   writeStackState(state);
@@ -91,6 +101,14 @@ export async function stopService(name: string, graceMs = 10_000): Promise<void>
 export async function startService(name: string, timeoutMs = 60_000): Promise<void> {
   const state = readStackState();
   const svc = managed(state, name);
+  if (svc.container) {
+    // Its address and published port belong to its holder container (containers.ts): unchanged.
+    if (dockerCli(['inspect', '--format', '{{.State.Running}}', svc.container]) !== 'true') dockerCli(['start', svc.container]);
+    await waitHttpOk(svc.spec.readyUrl, timeoutMs).catch((err: Error) => {
+      throw new Error(`${name} (container ${svc.container?.slice(0, 12)}): ${err.message}`);
+    });
+    return;
+  }
   if (svc.pid !== null && isAlive(svc.pid)) return;
   const child = spawnService(svc.spec, [], childEnv(), false);
   child.unref(); // outlives this worker; the global teardown stops it by pid
@@ -114,4 +132,9 @@ export function childEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEn
   const out: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(env)) if (!k.startsWith('VITEST') && k !== 'TEST') out[k] = v;
   return out;
+}
+
+/** Run the docker CLI (E2E_RUNTIME=containers), DOCKER_HOST as the global setup set it. */
+function dockerCli(args: string[]): string {
+  return execFileSync('docker', args, { encoding: 'utf8', timeout: 60_000 }).trim();
 }

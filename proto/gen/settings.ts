@@ -69,6 +69,7 @@ export const DECLARED_SETTINGS: Readonly<Record<string, readonly string[]>> = {
   LOAD_FIXTURES: ['vocabularies'],
   LOG_LEVEL: ['users', 'vocabularies', 'records', 'files', 'requests', 'communities', 'gateway'],
   MAIL_FROM: ['records'],
+  MAIL_SINK: ['records'],
   MAIL_SINK_DIR: ['records'],
   MAIL_SINK_PORT: ['records'],
   NATS_URL: ['users', 'vocabularies', 'records', 'files', 'requests', 'communities', 'gateway'],

@@ -26,13 +26,16 @@ KIND_VERSION="${KIND_VERSION:-v0.27.0}"
 KUBECTL_VERSION="${KUBECTL_VERSION:-v1.31.6}"
 INGRESS_NGINX_VERSION="${INGRESS_NGINX_VERSION:-controller-v1.12.1}"
 export PATH="$TOOLS_DIR/bin:$PATH"
+# The project's engine (make docker-up) when no other answers.
+DOCKER_HOST="${DOCKER_HOST:-$(bash "$INFRA_DIR/docker.sh" host)}"
+export DOCKER_HOST
 
 if ! command -v docker >/dev/null 2>&1 || ! docker info >/dev/null 2>&1; then
   cat >&2 <<EOF
 make kind-up: no working Docker engine on this machine (\`docker info\` failed or docker is absent).
 kind runs Kubernetes nodes as Docker containers, so no cluster can be created here. With Docker it would:
   1. create kind cluster '$KIND_CLUSTER' (node ports 80/443 on the host) and install ingress-nginx $INGRESS_NGINX_VERSION;
-  2. docker build -t $IMAGE . and kind load it;
+  2. build every image here (scripts/images.sh) and kind load them;
   3. helm upgrade --install rdm charts/rdm -n $KIND_NAMESPACE (in-cluster PostgreSQL, NATS JetStream, MinIO);
   4. wait for every pod, then create a user, deposit, publish and search through http://$KIND_HOST/api.
 What can be checked without an engine is checked by: make build && make chart-check
@@ -86,9 +89,13 @@ kubectl -n ingress-nginx wait --for=condition=ready pod -l app.kubernetes.io/com
 
 # ---- image
 cd "$REPO_ROOT"
-say "building image $IMAGE"
-docker build -q -t "$IMAGE" . >/dev/null || die "docker build $IMAGE failed"
-kind load docker-image "$IMAGE" --name "$KIND_CLUSTER" >/dev/null || die "kind load $IMAGE failed"
+# Every image is built here (scripts/images.sh: no registry needed), the chart's infrastructure
+# images included (its defaults: rdm-postgres, rdm-nats, rdm-minio, rdm-opensearch), and loaded.
+say "building the images (scripts/images.sh; $IMAGE for the services)"
+IMAGE="$IMAGE" bash "$REPO_ROOT/scripts/images.sh" all || die "make images failed"
+for img in "$IMAGE" $(helm show values charts/rdm | sed -nE 's/^  image: \{ repository: ([^,]+), tag: "([^"]+)".*/\1:\2/p'); do
+  kind load docker-image "$img" --name "$KIND_CLUSTER" >/dev/null || die "kind load $img failed"
+done
 
 # ---- release (migration Jobs are hooks: helm waits for them)
 say "helm upgrade --install rdm charts/rdm (namespace $KIND_NAMESPACE)"

@@ -133,6 +133,7 @@ capabilities:
 - name: SEARCH_PASSWORD
   valueFrom: { secretKeyRef: { name: {{ include "rdm.secretName" .root }}, key: SEARCH_PASSWORD, optional: true } }
 {{- end }}
+{{- if eq .name "records" }}{{ include "rdm.smtpEnv" .root }}{{ end }}
 {{- if and (eq .name "records") (eq .root.Values.doi.provider "datacite") }}
 - name: DATACITE_PASSWORD
   valueFrom: { secretKeyRef: { name: {{ include "rdm.secretName" .root }}, key: DATACITE_PASSWORD } }
@@ -185,4 +186,34 @@ capabilities:
     resources:
       requests:
         storage: {{ .size }}
+{{- end -}}
+
+{{/*
+Mail of the records service: SMTP_URL from smtp.* (credentials from smtp.existingSecret, put into
+the URL by Kubernetes' $(VAR) expansion, so they never appear in the rendered manifests), or
+MAIL_SINK=true (development sink) when smtp.host is empty and smtp.devSink is true; neither: the
+chart refuses to render.
+*/}}
+{{- define "rdm.smtpEnv" -}}
+{{- $m := .Values.smtp -}}
+{{- if $m.host }}
+{{- $scheme := ternary "smtps" "smtp" (eq $m.tls "tls") -}}
+{{- $query := ternary "?requireTLS=true" (ternary "?ignoreTLS=true" "" (eq $m.tls "none")) (eq $m.tls "starttls") -}}
+{{- if $m.existingSecret }}
+- name: SMTP_USERNAME
+  valueFrom: { secretKeyRef: { name: {{ $m.existingSecret }}, key: {{ $m.usernameKey }} } }
+- name: SMTP_PASSWORD
+  valueFrom: { secretKeyRef: { name: {{ $m.existingSecret }}, key: {{ $m.passwordKey }} } }
+- name: SMTP_URL
+  value: {{ printf "%s://$(SMTP_USERNAME):$(SMTP_PASSWORD)@%s:%d%s" $scheme $m.host (int $m.port) $query | quote }}
+{{- else }}
+- name: SMTP_URL
+  value: {{ printf "%s://%s:%d%s" $scheme $m.host (int $m.port) $query | quote }}
+{{- end }}
+{{- else if $m.devSink }}
+- name: MAIL_SINK
+  value: "true"
+{{- else }}
+{{- fail "smtp.host is required (records sends mail), or smtp.devSink=true for a development cluster (its mail sink delivers nothing)" }}
+{{- end }}
 {{- end -}}

@@ -117,7 +117,14 @@ export const configProperties = {
   SMTP_URL: {
     type: 'string',
     default: '',
-    description: 'Outgoing mail server (`smtp://user:pass@host:587`); empty = start the development mail sink (MAIL_SINK_DIR).',
+    description:
+      'Outgoing mail server (`smtp://user:pass@host:587`, `smtps://…:465`); empty: the development mail sink when MAIL_SINK=true, otherwise the service refuses to start.',
+  },
+  MAIL_SINK: {
+    type: 'boolean',
+    default: false,
+    description:
+      'Development only: with an empty SMTP_URL, start the mail sink (`.eml` files under MAIL_SINK_DIR, nothing is delivered). Never a silent fallback: without SMTP_URL and without MAIL_SINK=true the service does not start.',
   },
   ABUSE_EMAIL_TO: {
     type: 'string',

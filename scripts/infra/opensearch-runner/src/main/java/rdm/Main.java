@@ -28,7 +28,8 @@ public final class Main {
       closed.countDown();
     }));
     runner.onBuild((number, settings) -> {
-      settings.put("network.host", "127.0.0.1");
+      // 127.0.0.1 unless -Drdm.network.host says otherwise (the container image binds 0.0.0.0).
+      settings.put("network.host", System.getProperty("rdm.network.host", "127.0.0.1"));
       settings.put("http.port", httpPort);
       settings.put("transport.port", transportPort);
       settings.put("discovery.type", "single-node");
