@@ -4,10 +4,18 @@
  * 404 for unknown paths and 405 (with `Allow`) for known paths called with a wrong method, and to
  * build the base OpenAPI document.
  *
- * When to edit: a service adds or removes a public route. Keep patterns in spec form:
+ * A service that declares its routes (`src/http/routes.decl.ts`, the platform's route-table.ts)
+ * has them generated into routes.generated.ts by `pnpm gen:contracts`; only the others are
+ * written here by hand.
+ *
+ * When to edit: a service without a route table adds or removes a public route. Keep patterns in spec form:
  * `{name}` is one path segment, `{name+}` one or more segments (file keys and vocabulary ids may
  * contain `/`). A path may match several patterns; the allowed methods are their union.
  */
+
+import { GENERATED_ROUTES } from './routes.generated.js';
+
+export { DECLARING_SERVICES } from './routes.generated.js';
 
 /** The services behind the gateway. */
 export const SERVICES = ['users', 'vocabularies', 'records', 'files', 'requests', 'communities'] as const;
@@ -32,9 +40,6 @@ export interface RouteSpec {
   /** One-line description for the OpenAPI document. */
   summary?: string;
 }
-
-/** Vocabularies InvenioRDM also serves at the API root (`/api/<vocabulary-id>`). */
-export const ROOT_VOCABULARIES = ['affiliations', 'funders', 'awards', 'names', 'subjects'] as const;
 
 const R = '/api/records/{id}';
 
@@ -81,16 +86,8 @@ function fileRoutes(base: string, kind: 'files' | 'media-files', draft: boolean)
   ];
 }
 
-/** Routes of one root-served vocabulary (`/api/affiliations`…). */
-function rootVocabularyRoutes(v: string): RouteSpec[] {
-  return [
-    { pattern: `/api/${v}`, methods: ['GET', 'POST'], service: 'vocabularies', list: true, summary: `Search ${v}` },
-    { pattern: `/api/${v}/{id+}`, methods: ['GET', 'PUT', 'DELETE'], service: 'vocabularies', summary: `Read one entry of ${v}` },
-  ];
-}
-
-/** Every public route of the API. */
-export const ROUTES: readonly RouteSpec[] = [
+/** The routes of the services that do not declare a route table yet (hand-written). */
+const HAND_ROUTES: readonly RouteSpec[] = [
   // ── records ────────────────────────────────────────────────────────────────────────────────
   {
     pattern: '/api/records',
@@ -293,27 +290,12 @@ export const ROUTES: readonly RouteSpec[] = [
     summary: 'One schema extension document',
   },
 
-  // ── vocabularies ───────────────────────────────────────────────────────────────────────────
-  { pattern: '/api/vocabularies', methods: ['GET'], service: 'vocabularies', list: true, summary: 'List vocabulary types' },
-  { pattern: '/api/vocabularies/tasks', methods: ['POST'], service: 'vocabularies', summary: 'Run a vocabulary import task (system)' },
-  {
-    pattern: '/api/vocabularies/{type}',
-    methods: ['GET', 'POST'],
-    service: 'vocabularies',
-    list: true,
-    summary: 'Search entries of a vocabulary',
-  },
-  {
-    pattern: '/api/vocabularies/{type}/{id+}',
-    methods: ['GET', 'PUT', 'DELETE'],
-    service: 'vocabularies',
-    summary: 'Read one vocabulary entry',
-  },
-  ...ROOT_VOCABULARIES.flatMap(rootVocabularyRoutes),
-
   // ── users ──────────────────────────────────────────────────────────────────────────────────
   { pattern: '/api/users', methods: ['GET'], service: 'users', list: true, summary: 'Search public users' },
   { pattern: '/api/users/{id}', methods: ['GET'], service: 'users', summary: 'Read a user' },
   { pattern: '/api/users/{id}/avatar.svg', methods: ['GET'], service: 'users', summary: "A user's avatar" },
   { pattern: '/api/me', methods: ['GET'], service: 'users', summary: 'The caller' },
 ];
+
+/** Every public route of the API: the generated ones (routes.generated.ts), then the hand-written ones. */
+export const ROUTES: readonly RouteSpec[] = [...GENERATED_ROUTES, ...HAND_ROUTES];
