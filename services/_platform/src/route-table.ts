@@ -77,14 +77,21 @@ export interface RouteDecl extends RouteDoc {
 /** A service's routes by operation name, in registration order. */
 export type RouteTable = Readonly<Record<string, RouteDecl>>;
 
-/** Context of a route handler. */
-export type RouteContext = Context & { state: AppState; params: Record<string, string> };
+/** The path parameters of a spec-form path, by name: `'/a/{id}/b/{key+}'` → `{id: string; key: string}`. */
+export type PathParams<P extends string> = P extends `${string}{${infer N}}${infer Rest}`
+  ? { [K in N extends `${infer M}+` ? M : N]: string } & PathParams<Rest>
+  : Record<never, never>;
+
+/** Context of a route handler (`params`: the route's path parameters, typed when its path is a literal). */
+export type RouteContext<P = Record<string, string>> = Context & { state: AppState; params: P };
 
 /** A route's handler: koa middleware (or a chain of them, the last one answering). */
-export type RouteHandler = ((ctx: RouteContext, next: () => Promise<unknown>) => unknown) | Middleware<AppState>[];
+export type RouteHandler<P = Record<string, string>> =
+  | ((ctx: RouteContext<P>, next: () => Promise<unknown>) => unknown)
+  | Middleware<AppState>[];
 
-/** One handler per declared route, no more, no less. */
-export type RouteHandlers<T extends RouteTable> = { [K in keyof T]: RouteHandler };
+/** One handler per declared route, no more, no less; each sees its own path parameters. */
+export type RouteHandlers<T extends RouteTable> = { [K in keyof T]: RouteHandler<PathParams<T[K]['path']>> };
 
 /** A service's whole HTTP surface: its tables (one per resource file) and its OpenAPI components. */
 export interface ServiceApi {

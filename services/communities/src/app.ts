@@ -10,6 +10,7 @@ import {
   type Logger,
   MAX_BYTES,
   mountRouter,
+  openapiRouter,
   type NatsHandle,
   type ObjectStorage,
 } from '@rdm/platform';
@@ -23,8 +24,8 @@ import { MembersService } from './domain/members.service.js';
 import type { RecordsUsagePort, RequestsPort, UsersPort, VocabulariesPort } from './domain/ports.js';
 import { communitiesRouter } from './http/communities.routes.js';
 import { extensionsRouter } from './http/extensions.routes.js';
+import { API } from './http/routes.decl.js';
 import { membersRouter } from './http/members.routes.js';
-import { openapiRouter } from './http/openapi.js';
 import type { CommunitySearchIndex } from './search/community-index.js';
 import type { MemberSearchIndex } from './search/member-index.js';
 
@@ -105,7 +106,8 @@ export function createApp(deps: AppDeps): CommunitiesApp {
       { degraded: true },
     );
   }
-  mountRouter(app, openapiRouter());
+  // Internal (the gateway merges it into /api/openapi.json; never routed publicly).
+  mountRouter(app, openapiRouter(API));
   mountRouter(app, extensionsRouter({ extensions, links }));
   mountRouter(app, membersRouter({ members, links }));
   mountRouter(app, communitiesRouter({ communities, logos, links }));

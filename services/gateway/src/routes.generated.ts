@@ -2,10 +2,14 @@
 import type { RouteSpec } from './routes.js';
 
 /** Services whose public routes come from their route table. */
-export const DECLARING_SERVICES = ['vocabularies'] as const;
+export const DECLARING_SERVICES = ['users', 'vocabularies', 'requests', 'communities'] as const;
 
 /** The public routes of the declaring services. */
 export const GENERATED_ROUTES: readonly RouteSpec[] = [
+  { pattern: '/api/users', methods: ['GET'], service: 'users', summary: 'Search public users', list: true },
+  { pattern: '/api/users/{id}', methods: ['GET'], service: 'users', summary: 'Read a user' },
+  { pattern: '/api/users/{id}/avatar.svg', methods: ['GET'], service: 'users', summary: "A user's avatar" },
+  { pattern: '/api/me', methods: ['GET'], service: 'users', summary: 'The caller' },
   {
     pattern: '/api/vocabularies/{type}/{id+}',
     methods: ['GET', 'PUT', 'DELETE'],
@@ -37,4 +41,136 @@ export const GENERATED_ROUTES: readonly RouteSpec[] = [
   { pattern: '/api/funders/{id+}', methods: ['GET', 'PUT', 'DELETE'], service: 'vocabularies', summary: 'Read one of funders' },
   { pattern: '/api/names/{id+}', methods: ['GET', 'PUT', 'DELETE'], service: 'vocabularies', summary: 'Read one of names' },
   { pattern: '/api/vocabularies/tasks', methods: ['POST'], service: 'vocabularies', summary: 'Run a vocabulary import task (system)' },
+  { pattern: '/api/requests', methods: ['GET'], service: 'requests', summary: 'Search requests the caller may read', list: true },
+  {
+    pattern: '/api/user/requests',
+    methods: ['GET'],
+    service: 'requests',
+    summary: "The caller's requests (created or received by the user; never `created` ones)",
+    list: true,
+  },
+  {
+    pattern: '/api/communities/{id}/requests',
+    methods: ['GET'],
+    service: 'requests',
+    summary: 'Requests received by a community (curators, managers, owners)',
+    list: true,
+  },
+  { pattern: '/api/requests/{id}', methods: ['GET', 'PUT', 'DELETE'], service: 'requests', summary: 'Read a request' },
+  {
+    pattern: '/api/requests/{id}/actions/{action}',
+    methods: ['POST'],
+    service: 'requests',
+    summary: 'Run an action; an optional `{payload:{content, format}}` becomes a comment',
+  },
+  { pattern: '/api/requests/{id}/lock', methods: ['GET'], service: 'requests', summary: 'Lock (403 while locking is disabled)' },
+  { pattern: '/api/requests/{id}/unlock', methods: ['GET'], service: 'requests', summary: 'Unlock (403 while locking is disabled)' },
+  { pattern: '/api/requests/{id}/comments', methods: ['POST'], service: 'requests', summary: 'Add a comment' },
+  {
+    pattern: '/api/requests/{id}/comments/{comment_id}',
+    methods: ['GET', 'PUT', 'DELETE'],
+    service: 'requests',
+    summary: 'Read a comment',
+  },
+  {
+    pattern: '/api/requests/{id}/comments/{comment_id}/reply',
+    methods: ['POST'],
+    service: 'requests',
+    summary: 'Reply to a top-level comment (a reply to a reply is 400)',
+  },
+  {
+    pattern: '/api/requests/{id}/comments/{comment_id}/replies',
+    methods: ['GET'],
+    service: 'requests',
+    summary: 'Replies (oldest first)',
+    list: true,
+  },
+  {
+    pattern: '/api/requests/{id}/comments/{comment_id}/replies_focused',
+    methods: ['GET'],
+    service: 'requests',
+    summary: 'The page of replies holding `focus_event_id` (newest first by default)',
+  },
+  {
+    pattern: '/api/requests/{id}/timeline',
+    methods: ['GET'],
+    service: 'requests',
+    summary: 'Timeline: top-level comments (C) and log events (L)',
+    list: true,
+  },
+  {
+    pattern: '/api/requests/{id}/timeline_focused',
+    methods: ['GET'],
+    service: 'requests',
+    summary: 'The timeline page holding `focus_event_id` (a reply maps to its parent; unknown → page 1)',
+  },
+  {
+    pattern: '/api/community-schema-extension',
+    methods: ['GET'],
+    service: 'communities',
+    summary: 'Latest schema extension of each community',
+  },
+  {
+    pattern: '/api/community-schema-extension/schema/{schema_id}/jsonschema',
+    methods: ['GET'],
+    service: 'communities',
+    summary: 'One schema version',
+  },
+  {
+    pattern: '/api/community-schema-extension/{slug}',
+    methods: ['GET', 'PUT'],
+    service: 'communities',
+    summary: 'Latest schema of a community',
+  },
+  {
+    pattern: '/api/communities/{id}/members',
+    methods: ['GET', 'PUT', 'DELETE'],
+    service: 'communities',
+    summary: 'Members (members only)',
+    list: true,
+  },
+  { pattern: '/api/communities/{id}/members/public', methods: ['GET'], service: 'communities', summary: 'Visible members', list: true },
+  {
+    pattern: '/api/communities/{id}/invitations',
+    methods: ['GET', 'POST', 'PUT'],
+    service: 'communities',
+    summary: 'Invite users (community-invitation requests)',
+    list: true,
+  },
+  {
+    pattern: '/api/communities/{id}/membership-requests',
+    methods: ['GET', 'POST', 'PUT'],
+    service: 'communities',
+    summary: 'Membership requests (owners, managers)',
+    list: true,
+  },
+  { pattern: '/api/communities', methods: ['GET', 'POST'], service: 'communities', summary: 'Search communities', list: true },
+  { pattern: '/api/communities/featured', methods: ['GET'], service: 'communities', summary: 'Public featured communities', list: true },
+  { pattern: '/api/user/communities', methods: ['GET'], service: 'communities', summary: "The caller's communities", list: true },
+  {
+    pattern: '/api/communities/{id}',
+    methods: ['GET', 'PUT', 'DELETE'],
+    service: 'communities',
+    summary: 'Read a community (with statistics)',
+  },
+  { pattern: '/api/communities/{id}/rename', methods: ['POST'], service: 'communities', summary: 'Change the slug' },
+  { pattern: '/api/communities/{id}/restore', methods: ['POST'], service: 'communities', summary: 'Restore a deleted community' },
+  {
+    pattern: '/api/communities/{id}/logo',
+    methods: ['GET', 'PUT', 'DELETE'],
+    service: 'communities',
+    summary: 'Upload the logo (raw bytes; COMMUNITIES_LOGO_MAX_BYTES)',
+  },
+  {
+    pattern: '/api/communities/{id}/featured',
+    methods: ['GET', 'POST'],
+    service: 'communities',
+    summary: 'Featured entries (administrators)',
+  },
+  {
+    pattern: '/api/communities/{id}/featured/{fid}',
+    methods: ['PUT', 'DELETE'],
+    service: 'communities',
+    summary: 'Change a featured entry (administrators)',
+  },
 ];

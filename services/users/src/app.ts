@@ -6,7 +6,6 @@
 import { addStandardHealth, createHttpApp, type Knex, type Logger, mountRouter, type NatsHandle } from '@rdm/platform';
 import type { UsersConfig } from './config.js';
 import { UsersService } from './domain/users.service.js';
-import { openapiRouter } from './http/openapi.js';
 import { usersRouter } from './http/users.routes.js';
 
 /** Dependencies of the app. */
@@ -35,7 +34,6 @@ export function createApp(deps: AppDeps): ReturnType<typeof createHttpApp> {
       { degraded: true },
     );
   }
-  mountRouter(app, openapiRouter());
   mountRouter(app, usersRouter({ users, baseUrl: deps.config.PUBLIC_BASE_URL }));
   return { app, health };
 }

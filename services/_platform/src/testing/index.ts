@@ -352,18 +352,26 @@ const paramKey = (p: Record<string, unknown>) => (typeof p.$ref === 'string' ? p
 
 /**
  * Test helper: what of `before` (an OpenAPI document) `after` lacks or says less precisely —
- * every path, method, parameter (path-level ones applied to each operation), request body,
+ * every path (path parameters matched by position: a renamed one is no loss), method,
+ * parameter (path-level ones applied to each operation), request body,
  * response, header, schema and component of `before` must be in `after`, as a subset. Empty when
  * `after` is at least as precise. Use it to prove a generated fragment replaces a hand-written one.
  */
 export function openapiLosses(before: OpenApiDoc, after: OpenApiDoc): string[] {
   const losses: string[] = [];
+  const shape = (p: string) => p.replace(/\{[^}]*\}/g, '{}');
+  const names = (p: string) => [...p.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
   for (const [path, item] of Object.entries(before.paths ?? {})) {
-    const other = after.paths?.[path];
-    if (!other) {
+    const otherPath = Object.keys(after.paths ?? {}).find((p) => shape(p) === shape(path));
+    const other = otherPath ? after.paths?.[otherPath] : undefined;
+    if (!other || !otherPath) {
       losses.push(`path ${path}`);
       continue;
     }
+    // A path parameter renamed (same position) is no loss: compare it under its new name.
+    const renamed = new Map(names(path).map((n, i) => [n, names(otherPath)[i]]));
+    const rename = (p: Record<string, unknown>) =>
+      p.in === 'path' && renamed.has(String(p.name)) ? { ...p, name: renamed.get(String(p.name)) } : p;
     for (const m of OPERATION_METHODS.filter((k) => item[k])) {
       const op = item[m];
       const otherOp = other[m];
@@ -371,13 +379,13 @@ export function openapiLosses(before: OpenApiDoc, after: OpenApiDoc): string[] {
         losses.push(`${m} ${path}`);
         continue;
       }
-      const params = (i: Record<string, any>, o: Record<string, any>) => {
-        const map = new Map<string, unknown>();
-        for (const p of [...(i.parameters ?? []), ...(o.parameters ?? [])]) map.set(paramKey(p), p);
-        return map;
+      const params = (i: Record<string, any>, o: Record<string, any>, map: (p: Record<string, unknown>) => Record<string, unknown>) => {
+        const byKey = new Map<string, unknown>();
+        for (const p of [...(i.parameters ?? []), ...(o.parameters ?? [])].map(map)) byKey.set(paramKey(p), p);
+        return byKey;
       };
-      const otherParams = params(other, otherOp);
-      for (const [key, p] of params(item, op)) {
+      const otherParams = params(other, otherOp, (p) => p);
+      for (const [key, p] of params(item, op, rename)) {
         if (!subsetOf(p, otherParams.get(key))) losses.push(`${m} ${path} parameter ${key}`);
       }
       for (const [field, value] of Object.entries(op)) {
