@@ -77,7 +77,8 @@ export const COMMUNITY_ROUTES = defineRoutes({
     list: true,
     summary: 'Public featured communities',
     parameters: listParams(COMMUNITY_SORTS),
-    responses: { '200': ok(L), ...common },
+    // 400: a bad page, size or sort (the hand-written fragment forgot it; the merge dropped this path then).
+    responses: { '200': ok(L), '400': ref('responses', 'BadRequest'), ...common },
   },
   userCommunities: {
     method: 'GET',
