@@ -9,6 +9,7 @@ export * from './policy.js';
 export * from './list.js';
 export * from './html.js';
 export * from './openapi.js';
+export * from './route-table.js';
 export * from './http.js';
 export * from './http-bounds.js';
 export * from './request-scope.js';

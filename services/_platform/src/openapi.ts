@@ -1,5 +1,6 @@
 /**
- * Building blocks of the services' OpenAPI fragments (`src/http/openapi*.ts`, served at
+ * Building blocks of the services' OpenAPI fragments (built from their route tables by
+ * route-table.ts, or hand-written in `src/http/openapi*.ts` by services without one; served at
  * `GET /openapi.json` and merged by the gateway): references into the gateway's shared
  * components, JSON content, the rate-limit headers every answer carries. Use them instead of
  * re-declaring the same helpers in each fragment.

@@ -11,6 +11,7 @@ import {
   type Logger,
   MAX_BYTES,
   mountRouter,
+  openapiRouter,
   type NatsHandle,
   type ObjectStorage,
 } from '@rdm/platform';
@@ -24,8 +25,8 @@ import { MembersService } from './domain/members.service.js';
 import type { RecordsUsagePort, RequestsPort, UsersPort, VocabulariesPort } from './domain/ports.js';
 import { communitiesRouter } from './http/communities.routes.js';
 import { extensionsRouter } from './http/extensions.routes.js';
+import { API } from './http/routes.decl.js';
 import { membersRouter } from './http/members.routes.js';
-import { openapiRouter } from './http/openapi.js';
 import type { CommunitySearchIndex } from './search/community-index.js';
 import type { MemberSearchIndex } from './search/member-index.js';
 
@@ -95,7 +96,8 @@ export function createApp(deps: AppDeps): CommunitiesApp {
   addStandardHealth(health, { db, nc: deps.nc });
   health.add('storage', () => storage.check());
   addSearchHealth(health, deps.search?.engine ?? deps.memberSearch?.engine);
-  mountRouter(app, openapiRouter());
+  // Internal (the gateway merges it into /api/openapi.json; never routed publicly).
+  mountRouter(app, openapiRouter(API));
   mountRouter(app, extensionsRouter({ extensions, links }));
   mountRouter(app, membersRouter({ members, links }));
   mountRouter(app, communitiesRouter({ communities, logos, links }));

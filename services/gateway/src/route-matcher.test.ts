@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { RouteMatcher, splitPath } from './route-matcher.js';
-import { ROUTES, type RouteSpec } from './routes.js';
+import { DECLARING_SERVICES, ROUTES, type RouteSpec } from './routes.js';
+import { GENERATED_ROUTES } from './routes.generated.js';
 
 const sut = new RouteMatcher(ROUTES);
 const svc = (method: string, path: string) => {
@@ -166,5 +167,12 @@ describe(splitPath.name, () => {
     expect(splitPath('api')).toBeNull();
     expect(splitPath('/api//x')).toBeNull();
     expect(splitPath('/api/../x')).toBeNull();
+  });
+});
+
+describe('ROUTES', () => {
+  it('should write by hand no route of a service that declares its route table (routes.generated.ts has them)', () => {
+    const generated = new Set<string>(DECLARING_SERVICES);
+    expect(ROUTES.filter((r) => generated.has(r.service)).map((r) => r.pattern)).toEqual(GENERATED_ROUTES.map((r) => r.pattern));
   });
 });

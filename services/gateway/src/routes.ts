@@ -4,10 +4,18 @@
  * 404 for unknown paths and 405 (with `Allow`) for known paths called with a wrong method, and to
  * build the base OpenAPI document.
  *
- * When to edit: a service adds or removes a public route. Keep patterns in spec form:
+ * A service that declares its routes (`src/http/routes.decl.ts`, the platform's route-table.ts)
+ * has them generated into routes.generated.ts by `pnpm gen:contracts`; only the others are
+ * written here by hand.
+ *
+ * When to edit: a service without a route table adds or removes a public route. Keep patterns in spec form:
  * `{name}` is one path segment, `{name+}` one or more segments (file keys and vocabulary ids may
  * contain `/`). A path may match several patterns; the allowed methods are their union.
  */
+
+import { GENERATED_ROUTES } from './routes.generated.js';
+
+export { DECLARING_SERVICES } from './routes.generated.js';
 
 /** The services behind the gateway. */
 export const SERVICES = ['users', 'vocabularies', 'records', 'files', 'requests', 'communities'] as const;
@@ -32,9 +40,6 @@ export interface RouteSpec {
   /** One-line description for the OpenAPI document. */
   summary?: string;
 }
-
-/** Vocabularies InvenioRDM also serves at the API root (`/api/<vocabulary-id>`). */
-export const ROOT_VOCABULARIES = ['affiliations', 'funders', 'awards', 'names', 'subjects'] as const;
 
 const R = '/api/records/{id}';
 
@@ -81,16 +86,8 @@ function fileRoutes(base: string, kind: 'files' | 'media-files', draft: boolean)
   ];
 }
 
-/** Routes of one root-served vocabulary (`/api/affiliations`…). */
-function rootVocabularyRoutes(v: string): RouteSpec[] {
-  return [
-    { pattern: `/api/${v}`, methods: ['GET', 'POST'], service: 'vocabularies', list: true, summary: `Search ${v}` },
-    { pattern: `/api/${v}/{id+}`, methods: ['GET', 'PUT', 'DELETE'], service: 'vocabularies', summary: `Read one entry of ${v}` },
-  ];
-}
-
-/** Every public route of the API. */
-export const ROUTES: readonly RouteSpec[] = [
+/** The routes of the services that do not declare a route table yet (hand-written). */
+const HAND_ROUTES: readonly RouteSpec[] = [
   // ── records ────────────────────────────────────────────────────────────────────────────────
   {
     pattern: '/api/records',
@@ -183,137 +180,7 @@ export const ROUTES: readonly RouteSpec[] = [
   // Media files (InvenioRDM's second bucket): records keeps a media bucket per draft and record.
   ...fileRoutes(`${R}/draft`, 'media-files', true),
   ...fileRoutes(R, 'media-files', false),
-
-  // ── requests ───────────────────────────────────────────────────────────────────────────────
-  { pattern: '/api/requests', methods: ['GET'], service: 'requests', list: true, summary: 'Search requests' },
-  { pattern: '/api/requests/{id}', methods: ['GET', 'PUT', 'DELETE'], service: 'requests', summary: 'Read, update or delete a request' },
-  {
-    pattern: '/api/requests/{id}/actions/{action}',
-    methods: ['POST'],
-    service: 'requests',
-    summary: 'Run a request action (submit, accept, decline, cancel…)',
-  },
-  { pattern: '/api/requests/{id}/comments', methods: ['POST'], service: 'requests', summary: 'Add a comment' },
-  {
-    pattern: '/api/requests/{id}/comments/{comment_id}',
-    methods: ['GET', 'PUT', 'DELETE'],
-    service: 'requests',
-    summary: 'Read, edit or delete a comment',
-  },
-  { pattern: '/api/requests/{id}/comments/{comment_id}/reply', methods: ['POST'], service: 'requests', summary: 'Reply to a comment' },
-  {
-    pattern: '/api/requests/{id}/comments/{comment_id}/replies',
-    methods: ['GET'],
-    service: 'requests',
-    list: true,
-    summary: 'Replies to a comment',
-  },
-  {
-    pattern: '/api/requests/{id}/comments/{comment_id}/replies_focused',
-    methods: ['GET'],
-    service: 'requests',
-    summary: 'The page of replies holding an event',
-  },
-  { pattern: '/api/requests/{id}/timeline', methods: ['GET'], service: 'requests', list: true, summary: 'Timeline of a request' },
-  { pattern: '/api/requests/{id}/timeline_focused', methods: ['GET'], service: 'requests', summary: 'The timeline page holding an event' },
-  { pattern: '/api/requests/{id}/lock', methods: ['GET'], service: 'requests', summary: 'Lock a request' },
-  { pattern: '/api/requests/{id}/unlock', methods: ['GET'], service: 'requests', summary: 'Unlock a request' },
-  { pattern: '/api/user/requests', methods: ['GET'], service: 'requests', list: true, summary: "The caller's requests" },
-  // Why here: the requests service owns every request and its search; this list is one of its scopes.
-  {
-    pattern: '/api/communities/{id}/requests',
-    methods: ['GET'],
-    service: 'requests',
-    list: true,
-    summary: 'Requests received by a community',
-  },
-
-  // ── communities ────────────────────────────────────────────────────────────────────────────
-  { pattern: '/api/communities', methods: ['GET', 'POST'], service: 'communities', list: true, summary: 'Search or create communities' },
-  {
-    pattern: '/api/communities/{id}',
-    methods: ['GET', 'PUT', 'DELETE'],
-    service: 'communities',
-    summary: 'Read, update or delete a community',
-  },
-  {
-    pattern: '/api/communities/{id}/rename',
-    methods: ['POST'],
-    service: 'communities',
-    summary: 'Rename (change the slug of) a community',
-  },
-  { pattern: '/api/communities/{id}/restore', methods: ['POST'], service: 'communities', summary: 'Restore a deleted community' },
-  { pattern: '/api/communities/{id}/logo', methods: ['GET', 'PUT', 'DELETE'], service: 'communities', summary: 'The community logo' },
-  {
-    pattern: '/api/communities/{id}/featured',
-    methods: ['GET', 'POST'],
-    service: 'communities',
-    summary: 'Featured entries of a community',
-  },
-  {
-    pattern: '/api/communities/{id}/featured/{featured_id}',
-    methods: ['PUT', 'DELETE'],
-    service: 'communities',
-    summary: 'One featured entry',
-  },
-  {
-    pattern: '/api/communities/{id}/members',
-    methods: ['GET', 'PUT', 'DELETE'],
-    service: 'communities',
-    list: true,
-    summary: 'Members of a community',
-  },
-  { pattern: '/api/communities/{id}/members/public', methods: ['GET'], service: 'communities', list: true, summary: 'Public members' },
-  {
-    pattern: '/api/communities/{id}/invitations',
-    methods: ['GET', 'POST', 'PUT'],
-    service: 'communities',
-    list: true,
-    summary: 'Invitations',
-  },
-  {
-    pattern: '/api/communities/{id}/membership-requests',
-    methods: ['GET', 'POST', 'PUT'],
-    service: 'communities',
-    list: true,
-    summary: 'Membership requests',
-  },
-  { pattern: '/api/user/communities', methods: ['GET'], service: 'communities', list: true, summary: "The caller's communities" },
-  { pattern: '/api/community-schema-extension', methods: ['GET'], service: 'communities', summary: 'Community schema extensions' },
-  {
-    pattern: '/api/community-schema-extension/{slug}',
-    methods: ['GET', 'PUT'],
-    service: 'communities',
-    summary: 'Latest schema extension of a community',
-  },
-  {
-    pattern: '/api/community-schema-extension/schema/{schema_id}/jsonschema',
-    methods: ['GET'],
-    service: 'communities',
-    summary: 'One schema extension document',
-  },
-
-  // ── vocabularies ───────────────────────────────────────────────────────────────────────────
-  { pattern: '/api/vocabularies', methods: ['GET'], service: 'vocabularies', list: true, summary: 'List vocabulary types' },
-  { pattern: '/api/vocabularies/tasks', methods: ['POST'], service: 'vocabularies', summary: 'Run a vocabulary import task (system)' },
-  {
-    pattern: '/api/vocabularies/{type}',
-    methods: ['GET', 'POST'],
-    service: 'vocabularies',
-    list: true,
-    summary: 'Search entries of a vocabulary',
-  },
-  {
-    pattern: '/api/vocabularies/{type}/{id+}',
-    methods: ['GET', 'PUT', 'DELETE'],
-    service: 'vocabularies',
-    summary: 'Read one vocabulary entry',
-  },
-  ...ROOT_VOCABULARIES.flatMap(rootVocabularyRoutes),
-
-  // ── users ──────────────────────────────────────────────────────────────────────────────────
-  { pattern: '/api/users', methods: ['GET'], service: 'users', list: true, summary: 'Search public users' },
-  { pattern: '/api/users/{id}', methods: ['GET'], service: 'users', summary: 'Read a user' },
-  { pattern: '/api/users/{id}/avatar.svg', methods: ['GET'], service: 'users', summary: "A user's avatar" },
-  { pattern: '/api/me', methods: ['GET'], service: 'users', summary: 'The caller' },
 ];
+
+/** Every public route of the API: the generated ones (routes.generated.ts), then the hand-written ones. */
+export const ROUTES: readonly RouteSpec[] = [...GENERATED_ROUTES, ...HAND_ROUTES];

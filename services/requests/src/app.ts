@@ -12,7 +12,6 @@ import { RequestLinks } from './domain/links.js';
 import type { CommunitiesPort } from './domain/ports.js';
 import { RequestsService } from './domain/requests.service.js';
 import { effectSubjects } from './domain/types/registry.js';
-import { openapiRouter } from './http/openapi.js';
 import { requestsRouter } from './http/requests.routes.js';
 import type { RequestSearchIndex } from './search/request-index.js';
 
@@ -62,7 +61,6 @@ export function createApp(deps: AppDeps): RequestsApp {
   const waiter = new EffectWaiter({ nc: deps.nc, db: deps.db, subjects: effectSubjects(), logger: deps.logger });
   const actions = new ActionsService(requests, waiter);
   const comments = new CommentsService(requests);
-  mountRouter(app, openapiRouter());
   mountRouter(app, requestsRouter({ requests, actions, comments }));
   return { app, health, requests, actions, comments, waiter };
 }

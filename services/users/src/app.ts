@@ -6,7 +6,6 @@
 import { addSearchHealth, addStandardHealth, createHttpApp, type Knex, type Logger, mountRouter, type NatsHandle } from '@rdm/platform';
 import type { UsersConfig } from './config.js';
 import { UsersService } from './domain/users.service.js';
-import { openapiRouter } from './http/openapi.js';
 import { usersRouter } from './http/users.routes.js';
 
 /** Dependencies of the app. */
@@ -26,7 +25,6 @@ export function createApp(deps: AppDeps): ReturnType<typeof createHttpApp> {
   const users = deps.users ?? new UsersService(deps.db);
   // A search engine outage answers 503 on the user search only; reads by id and RPCs go on.
   addSearchHealth(health, users.index?.engine);
-  mountRouter(app, openapiRouter());
   mountRouter(app, usersRouter({ users, baseUrl: deps.config.PUBLIC_BASE_URL }));
   return { app, health };
 }

@@ -346,3 +346,73 @@ export function gatewayFront(handler: RequestListener, secret: string): RequestL
 export function listenBehindFront(handler: RequestListener, secret: string, port = 0): Server {
   return createServer(gatewayFront(handler, secret)).listen(port, '127.0.0.1');
 }
+
+/** `a` ⊆ `b`: every key of `a` is in `b` with a value `a`'s is a subset of; arrays of the same length, each element of `a` a subset of one of `b`. */
+function subsetOf(a: unknown, b: unknown): boolean {
+  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((x) => b.some((y) => subsetOf(x, y)));
+  if (typeof a === 'object' && a !== null) {
+    if (typeof b !== 'object' || b === null || Array.isArray(b)) return false;
+    return Object.entries(a).every(([k, v]) => k in b && subsetOf(v, (b as Record<string, unknown>)[k]));
+  }
+  return a === b;
+}
+
+type OpenApiDoc = { paths?: Record<string, Record<string, any>>; components?: Record<string, Record<string, unknown>> };
+const OPERATION_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'];
+const paramKey = (p: Record<string, unknown>) => (typeof p.$ref === 'string' ? p.$ref : `${String(p.in)}:${String(p.name)}`);
+
+/**
+ * Test helper: what of `before` (an OpenAPI document) `after` lacks or says less precisely —
+ * every path (path parameters matched by position: a renamed one is no loss), method,
+ * parameter (path-level ones applied to each operation), request body,
+ * response, header, schema and component of `before` must be in `after`, as a subset. Empty when
+ * `after` is at least as precise. Use it to prove a generated fragment replaces a hand-written one.
+ */
+export function openapiLosses(before: OpenApiDoc, after: OpenApiDoc): string[] {
+  const losses: string[] = [];
+  const shape = (p: string) => p.replace(/\{[^}]*\}/g, '{}');
+  const names = (p: string) => [...p.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
+  for (const [path, item] of Object.entries(before.paths ?? {})) {
+    const otherPath = Object.keys(after.paths ?? {}).find((p) => shape(p) === shape(path));
+    const other = otherPath ? after.paths?.[otherPath] : undefined;
+    if (!other || !otherPath) {
+      losses.push(`path ${path}`);
+      continue;
+    }
+    // A path parameter renamed (same position) is no loss: compare it under its new name.
+    const renamed = new Map(names(path).map((n, i) => [n, names(otherPath)[i]]));
+    const rename = (p: Record<string, unknown>) =>
+      p.in === 'path' && renamed.has(String(p.name)) ? { ...p, name: renamed.get(String(p.name)) } : p;
+    for (const m of OPERATION_METHODS.filter((k) => item[k])) {
+      const op = item[m];
+      const otherOp = other[m];
+      if (!otherOp) {
+        losses.push(`${m} ${path}`);
+        continue;
+      }
+      const params = (i: Record<string, any>, o: Record<string, any>, map: (p: Record<string, unknown>) => Record<string, unknown>) => {
+        const byKey = new Map<string, unknown>();
+        for (const p of [...(i.parameters ?? []), ...(o.parameters ?? [])].map(map)) byKey.set(paramKey(p), p);
+        return byKey;
+      };
+      const otherParams = params(other, otherOp, (p) => p);
+      for (const [key, p] of params(item, op, rename)) {
+        if (!subsetOf(p, otherParams.get(key))) losses.push(`${m} ${path} parameter ${key}`);
+      }
+      for (const [field, value] of Object.entries(op)) {
+        if (field === 'parameters') continue;
+        if (field === 'responses') {
+          for (const [status, r] of Object.entries(value as Record<string, unknown>)) {
+            if (!subsetOf(r, otherOp.responses?.[status])) losses.push(`${m} ${path} response ${status}`);
+          }
+        } else if (!subsetOf(value, otherOp[field])) losses.push(`${m} ${path} ${field}`);
+      }
+    }
+  }
+  for (const [section, entries] of Object.entries(before.components ?? {})) {
+    for (const [name, value] of Object.entries(entries)) {
+      if (!subsetOf(value, after.components?.[section]?.[name])) losses.push(`components.${section}.${name}`);
+    }
+  }
+  return losses;
+}

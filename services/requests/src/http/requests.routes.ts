@@ -1,11 +1,13 @@
 /**
  * HTTP routes of the requests service (reference §1.1, §1.7, §1.8). Each route parses input,
- * makes one service call and answers; errors are AppErrors rendered by the platform.
+ * makes one service call and answers; errors are AppErrors rendered by the platform. The routes
+ * themselves (paths, order, documentation) are declared in routes.decl.ts.
  */
-import { type AppContext, type AppState, Errors, ifMatch, jsonBody, Router } from '@rdm/platform';
+import { type AppState, bindRoutes, Errors, ifMatch, jsonBody, openapiRouter, type RouteContext, type Router } from '@rdm/platform';
 import type { ActionsService } from '../domain/actions.service.js';
 import type { CommentsService } from '../domain/comments.service.js';
 import type { RequestsService } from '../domain/requests.service.js';
+import { API, REQUEST_ROUTES } from './routes.decl.js';
 
 /** Dependencies of the routes. */
 export interface RequestsRoutesDeps {
@@ -16,86 +18,87 @@ export interface RequestsRoutesDeps {
   bodyLimit?: number;
 }
 
-/** Build the router. */
+/** Build the router (the declared routes, then the internal `GET /openapi.json`). */
 export function requestsRouter(deps: RequestsRoutesDeps): Router<AppState> {
-  const router = new Router<AppState>();
-  type Ctx = AppContext & { params: Record<string, string> };
-  const body = (ctx: Ctx) => jsonBody(ctx, { limit: deps.bodyLimit ?? 2 * 1024 * 1024 });
+  const body = (ctx: RouteContext) => jsonBody(ctx, { limit: deps.bodyLimit ?? 2 * 1024 * 1024 });
+  const router = bindRoutes(REQUEST_ROUTES, {
+    searchRequests: async (ctx) => {
+      ctx.body = (await deps.requests.search(ctx.state.identity, ctx.query, { kind: 'all' })).body;
+    },
+    searchUserRequests: async (ctx) => {
+      ctx.body = (await deps.requests.search(ctx.state.identity, ctx.query, { kind: 'user' })).body;
+    },
+    searchCommunityRequests: async (ctx) => {
+      ctx.body = (await deps.requests.search(ctx.state.identity, ctx.query, { kind: 'community', communityId: ctx.params.id })).body;
+    },
 
-  router.get('/api/requests', async (ctx: Ctx) => {
-    ctx.body = (await deps.requests.search(ctx.state.identity, ctx.query, { kind: 'all' })).body;
-  });
-  router.get('/api/user/requests', async (ctx: Ctx) => {
-    ctx.body = (await deps.requests.search(ctx.state.identity, ctx.query, { kind: 'user' })).body;
-  });
-  router.get('/api/communities/:cid/requests', async (ctx: Ctx) => {
-    ctx.body = (await deps.requests.search(ctx.state.identity, ctx.query, { kind: 'community', communityId: ctx.params.cid })).body;
-  });
+    readRequest: async (ctx) => {
+      ctx.body = await deps.requests.read(ctx.state.identity, ctx.params.id);
+    },
+    updateRequest: async (ctx) => {
+      const b = await body(ctx);
+      ctx.body = await deps.requests.update(ctx.state.identity, ctx.params.id, b, ifMatch(ctx));
+    },
+    deleteRequest: async (ctx) => {
+      await deps.requests.delete(ctx.state.identity, ctx.params.id);
+      ctx.status = 204;
+    },
+    runRequestAction: async (ctx) => {
+      const b = await body(ctx);
+      // Why 202: past REQUEST_EFFECT_WAIT_MS the effect (e.g. the publication) has not happened
+      // yet; the request is answered in its pending state and the durable consumers finish it.
+      const { request, pending } = await deps.actions.runWithOutcome(ctx.state.identity, ctx.params.id, ctx.params.action, b);
+      ctx.body = request;
+      ctx.status = pending ? 202 : 200;
+    },
+    lockRequest: async (ctx) => {
+      await deps.requests.setLocked(ctx.state.identity, ctx.params.id, true);
+      ctx.status = 204;
+    },
+    unlockRequest: async (ctx) => {
+      await deps.requests.setLocked(ctx.state.identity, ctx.params.id, false);
+      ctx.status = 204;
+    },
 
-  router.get('/api/requests/:id', async (ctx: Ctx) => {
-    ctx.body = await deps.requests.read(ctx.state.identity, ctx.params.id);
+    createComment: async (ctx) => {
+      const b = await body(ctx);
+      ctx.body = await deps.comments.create(ctx.state.identity, ctx.params.id, b);
+      ctx.status = 201;
+    },
+    readComment: async (ctx) => {
+      ctx.body = await deps.comments.read(ctx.state.identity, ctx.params.id, ctx.params.comment_id);
+    },
+    updateComment: async (ctx) => {
+      const b = await body(ctx);
+      ctx.body = await deps.comments.update(ctx.state.identity, ctx.params.id, ctx.params.comment_id, b, ifMatch(ctx));
+    },
+    deleteComment: async (ctx) => {
+      await deps.comments.delete(ctx.state.identity, ctx.params.id, ctx.params.comment_id, ifMatch(ctx));
+      ctx.status = 204;
+    },
+    replyComment: async (ctx) => {
+      const b = await body(ctx);
+      ctx.body = await deps.comments.create(ctx.state.identity, ctx.params.id, b, ctx.params.comment_id);
+      ctx.status = 201;
+    },
+    listReplies: async (ctx) => {
+      ctx.body = await deps.comments.list(ctx.state.identity, ctx.params.id, ctx.query, { parentId: ctx.params.comment_id });
+    },
+    listRepliesFocused: async (ctx) => {
+      ctx.body = await deps.comments.list(ctx.state.identity, ctx.params.id, ctx.query, { parentId: ctx.params.comment_id, focused: true });
+    },
+    readTimeline: async (ctx) => {
+      ctx.body = await deps.comments.list(ctx.state.identity, ctx.params.id, ctx.query, {});
+    },
+    readTimelineFocused: async (ctx) => {
+      ctx.body = await deps.comments.list(ctx.state.identity, ctx.params.id, ctx.query, { focused: true });
+    },
+    // InvenioRDM has no generic create: POST /api/requests is 405.
+    createRequest: async () => {
+      throw Errors.methodNotAllowed(['GET']);
+    },
   });
-  router.put('/api/requests/:id', async (ctx: Ctx) => {
-    const b = await body(ctx);
-    ctx.body = await deps.requests.update(ctx.state.identity, ctx.params.id, b, ifMatch(ctx));
-  });
-  router.delete('/api/requests/:id', async (ctx: Ctx) => {
-    await deps.requests.delete(ctx.state.identity, ctx.params.id);
-    ctx.status = 204;
-  });
-  router.post('/api/requests/:id/actions/:action', async (ctx: Ctx) => {
-    const b = await body(ctx);
-    // Why 202: past REQUEST_EFFECT_WAIT_MS the effect (e.g. the publication) has not happened
-    // yet; the request is answered in its pending state and the durable consumers finish it.
-    const { request, pending } = await deps.actions.runWithOutcome(ctx.state.identity, ctx.params.id, ctx.params.action, b);
-    ctx.body = request;
-    ctx.status = pending ? 202 : 200;
-  });
-  router.get('/api/requests/:id/lock', async (ctx: Ctx) => {
-    await deps.requests.setLocked(ctx.state.identity, ctx.params.id, true);
-    ctx.status = 204;
-  });
-  router.get('/api/requests/:id/unlock', async (ctx: Ctx) => {
-    await deps.requests.setLocked(ctx.state.identity, ctx.params.id, false);
-    ctx.status = 204;
-  });
-
-  router.post('/api/requests/:id/comments', async (ctx: Ctx) => {
-    const b = await body(ctx);
-    ctx.body = await deps.comments.create(ctx.state.identity, ctx.params.id, b);
-    ctx.status = 201;
-  });
-  router.get('/api/requests/:id/comments/:eid', async (ctx: Ctx) => {
-    ctx.body = await deps.comments.read(ctx.state.identity, ctx.params.id, ctx.params.eid);
-  });
-  router.put('/api/requests/:id/comments/:eid', async (ctx: Ctx) => {
-    const b = await body(ctx);
-    ctx.body = await deps.comments.update(ctx.state.identity, ctx.params.id, ctx.params.eid, b, ifMatch(ctx));
-  });
-  router.delete('/api/requests/:id/comments/:eid', async (ctx: Ctx) => {
-    await deps.comments.delete(ctx.state.identity, ctx.params.id, ctx.params.eid, ifMatch(ctx));
-    ctx.status = 204;
-  });
-  router.post('/api/requests/:id/comments/:eid/reply', async (ctx: Ctx) => {
-    const b = await body(ctx);
-    ctx.body = await deps.comments.create(ctx.state.identity, ctx.params.id, b, ctx.params.eid);
-    ctx.status = 201;
-  });
-  router.get('/api/requests/:id/comments/:eid/replies', async (ctx: Ctx) => {
-    ctx.body = await deps.comments.list(ctx.state.identity, ctx.params.id, ctx.query, { parentId: ctx.params.eid });
-  });
-  router.get('/api/requests/:id/comments/:eid/replies_focused', async (ctx: Ctx) => {
-    ctx.body = await deps.comments.list(ctx.state.identity, ctx.params.id, ctx.query, { parentId: ctx.params.eid, focused: true });
-  });
-  router.get('/api/requests/:id/timeline', async (ctx: Ctx) => {
-    ctx.body = await deps.comments.list(ctx.state.identity, ctx.params.id, ctx.query, {});
-  });
-  router.get('/api/requests/:id/timeline_focused', async (ctx: Ctx) => {
-    ctx.body = await deps.comments.list(ctx.state.identity, ctx.params.id, ctx.query, { focused: true });
-  });
-  // InvenioRDM has no generic create: POST /api/requests is 405.
-  router.post('/api/requests', async () => {
-    throw Errors.methodNotAllowed(['GET']);
-  });
+  // Internal (the gateway merges it into /api/openapi.json; never routed publicly).
+  router.use(openapiRouter(API).routes());
   return router;
 }

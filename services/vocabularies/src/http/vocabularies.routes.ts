@@ -12,18 +12,17 @@
  * - `GET /openapi.json` — the service's OpenAPI fragment (internal, merged by the gateway).
  *
  * The single-entry GET is the hottest route: it sends the cached serialized body as-is.
+ * The routes themselves (paths, order, documentation) are declared in routes.decl.ts.
  */
-import { type AppState, Errors, ifMatch, jsonBody, notModified, Router } from '@rdm/platform';
+import { type AppState, bindRoutes, Errors, ifMatch, jsonBody, notModified, openapiRouter, Router } from '@rdm/platform';
 import type { Context } from 'koa';
-import { CUSTOM_TYPES } from '../domain/kinds.js';
-import { openapiFragment } from './openapi.js';
+import { API, VOCABULARY_ROUTES } from './routes.decl.js';
 import type { VocabulariesService } from '../domain/vocabularies.service.js';
 
 /** The context a route handler sees. */
 type Ctx = Context & { state: AppState; params: Record<string, string> };
 
 const UI_JSON = 'application/vnd.inveniordm.v1+json';
-const CUSTOM = CUSTOM_TYPES.join('|');
 
 /** Preferred UI language: `?ln=`, else the first `Accept-Language` tag, else `en`. */
 function uiLang(ctx: Context): string {
@@ -64,35 +63,9 @@ export function vocabulariesRouter(service: VocabulariesService): Router<AppStat
   };
 
   const listPathOf = (ctx: Context) => ctx.path.replace(/\/+$/, '');
-  const fragment = JSON.stringify(openapiFragment());
-
-  // Hot path first.
-  router.get('/api/vocabularies/:type/:id(.+)', (ctx: Ctx) => sendEntry(ctx, ctx.params.type, ctx.params.id));
-  router.get('/api/vocabularies', async (ctx: Ctx) => {
-    ctx.body = await service.listTypes(ctx.state.identity, ctx.query);
-  });
-  router.get('/api/vocabularies/:type', async (ctx: Ctx) => {
-    ctx.body = await service.search(ctx.state.identity, ctx.params.type, ctx.query, listPathOf(ctx));
-  });
-
-  // Internal (the gateway merges it into /api/openapi.json; never routed publicly).
-  router.get('/openapi.json', (ctx: Ctx) => {
-    ctx.type = 'application/json';
-    ctx.body = fragment;
-  });
-  router.get('/api/names/:scheme/:value', async (ctx: Ctx) => {
-    ctx.body = await service.resolveName(ctx.state.identity, ctx.params.scheme, ctx.params.value);
-  });
-  router.get(`/api/:type(${CUSTOM})`, async (ctx: Ctx) => {
-    ctx.body = await service.search(ctx.state.identity, ctx.params.type, ctx.query, listPathOf(ctx));
-  });
-  router.get('/api/subjects/:id(.+)', (ctx: Ctx) => sendEntry(ctx, 'subjects', ctx.params.id));
-  router.get(`/api/:type(${CUSTOM})/:id`, (ctx: Ctx) => sendEntry(ctx, ctx.params.type, ctx.params.id));
-
-  // Writes: system only (InvenioRDM), administrators too here.
-  router.post('/api/vocabularies/tasks', async (ctx: Ctx) => {
-    await service.launchTask(ctx.state.identity);
-  });
+  const search = async (ctx: Ctx, type: string) => {
+    ctx.body = await service.search(ctx.state.identity, type, ctx.query, listPathOf(ctx));
+  };
   const create = async (ctx: Ctx, type: string) => {
     const body = await jsonBody(ctx);
     ctx.body = await service.create(ctx.state.identity, type, body);
@@ -106,14 +79,37 @@ export function vocabulariesRouter(service: VocabulariesService): Router<AppStat
     await service.delete(ctx.state.identity, type, id, ifMatch(ctx));
     ctx.status = 204;
   };
-  router.post('/api/vocabularies/:type', (ctx: Ctx) => create(ctx, ctx.params.type));
-  router.put('/api/vocabularies/:type/:id(.+)', (ctx: Ctx) => update(ctx, ctx.params.type, ctx.params.id));
-  router.delete('/api/vocabularies/:type/:id(.+)', (ctx: Ctx) => remove(ctx, ctx.params.type, ctx.params.id));
-  router.post(`/api/:type(${CUSTOM})`, (ctx: Ctx) => create(ctx, ctx.params.type));
-  router.put('/api/subjects/:id(.+)', (ctx: Ctx) => update(ctx, 'subjects', ctx.params.id));
-  router.delete('/api/subjects/:id(.+)', (ctx: Ctx) => remove(ctx, 'subjects', ctx.params.id));
-  router.put(`/api/:type(${CUSTOM})/:id`, (ctx: Ctx) => update(ctx, ctx.params.type, ctx.params.id));
-  router.delete(`/api/:type(${CUSTOM})/:id`, (ctx: Ctx) => remove(ctx, ctx.params.type, ctx.params.id));
 
+  bindRoutes(
+    VOCABULARY_ROUTES,
+    {
+      readEntry: (ctx) => sendEntry(ctx, ctx.params.type, ctx.params.id),
+      listTypes: async (ctx) => {
+        ctx.body = await service.listTypes(ctx.state.identity, ctx.query);
+      },
+      searchEntries: (ctx) => search(ctx, ctx.params.type),
+      resolveName: async (ctx) => {
+        ctx.body = await service.resolveName(ctx.state.identity, ctx.params.scheme, ctx.params.value);
+      },
+      searchRoot: (ctx) => search(ctx, ctx.params.type),
+      readSubject: (ctx) => sendEntry(ctx, 'subjects', ctx.params.id),
+      readRoot: (ctx) => sendEntry(ctx, ctx.params.type, ctx.params.id),
+      // Writes: system only (InvenioRDM), administrators too here.
+      launchTask: async (ctx) => {
+        await service.launchTask(ctx.state.identity);
+      },
+      createEntry: (ctx) => create(ctx, ctx.params.type),
+      updateEntry: (ctx) => update(ctx, ctx.params.type, ctx.params.id),
+      deleteEntry: (ctx) => remove(ctx, ctx.params.type, ctx.params.id),
+      createRoot: (ctx) => create(ctx, ctx.params.type),
+      updateSubject: (ctx) => update(ctx, 'subjects', ctx.params.id),
+      deleteSubject: (ctx) => remove(ctx, 'subjects', ctx.params.id),
+      updateRoot: (ctx) => update(ctx, ctx.params.type, ctx.params.id),
+      deleteRoot: (ctx) => remove(ctx, ctx.params.type, ctx.params.id),
+    },
+    router,
+  );
+  // Internal (the gateway merges it into /api/openapi.json; never routed publicly).
+  router.use(openapiRouter(API).routes());
   return router;
 }

@@ -1,0 +1,103 @@
+import Koa from 'koa';
+import request from 'supertest';
+import { describe, expect, it } from 'vitest';
+import type { AppState } from './http.js';
+import { bindRoutes, defineApi, defineRoutes, gatewayRoutesOf, koaPattern, openapiFromRoutes } from './route-table.js';
+import { openapiLosses } from './testing/index.js';
+
+const TABLE = defineRoutes({
+  readFile: {
+    method: 'GET',
+    path: '/api/r/{id}/files/{key+}',
+    summary: 'Read',
+    errors: [404],
+    responses: { '200': { description: 'ok' } },
+  },
+  putContent: {
+    method: 'PUT',
+    path: '/api/r/{id}/files/{key+}/content',
+    summary: 'Upload',
+    upload: true,
+    body: 'octet-stream',
+    responses: {},
+  },
+  searchRoot: {
+    method: 'GET',
+    path: '/api/{type}',
+    summary: 'Search',
+    list: true,
+    values: { param: 'type', of: ['funders', 'names'], per: (t) => ({ summary: `Search ${t}` }) },
+  },
+  secret: { method: 'GET', path: '/internal', summary: 'Internal', internal: true },
+});
+const API = defineApi({ service: 'demo', tables: [TABLE] });
+
+describe(koaPattern.name, () => {
+  it('should turn spec-form parameters into koa ones', () => {
+    expect(koaPattern('/api/r/{id}/files/{key+}/content')).toBe('/api/r/:id/files/:key(.+)/content');
+  });
+});
+
+describe(bindRoutes.name, () => {
+  it('should register each declaration with its handler, fixed values as one alternation', async () => {
+    const router = bindRoutes(TABLE, {
+      readFile: (ctx) => {
+        ctx.body = { id: ctx.params.id, key: ctx.params.key };
+      },
+      putContent: (ctx) => {
+        ctx.status = 204;
+      },
+      searchRoot: (ctx) => {
+        ctx.body = { type: ctx.params.type };
+      },
+      secret: (ctx) => {
+        ctx.body = 'internal';
+      },
+    });
+    const app = new Koa<AppState>();
+    app.use(router.routes());
+    const agent = request(app.callback());
+    expect((await agent.get('/api/r/1/files/a/b.txt')).body).toEqual({ id: '1', key: 'a/b.txt' });
+    expect((await agent.put('/api/r/1/files/a/content')).status).toBe(204);
+    expect((await agent.get('/api/names')).body).toEqual({ type: 'names' });
+    expect((await agent.get('/api/other')).status).toBe(404);
+  });
+});
+
+describe(openapiFromRoutes.name, () => {
+  it('should document each route (fixed values one path each, internal ones left out)', () => {
+    const doc = openapiFromRoutes(API) as { paths: Record<string, Record<string, any>> };
+    expect(Object.keys(doc.paths).sort()).toEqual([
+      '/api/funders',
+      '/api/names',
+      '/api/r/{id}/files/{key}',
+      '/api/r/{id}/files/{key}/content',
+    ]);
+    const read = doc.paths['/api/r/{id}/files/{key}'].get;
+    expect(read.operationId).toBe('readFile');
+    expect(read.parameters.map((p: { name: string }) => p.name)).toEqual(['id', 'key']);
+    expect(read.responses['404']).toEqual({ $ref: '#/components/responses/NotFound' });
+    expect(doc.paths['/api/names'].get).toMatchObject({ operationId: 'searchRoot_names', summary: 'Search names' });
+    expect(doc.paths['/api/r/{id}/files/{key}/content'].put.requestBody.content['application/octet-stream']).toBeDefined();
+  });
+
+  it('should be found less precise than a document it drops a response of', () => {
+    const doc = openapiFromRoutes(API) as { paths: Record<string, Record<string, any>> };
+    const before = structuredClone(doc);
+    before.paths['/api/names'].get.responses['410'] = { description: 'Gone.' };
+    before.paths['/api/funders'].get.parameters = [{ name: 'q', in: 'query' }];
+    expect(openapiLosses(before, doc)).toEqual(['get /api/funders parameter query:q', 'get /api/names response 410']);
+    expect(openapiLosses(doc, doc)).toEqual([]);
+  });
+});
+
+describe(gatewayRoutesOf.name, () => {
+  it('should give one gateway route per pattern, flags and methods merged, internal routes left out', () => {
+    expect(gatewayRoutesOf(API)).toEqual([
+      { pattern: '/api/r/{id}/files/{key+}', methods: ['GET'], service: 'demo', summary: 'Read' },
+      { pattern: '/api/r/{id}/files/{key+}/content', methods: ['PUT'], service: 'demo', summary: 'Upload', upload: true },
+      { pattern: '/api/funders', methods: ['GET'], service: 'demo', summary: 'Search funders', list: true },
+      { pattern: '/api/names', methods: ['GET'], service: 'demo', summary: 'Search names', list: true },
+    ]);
+  });
+});
