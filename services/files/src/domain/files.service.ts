@@ -71,7 +71,7 @@ export interface Manifest {
 /** Storage key of an upload's temporary object. */
 export const uploadStorageKey = (id: string) => `uploads/${id}`;
 
-const FILE_COMMITTED = 'rdm.files.file.committed';
+const FILE_COMMITTED = 'rdm.files.file.committed' as const;
 
 /** Did the upload fail because the client went away (not because storage failed)? */
 export function isClientAbort(err: unknown): boolean {

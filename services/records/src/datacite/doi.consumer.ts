@@ -60,7 +60,7 @@ export function dataciteWorkers(o: DataCiteWorkerOptions) {
     return {
       name: `consumer:${durable}`,
       start() {
-        handle = runConsumer<Record<string, any>>({
+        handle = runConsumer({
           db: o.db,
           js: o.nats.js,
           jsm: o.nats.jsm,

@@ -5,7 +5,7 @@
  * index (postgres today, OpenSearch later); unit tests substitute in-memory fakes.
  */
 import type { Knex } from '@rdm/platform';
-import type { FilesManifestReply } from '@rdm/platform/contracts';
+import type { FilesManifestReply } from '@rdm/contracts';
 import type { DraftRow, ItemDoc, RecordRow } from '../model/rows.js';
 
 // ---------------------------------------------------------------------------------------------

@@ -67,7 +67,7 @@ export function accessRequestWorkers(o: AccessRequestWorkersOptions) {
   const common = { db: o.db, js: o.nats.js, jsm: o.nats.jsm, logger: o.logger, service: 'records' };
   return [
     worker(ACCESS_REQUESTS_DURABLE, () =>
-      runConsumer<RequestEventData>({
+      runConsumer({
         ...common,
         stream: 'REQUESTS',
         durable: ACCESS_REQUESTS_DURABLE,
@@ -78,7 +78,7 @@ export function accessRequestWorkers(o: AccessRequestWorkersOptions) {
       }),
     ),
     worker(ACCESS_MAILER_DURABLE, () =>
-      runConsumer<Record<string, string | null>>({
+      runConsumer({
         ...common,
         stream: 'RECORDS',
         durable: ACCESS_MAILER_DURABLE,

@@ -24,7 +24,7 @@ export function filesCommittedWorker(opts: { db: Knex; nats: NatsHandle; service
   return {
     name: `consumer:${FILES_COMMITTED_DURABLE}`,
     start() {
-      handle = runConsumer<FileCommitted>({
+      handle = runConsumer({
         db: opts.db,
         js: opts.nats.js,
         jsm: opts.nats.jsm,

@@ -39,7 +39,7 @@ export function mailerWorker(o: MailerOptions) {
   return {
     name: `consumer:${MAILER_DURABLE}`,
     start() {
-      handle = runConsumer<{ report_id: string }>({
+      handle = runConsumer({
         db: o.db,
         js: o.nats.js,
         jsm: o.nats.jsm,

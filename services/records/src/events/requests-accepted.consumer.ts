@@ -72,7 +72,7 @@ export function requestConsumerWorkers(o: RequestConsumersOptions) {
   };
   return [
     worker(REQUEST_ACCEPTED_DURABLE, () =>
-      runConsumer<RequestEventData>({
+      runConsumer({
         ...common,
         durable: REQUEST_ACCEPTED_DURABLE,
         filterSubject: 'rdm.requests.request.accepted',
@@ -80,7 +80,7 @@ export function requestConsumerWorkers(o: RequestConsumersOptions) {
       }),
     ),
     worker(REQUEST_STATUS_DURABLE, () =>
-      runConsumer<RequestEventData>({
+      runConsumer({
         ...common,
         durable: REQUEST_STATUS_DURABLE,
         filterSubject: 'rdm.requests.request.*',

@@ -18,7 +18,7 @@ export function statsWorkers(o: { db: Knex; nats: NatsHandle; stats: StatsCompon
     return {
       name: `consumer:${STATS_DURABLES[kind]}`,
       start() {
-        handle = runConsumer<UsageEvent>({
+        handle = runConsumer({
           db: o.db,
           js: o.nats.js,
           jsm: o.nats.jsm,
