@@ -3,7 +3,7 @@
  * entries. Every write runs in one transaction with its outbox events; RPCs (vocabularies,
  * users, requests) run before the transaction so no row lock waits on the network.
  */
-import type { EventData } from '@rdm/contracts';
+import type { CommunitySummary, EventData } from '@rdm/contracts';
 import { randomUUID } from 'node:crypto';
 import {
   checkRevision,
@@ -405,7 +405,7 @@ export class CommunitiesService {
   }
 
   /** Summaries for `rdm.communities.rpc.get`. */
-  async summaries(idsOrSlugs: string[]) {
+  async summaries(idsOrSlugs: string[]): Promise<CommunitySummary[]> {
     const rows = await repo.findCommunities(this.db, idsOrSlugs);
     return rows.map((r) => ({
       id: r.id,
