@@ -12,6 +12,7 @@ FROM ${NODE_IMAGE} AS build
 WORKDIR /src
 RUN npm install -g pnpm@9.15.9 >/dev/null
 COPY pnpm-lock.yaml pnpm-workspace.yaml package.json ./
+COPY proto/package.json proto/
 COPY services/_platform/package.json services/_platform/
 COPY services/gateway/package.json services/gateway/
 COPY services/users/package.json services/users/

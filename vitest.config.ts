@@ -13,7 +13,7 @@ export default defineConfig({
         test: {
           name: 'unit',
           // scripts/*.test.ts: the scripts `make test` itself relies on (its summary).
-          include: ['services/*/src/**/*.test.ts', 'scripts/*.test.ts'],
+          include: ['proto/lib/**/*.test.ts', 'services/*/src/**/*.test.ts', 'scripts/*.test.ts'],
           environment: 'node',
         },
       },

@@ -12,11 +12,13 @@
  * routes), and the non-TypeScript assets of `src/` (JSON schemas, vocabulary fixtures). Shared
  * code (@rdm/platform, third-party packages) goes into `dist/<svc>/chunks/`, so a migration and
  * `main.js` share one copy of each module. Everything is bundled: the image needs no
- * node_modules. Event schemas are found by the platform walking up to `proto/events` (the image
- * copies it to `/app/proto/events`; `RDM_EVENTS_DIR` overrides).
+ * node_modules. Event schemas are found by `@rdm/contracts` walking up to `proto/events` (the image
+ * copies it to `/app/proto/events`; `RDM_EVENTS_DIR` overrides); RPC request schemas are bundled
+ * (generated into proto/gen/rpc-schemas.ts).
  *
  * `import.meta.url` in workspace sources is rewritten to the URL the module would have in that
- * mirror (`dist/<svc>/<path>.js`, platform modules under `dist/<svc>/_platform/`), so relative
+ * mirror (`dist/<svc>/<path>.js`, platform modules under `dist/<svc>/_platform/`, the contracts
+ * package `@rdm/contracts` (proto/) under `dist/<svc>/_contracts/`), so relative
  * lookups (`new URL('./db/migrations', import.meta.url)`, `../schema/`) keep working after
  * bundling. `createRequire(import.meta.url)('x')` becomes a bundled lazy `require('x')`.
  */
@@ -107,11 +109,14 @@ export function entryPoints(svc: string, root = ROOT): string[] {
 function mirrorPath(file: string, svc: string, root: string): string | undefined {
   const svcSrc = join(root, 'services', svc, 'src');
   const platformSrc = join(root, 'services', '_platform', 'src');
+  const contracts = join(root, 'proto');
   const rel = file.startsWith(svcSrc + sep)
     ? relative(svcSrc, file)
     : file.startsWith(platformSrc + sep)
       ? join('_platform', relative(platformSrc, file))
-      : undefined;
+      : file.startsWith(contracts + sep) && !file.includes(`${sep}node_modules${sep}`)
+        ? join('_contracts', relative(contracts, file))
+        : undefined;
   return rel
     ?.replace(/\.[mc]?ts$/, '.js')
     .split(sep)
@@ -187,8 +192,18 @@ export async function buildService(svc: string, out: string, root = ROOT): Promi
 
 /** Newest mtime (ms) of the sources a service's build depends on. */
 export function newestSource(svc: string, root = ROOT): number {
-  const dirs = [join(root, 'services', svc, 'src'), join(root, 'services', '_platform', 'src')];
-  const files = [...dirs.flatMap((d) => walk(d).map((f) => join(d, f))), join(root, 'pnpm-lock.yaml'), fileURLToPath(import.meta.url)];
+  const dirs = [
+    join(root, 'services', svc, 'src'),
+    join(root, 'services', '_platform', 'src'),
+    join(root, 'proto', 'lib'),
+    join(root, 'proto', 'gen'),
+  ];
+  const files = [
+    ...dirs.flatMap((d) => walk(d).map((f) => join(d, f))),
+    join(root, 'proto', 'index.ts'),
+    join(root, 'pnpm-lock.yaml'),
+    fileURLToPath(import.meta.url),
+  ];
   return Math.max(...files.filter(existsSync).map((f) => statSync(f).mtimeMs));
 }
 

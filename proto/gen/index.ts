@@ -2,4 +2,5 @@
 export * from './events.js';
 export * from './registry.js';
 export * from './rpc.js';
+export * from './rpc-schemas.js';
 export * from './settings.js';

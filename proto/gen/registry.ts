@@ -35,3 +35,32 @@ export const DEFAULT_PORTS = {
   communities: 5106,
   gateway: 5000,
 } as const;
+
+/** Every JetStream stream of events with the subjects it captures (never an RPC subject); `ensureStream(jsm, STREAMS.RECORDS)`. */
+export const STREAMS = {
+  USERS: { name: 'USERS', subjects: ['rdm.users.user.>', 'rdm.users.token.>'] },
+  VOCABULARIES: { name: 'VOCABULARIES', subjects: ['rdm.vocabularies.vocabulary.>', 'rdm.vocabularies.entries.>'] },
+  RECORDS: {
+    name: 'RECORDS',
+    subjects: [
+      'rdm.records.abuse.>',
+      'rdm.records.access-request.>',
+      'rdm.records.doi.>',
+      'rdm.records.draft.>',
+      'rdm.records.inclusion.>',
+      'rdm.records.record.>',
+      'rdm.records.review.>',
+      'rdm.records.search-doc.>',
+    ],
+  },
+  FILES: { name: 'FILES', subjects: ['rdm.files.file.>'] },
+  REQUESTS: { name: 'REQUESTS', subjects: ['rdm.requests.request.>'] },
+  COMMUNITIES: {
+    name: 'COMMUNITIES',
+    subjects: ['rdm.communities.community.>', 'rdm.communities.member.>', 'rdm.communities.member-request.>'],
+  },
+  STATS: { name: 'STATS', subjects: ['rdm.stats.record.viewed', 'rdm.stats.file.downloaded'] },
+} as const;
+
+/** Name of a stream. */
+export type StreamName = keyof typeof STREAMS;

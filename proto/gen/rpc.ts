@@ -4,6 +4,9 @@
  * Request of `rdm.communities.rpc.get`: Community summaries by id or slug (unknown ids left out).
  */
 export interface CommunitiesGetRequest {
+  /**
+   * @maxItems 1000
+   */
   ids: string[];
 }
 
@@ -52,6 +55,9 @@ export interface CommunitiesOwnersReply {
  */
 export interface CommunitiesRolesRequest {
   user_id: string;
+  /**
+   * @maxItems 1000
+   */
   community_ids?: string[];
 }
 
@@ -514,6 +520,9 @@ export type UsersVerifyTokenReply = {
  * Request of `rdm.vocabularies.rpc.resolve`: Resolve vocabulary references.
  */
 export interface VocabulariesResolveRequest {
+  /**
+   * @maxItems 1000
+   */
   items: {
     type: string;
     id: string;

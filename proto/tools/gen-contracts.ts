@@ -7,8 +7,8 @@
  * from each service's route table `src/http/routes.decl.ts`).
  *
  * When to use: after changing anything under proto/, run `pnpm gen:contracts` and commit the
- * result; services import the generated types through `@rdm/platform/contracts`. The unit test
- * `services/_platform/src/contracts.test.ts` fails while the committed files are stale.
+ * result; services import the generated types from `@rdm/contracts` (this package). The unit test
+ * `proto/lib/contracts.test.ts` fails while the committed files are stale.
  * Output is formatted by the repository's biome, so it is stable and lint-clean.
  */
 import { spawnSync } from 'node:child_process';
@@ -61,10 +61,11 @@ async function events(): Promise<string> {
   return out.join('\n');
 }
 
-async function rpc(): Promise<string> {
+async function rpc(): Promise<{ types: string; schemas: string }> {
   const out: string[] = [BANNER];
   const map: string[] = [];
   const subjects: string[] = [];
+  const requestSchemas: string[] = [];
   for (const svc of sorted(join(PROTO_DIR, 'rpc'))) {
     subjects.push(`  ${svc}: {`);
     for (const file of sorted(join(PROTO_DIR, 'rpc', svc)).filter((f) => f.endsWith('.json'))) {
@@ -82,6 +83,7 @@ async function rpc(): Promise<string> {
       if (rep.type !== `${base}Reply`) out.push(`/** Reply data of \`${subject}\`. */`, `export type ${base}Reply = ${rep.type};`, '');
       map.push(`  '${subject}': { request: ${req.type}; reply: ${base}Reply };`);
       subjects.push(`    ${camel(name)}: '${subject}',`);
+      requestSchemas.push(`  '${subject}': ${JSON.stringify(schema.properties.request)},`);
     }
     subjects.push('  },');
   }
@@ -89,13 +91,30 @@ async function rpc(): Promise<string> {
   out.push('export interface RpcContract {', ...map, '}', '');
   out.push('/** Subject of an RPC. */', 'export type RpcSubject = keyof RpcContract;', '');
   out.push('/** RPC subjects by service and name. */', 'export const RPC_SUBJECTS = {', ...subjects, '} as const;', '');
-  return out.join('\n');
+  const schemas = [
+    BANNER,
+    "import type { RpcSubject } from './rpc.js';",
+    '',
+    '/** The JSON Schema of every RPC request (`request` of `rpc/<svc>/<name>.json`): what its server accepts. */',
+    'export const RPC_REQUEST_SCHEMAS: Readonly<Record<RpcSubject, Readonly<Record<string, unknown>>>> = {',
+    ...requestSchemas,
+    '};',
+    '',
+  ];
+  return { types: out.join('\n'), schemas: schemas.join('\n') };
 }
 
 function registry(): string {
   const r = readJson(join(PROTO_DIR, 'services.json'));
   const services = r.services as { name: string; port: number; stream: string | null }[];
   const ports = [...services, r.gateway].map((s: { name: string; port: number }) => `  ${s.name}: ${s.port},`);
+  const streams = r.streams as Record<string, string[]>;
+  for (const s of services) {
+    if (s.stream && !streams[s.stream]) throw new Error(`services.json: stream ${s.stream} of ${s.name} has no subjects under "streams"`);
+  }
+  const streamLines = Object.entries(streams).map(
+    ([name, subjects]) => `  ${name}: { name: '${name}', subjects: ${JSON.stringify(subjects)} },`,
+  );
   return [
     BANNER,
     '/** One deployable of the stack (proto/services.json). */',
@@ -120,6 +139,14 @@ function registry(): string {
     'export const DEFAULT_PORTS = {',
     ...ports,
     '} as const;',
+    '',
+    '/** Every JetStream stream of events with the subjects it captures (never an RPC subject); `ensureStream(jsm, STREAMS.RECORDS)`. */',
+    'export const STREAMS = {',
+    ...streamLines,
+    '} as const;',
+    '',
+    '/** Name of a stream. */',
+    'export type StreamName = keyof typeof STREAMS;',
     '',
   ].join('\n');
 }
@@ -186,7 +213,7 @@ async function gatewayRoutes(): Promise<string> {
   ].join('\n');
 }
 
-const INDEX = `${BANNER}export * from './events.js';\nexport * from './registry.js';\nexport * from './rpc.js';\nexport * from './settings.js';\n`;
+const INDEX = `${BANNER}export * from './events.js';\nexport * from './registry.js';\nexport * from './rpc.js';\nexport * from './rpc-schemas.js';\nexport * from './settings.js';\n`;
 
 /** Format TypeScript with the repository's biome settings (as if it were `path`). */
 function format(path: string, code: string): string {
@@ -196,21 +223,32 @@ function format(path: string, code: string): string {
   return r.stdout;
 }
 
+/** The generated files that depend on proto/ alone (not on the services' code). */
+async function schemaContracts(): Promise<Map<string, string>> {
+  const rpcFiles = await rpc();
+  return new Map<string, string>([
+    ['proto/gen/events.ts', await events()],
+    ['proto/gen/rpc.ts', rpcFiles.types],
+    ['proto/gen/rpc-schemas.ts', rpcFiles.schemas],
+    ['proto/gen/registry.ts', registry()],
+    ['proto/gen/index.ts', INDEX],
+  ]);
+}
+
 /** Every generated file: path relative to the repository root → content. */
 export async function generateContracts(): Promise<Map<string, string>> {
-  const files = new Map<string, string>([
-    ['proto/gen/events.ts', await events()],
-    ['proto/gen/rpc.ts', await rpc()],
-    ['proto/gen/registry.ts', registry()],
-    ['proto/gen/settings.ts', await settings()],
-    ['proto/gen/index.ts', INDEX],
-    ['services/gateway/src/routes.generated.ts', await gatewayRoutes()],
-  ]);
+  const files = await schemaContracts();
+  files.set('proto/gen/settings.ts', await settings());
+  // The services' route declarations (they import the platform, hence @rdm/contracts too).
+  files.set('services/gateway/src/routes.generated.ts', await gatewayRoutes());
   for (const [path, code] of files) files.set(path, format(path, code));
   return files;
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  // Why first: settings() imports every service's config.ts, hence @rdm/contracts itself, which
+  // must already export what proto/ now declares.
+  for (const [path, code] of await schemaContracts()) writeFileSync(join(ROOT, path), format(path, code));
   for (const [path, code] of await generateContracts()) {
     writeFileSync(join(ROOT, path), code);
     console.log(`wrote ${path}`);

@@ -42,6 +42,7 @@
  */
 import { AckPolicy, DeliverPolicy, type JetStreamClient, type JetStreamManager, type JsMsg } from '@nats-io/jetstream';
 import { headers as natsHeaders, nanos } from '@nats-io/nats-core';
+import type { EnvelopeMatching } from '@rdm/contracts';
 import type { Knex } from 'knex';
 import { prepared, serviceOf } from './db.js';
 import { isConnectionError } from './errors.js';
@@ -108,10 +109,16 @@ export async function ensureDurableConsumer(
   }
 }
 
-/** Options of runConsumer. */
-export interface RunConsumerOptions<T = Record<string, unknown>> extends DurableConsumerOptions {
+/**
+ * Options of runConsumer, typed by the filter: the handler gets `EnvelopeMatching<F>`, the envelope
+ * of each contract subject `filterSubject` captures (`EventEnvelope<EventData[S]>`, discriminated by
+ * `type`; `Record<string, unknown>` data for a filter naming none: tests' private subjects).
+ */
+export interface RunConsumerOptions<F extends string = string> extends DurableConsumerOptions {
+  /** Exactly one subject or wildcard filter (nats-server 2.9); types the handler. */
+  filterSubject: F;
   db: Knex;
-  handler: EventHandler<T>;
+  handler: (trx: Knex.Transaction, envelope: EnvelopeMatching<F>, msg: JsMsg) => Promise<void>;
   /** Deliveries before a failing message is dead-lettered (default 5). */
   maxDeliver?: number;
   /** Nak delays per delivery (default [1000, 5000, 15000]). */
@@ -127,7 +134,7 @@ export interface RunConsumerOptions<T = Record<string, unknown>> extends Durable
    * `record.published` without a `request_id` for the requests saga): acked without a transaction
    * or an inbox row, since there is no effect to make once. Keep it a pure function of the envelope.
    */
-  skip?: (envelope: EventEnvelope<T>) => boolean;
+  skip?: (envelope: EnvelopeMatching<F>) => boolean;
   /** Messages pulled per request (default 10). */
   batchSize?: number;
   /** While the database is unreachable: nak delay and probe interval (default 2000 ms). */
@@ -174,7 +181,7 @@ const errText = (err: unknown) =>
     .replace(/[\r\n]+/g, ' ');
 
 /** Start a durable consumer whose handler's effects happen once per event; see the file header. */
-export function runConsumer<T = Record<string, unknown>>(opts: RunConsumerOptions<T>): ConsumerHandle {
+export function runConsumer<F extends string>(opts: RunConsumerOptions<F>): ConsumerHandle {
   const { db, js, jsm, stream, durable, filterSubject, handler, logger } = opts;
   const maxDeliver = Math.max(1, opts.maxDeliver ?? 5);
   const backoffMs = opts.backoffMs && opts.backoffMs.length > 0 ? opts.backoffMs : [1000, 5000, 15000];
@@ -266,11 +273,11 @@ export function runConsumer<T = Record<string, unknown>>(opts: RunConsumerOption
     }
     const seq = m.info.streamSequence;
     const dc = m.info.deliveryCount - (outages.get(seq) ?? 0);
-    let envelope: EventEnvelope<T>;
+    let envelope: EnvelopeMatching<F>;
     try {
       const parsed: unknown = m.json();
       if (!isEnvelope(parsed)) throw new Error('not an event envelope {id, type, data}');
-      envelope = parsed as EventEnvelope<T>;
+      envelope = parsed as EnvelopeMatching<F>;
     } catch (err) {
       await deadLetter(m, 'invalid_envelope', err);
       return;
@@ -423,12 +430,12 @@ export function runConsumer<T = Record<string, unknown>>(opts: RunConsumerOption
 }
 
 /** A consumer run as a background `Worker`: `runConsumer(opts)` on start, stopped on stop; `ready` once it pulls. */
-export function consumerWorker<T = Record<string, unknown>>(opts: RunConsumerOptions<T>): Worker & { readonly ready: Promise<void> } {
+export function consumerWorker<F extends string>(opts: RunConsumerOptions<F>): Worker & { readonly ready: Promise<void> } {
   let handle: ConsumerHandle | undefined;
   return {
     name: `consumer:${opts.durable}`,
     start() {
-      handle = runConsumer<T>(opts);
+      handle = runConsumer(opts);
     },
     async stop() {
       await handle?.stop();

@@ -22,6 +22,7 @@ export * from './service-main.js';
 export * from './after-commit.js';
 export * from './db.js';
 export * from './nats.js';
+export * from './contracts.js';
 export * from './events.js';
 export * from './outbox.js';
 export * from './consumer.js';

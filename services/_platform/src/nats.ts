@@ -2,8 +2,10 @@
  * NATS connection and request-reply RPC between services.
  *
  * When to use: `connectNats` once per process (it reconnects forever; JetStream clients come
- * with it). Use `serveRpc`/`callRpc` only for questions that need an answer now (verify a token,
- * resolve vocabulary ids); anything that merely reports a change is an event (outbox.ts).
+ * with it). RPC only for questions that need an answer now (verify a token, resolve vocabulary
+ * ids); anything that merely reports a change is an event (outbox.ts). Services serve and call
+ * RPCs through `serveContract`/`callContract` (contracts.ts), typed and checked by proto/rpc;
+ * `serveRpc`/`callRpc` are their untyped base (tests and tools with private subjects).
  *
  * Wire format: request = JSON; reply = `{ok:true, data}` or
  * `{ok:false, error:{code, status, message, errors?}}`. A handler throwing an `AppError` replies
@@ -15,8 +17,7 @@
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import { headers as natsHeaders, type Msg, type MsgHdrs, type NatsConnection, type Subscription } from '@nats-io/nats-core';
 import { connect } from '@nats-io/transport-node';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
+import { fieldErrorsOf, rpcAjv } from '@rdm/contracts';
 import { AppError, Errors, type FieldError, isAppError, RETRY_AFTER_SECONDS, toAppError } from './errors.js';
 import type { Logger } from './logger.js';
 
@@ -120,37 +121,13 @@ export interface RpcServer {
   stop(): Promise<void>;
 }
 
-type AddFormats = (ajv: Ajv2020) => unknown;
-const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).default ??
-  (addFormatsModule as unknown as AddFormats)) as AddFormats;
-let rpcAjv: Ajv2020 | undefined;
-
 function compileValidator<Req>(validate: RpcValidator<Req> | undefined): (payload: unknown) => Req {
   if (!validate) return (p) => p as Req;
   if (typeof validate === 'function') return validate;
-  if (!rpcAjv) {
-    rpcAjv = new Ajv2020({ allErrors: true, strict: false });
-    addFormats(rpcAjv);
-  }
-  const fn = rpcAjv.compile(validate);
+  const fn = rpcAjv().compile(validate);
   return (payload) => {
     if (fn(payload)) return payload as Req;
-    const byField = new Map<string, string[]>();
-    for (const e of fn.errors ?? []) {
-      const path = e.instancePath.split('/').filter(Boolean);
-      if (e.keyword === 'required') path.push(String((e.params as { missingProperty: string }).missingProperty));
-      if (e.keyword === 'additionalProperties') path.push(String((e.params as { additionalProperty: string }).additionalProperty));
-      const field = path.join('.') || '_schema';
-      const msg =
-        e.keyword === 'required'
-          ? 'Missing data for required field.'
-          : e.keyword === 'additionalProperties'
-            ? 'Unknown field.'
-            : (e.message ?? 'Invalid value.');
-      byField.set(field, [...(byField.get(field) ?? []), msg]);
-    }
-    const fieldErrors: FieldError[] = [...byField].map(([field, messages]) => ({ field, messages }));
-    throw Errors.validation(fieldErrors);
+    throw Errors.validation(fieldErrorsOf(fn.errors));
   };
 }
 

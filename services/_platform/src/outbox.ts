@@ -4,8 +4,8 @@
  * When to use: whenever a change should be announced. Never publish an event directly.
  *
  * 1. In the SAME database transaction as the change, `writeOutbox(trx, {subject, aggregate,
- *    data})` validates the envelope against `proto/events/` and inserts it into the service's
- *    `outbox` table. Either both the change and the event commit, or neither does.
+ *    data})` (typed by subject: `data` must be the contract's `EventData[subject]`) validates the
+ *    envelope against `proto/events/` and inserts it into the service's `outbox` table. Either both the change and the event commit, or neither does.
  * 2. `OutboxRelay` (one per process, started as a background worker) repeatedly takes a batch
  *    of unpublished rows with `FOR UPDATE SKIP LOCKED` (so several replicas share the work
  *    without publishing the same row concurrently), publishes each to JetStream with
@@ -31,7 +31,7 @@
  * issued it, and the in-process wake-up plus polling already bounds the delay.
  *
  * Streams: `ensureStream(jsm, {name, subjects})` creates or updates the owning service's stream
- * (e.g. `RECORDS` with `eventSubjects('records')`); it refuses subjects that would also capture
+ * (e.g. `STREAMS.RECORDS` of proto/services.json); it refuses subjects that would also capture
  * `rdm.<svc>.rpc.*`, because JetStream would then answer RPC requests with PubAcks.
  *
  * Why one file over 400 lines: the writer and the relay are one mechanism whose guarantees (commit,
@@ -51,6 +51,7 @@ import { nanos } from '@nats-io/nats-core';
 import type { Knex } from 'knex';
 import { prepared } from './db.js';
 import { IDLE_STATEMENTS } from './metrics.js';
+import type { EventData, EventSubject } from '@rdm/contracts';
 import { type EventEnvelope, validateEvent } from './events.js';
 import type { MsgLogger } from './nats.js';
 
@@ -80,13 +81,22 @@ export async function outboxMigration(knex: Knex): Promise<void> {
   await knex.raw('CREATE INDEX IF NOT EXISTS outbox_published_at_idx ON outbox (published_at) WHERE published_at IS NOT NULL');
 }
 
-/** An event to write: the subject, the aggregate after the change, and thin data. */
-export interface OutboxEvent<T = Record<string, unknown>> {
-  /** `rdm.<svc>.<entity>.<past-verb>`; must have a schema under proto/events. */
+/** An event to write, typed by its contract: the subject, the aggregate after the change, and thin data. */
+export interface OutboxEvent<S extends EventSubject = EventSubject> {
+  /** `rdm.<svc>.<entity>.<past-verb>`; a subject of proto/events (`EventSubject`). */
+  subject: S;
+  aggregate: { type: string; id: string | number; revision: number };
+  /** The `data` the contract of `subject` declares (`EventData[S]`). */
+  data: EventData[S];
+  /** Schema version (default 1). */
+  version?: number;
+}
+
+/** An event of a subject outside the contracts (tests' private subjects, checked against a schema registered at run time). */
+export interface UncheckedOutboxEvent {
   subject: string;
   aggregate: { type: string; id: string | number; revision: number };
-  data: T;
-  /** Schema version (default 1). */
+  data: Record<string, unknown>;
   version?: number;
 }
 
@@ -112,14 +122,24 @@ function offerCommitted(config: unknown, envelope: EventEnvelope): void {
 
 /**
  * Validate and insert an event into the outbox within `trx` (must be a transaction); returns
- * the envelope. Relays of this process are woken when the transaction commits.
+ * the envelope. Relays of this process are woken when the transaction commits. `data` is typed by
+ * `subject` (`EventData[S]` of `@rdm/contracts`): a wrong shape does not compile.
  */
-export async function writeOutbox<T extends Record<string, unknown>>(
-  trx: Knex.Transaction,
-  event: OutboxEvent<T>,
-): Promise<EventEnvelope<T>> {
+export function writeOutbox<S extends EventSubject>(trx: Knex.Transaction, event: OutboxEvent<S>): Promise<EventEnvelope<EventData[S]>> {
+  return writeEvent(trx, event as unknown as UncheckedOutboxEvent) as unknown as Promise<EventEnvelope<EventData[S]>>;
+}
+
+/**
+ * `writeOutbox` for a subject outside the contracts (a test's private subject whose schema it
+ * registered with `registerEventSchema`); still validated at run time. Services never use it.
+ */
+export function writeOutboxUnchecked(trx: Knex.Transaction, event: UncheckedOutboxEvent): Promise<EventEnvelope> {
+  return writeEvent(trx, event);
+}
+
+async function writeEvent(trx: Knex.Transaction, event: UncheckedOutboxEvent): Promise<EventEnvelope> {
   if (!trx?.isTransaction) throw new Error('writeOutbox must be called with a transaction');
-  const envelope: EventEnvelope<T> = {
+  const envelope: EventEnvelope = {
     id: randomUUID(),
     type: event.subject,
     version: event.version ?? 1,
@@ -137,14 +157,14 @@ export async function writeOutbox<T extends Record<string, unknown>>(
   );
   // The event exists once the outermost transaction has committed (afterCommit waits for it).
   const config = (outermostTransaction(trx) as Transactor).client?.config;
-  afterCommit(trx, () => offerCommitted(config, envelope as EventEnvelope));
+  afterCommit(trx, () => offerCommitted(config, envelope));
   return envelope;
 }
 
 /** Options of ensureStream. */
 export interface EnsureStreamOptions {
   name: string;
-  subjects: string[];
+  subjects: readonly string[];
   /** Window in which JetStream drops a repeated `Nats-Msg-Id` (default 2 min). */
   duplicateWindowMs?: number;
   /** Maximum age of stored messages (default: unlimited). */
@@ -165,7 +185,7 @@ export function subjectMatches(pattern: string, subject: string): boolean {
   return p.length === s.length;
 }
 
-function assertNoRpcCapture(subjects: string[]): void {
+function assertNoRpcCapture(subjects: readonly string[]): void {
   for (const pattern of subjects) {
     const p = tokens(pattern);
     const first = p[0] === '*' || p[0] === '>' ? 'rdm' : p[0];

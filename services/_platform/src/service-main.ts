@@ -17,6 +17,7 @@
 import { fileURLToPath } from 'node:url';
 import type Koa from 'koa';
 import { createDb, ensureServiceSchema, type Knex, migrate } from './db.js';
+import { SERVICE_REGISTRY, STREAMS, type StreamName } from '@rdm/contracts';
 import { eventSubjects } from './events.js';
 import type { Health } from './health.js';
 import { type HttpBoundsKey, httpServerBounds } from './http-bounds.js';
@@ -84,8 +85,8 @@ export interface ServiceDescription<C extends ServiceMainConfig> {
   migrations: URL;
   /** Run after the migrations of `migrate` (fixtures…), with a small pool. */
   afterMigrate?(db: Knex, config: C, logger: Logger): Promise<void>;
-  /** JetStream stream: name and subjects (default: `<NAME>` capturing `eventSubjects(name)`). */
-  stream?: { name: string; subjects?: string[] } | false;
+  /** JetStream stream: name and subjects (default: the service's stream of proto/services.json, `STREAMS`). */
+  stream?: { name: string; subjects?: readonly string[] } | false;
   /** Extra commands (`tsx src/main.ts <command>`), run with a pool and NATS, then exit. */
   commands?: Record<string, (ctx: ServiceContext<C>) => Promise<void>>;
   /** Build the app and everything that runs beside it. */
@@ -97,6 +98,12 @@ const stopAll = (name: string, items: Stoppable[]): Worker => ({
   start: () => undefined,
   stop: async () => void (await Promise.all(items.map((i) => i.stop()))),
 });
+
+/** The stream of `service` in proto/services.json with its subjects; undefined when it has none. */
+export function registryStream(service: string): { name: string; subjects: readonly string[] } | undefined {
+  const name = SERVICE_REGISTRY.find((s) => s.name === service)?.stream;
+  return name ? STREAMS[name as StreamName] : undefined;
+}
 
 /** Migrate the service's schema (creating schema and role first), then `afterMigrate`. */
 export async function migrateService<C extends ServiceMainConfig>(
@@ -132,9 +139,9 @@ export async function serviceMain<C extends ServiceMainConfig>(desc: ServiceDesc
   const db = createDb({ url: config.DATABASE_URL, service: desc.name, pool: { max: config.DATABASE_POOL_MAX } });
   const nats = await connectNats({ url: config.NATS_URL, name: desc.name, logger, waitOnFirstConnect: true });
   if (desc.stream !== false) {
-    const stream = desc.stream ?? { name: desc.name.toUpperCase() };
+    const stream = desc.stream ?? registryStream(desc.name);
     // Why event subjects only: `rdm.<svc>.>` would also capture the service's RPC requests.
-    await ensureStream(nats.jsm, { name: stream.name, subjects: stream.subjects ?? eventSubjects(desc.name) });
+    if (stream) await ensureStream(nats.jsm, { name: stream.name, subjects: stream.subjects ?? eventSubjects(desc.name) });
   }
   const ctx: ServiceContext<C> = { config, logger, db, nats };
   if (command && command !== 'serve') {

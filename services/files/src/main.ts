@@ -14,7 +14,6 @@ await serviceMain({
   name: 'files',
   loadConfig: () => loadFilesConfig(process.env),
   migrations: new URL('./db/migrations', import.meta.url),
-  stream: { name: 'FILES', subjects: ['rdm.files.file.>'] },
   async start({ config, logger, db, nats }) {
     const storage = await createStorage(config);
     await storage.init();

@@ -20,8 +20,8 @@
  * token-bearing caller is never silently downgraded because of an outage.
  */
 import crypto from 'node:crypto';
-import { type Identity, type Logger, type NatsHandle, callRpc } from '@rdm/platform';
-import { callContract, RPC_SUBJECTS, type UsersVerifyTokenReply, type UsersVerifyTokenRequest } from '@rdm/platform/contracts';
+import { type Identity, type Logger, type NatsHandle, callRpc, callContract } from '@rdm/platform';
+import { RPC_SUBJECTS, type UsersVerifyTokenReply, type UsersVerifyTokenRequest } from '@rdm/contracts';
 
 /** The NATS connection type (taken from the platform, which owns the client library). */
 export type NatsConnection = NatsHandle['nc'];

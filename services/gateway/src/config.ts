@@ -1,6 +1,6 @@
 /** Configuration of the gateway: the platform's base variables plus upstreams, auth, limits and CORS. */
 import { baseConfigProperties, type ConfigOf, type EnvProperty } from '@rdm/platform';
-import { DEFAULT_PORTS } from '@rdm/platform/contracts';
+import { DEFAULT_PORTS } from '@rdm/contracts';
 
 const url = (port: number, service: string): EnvProperty => ({
   type: 'string',

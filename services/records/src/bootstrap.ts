@@ -5,6 +5,7 @@
  *
  * When to use: only from main.ts (and tests that need the same assembly).
  */
+import { STREAMS } from '@rdm/contracts';
 import {
   ConfigError,
   ensureStream,
@@ -52,8 +53,8 @@ export async function ensureRecordsStreams(jsm: NatsHandle['jsm']): Promise<void
   // Usage events (views here, downloads from files) are not outboxed: see stats/publisher.ts.
   await ensureStream(jsm, STATS_STREAM);
   // Why: the consumers need the REQUESTS stream; whoever starts first creates it, with exactly the
-  // requests service's subjects (services/requests/src/events/streams.ts) so neither rewrites it.
-  await ensureStream(jsm, { name: 'REQUESTS', subjects: ['rdm.requests.request.>'] });
+  // requests service's subjects (proto/services.json) so neither rewrites it.
+  await ensureStream(jsm, STREAMS.REQUESTS);
 }
 
 /** The NATS clients of the services records calls. */

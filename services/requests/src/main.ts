@@ -9,14 +9,12 @@ import { communitiesClient, reindexRequests, requestsSearch } from './bootstrap.
 import { configProperties } from './config.js';
 import { ExpiryJob } from './domain/expiry.js';
 import { startEffectConsumers } from './events/consumers.js';
-import { REQUESTS_STREAM, REQUESTS_STREAM_SUBJECTS } from './events/streams.js';
 import { serveRequestsRpc } from './rpc/requests.rpc.js';
 
 await serviceMain({
   name: 'requests',
   loadConfig: () => loadConfig(configProperties, process.env),
   migrations: new URL('./db/migrations', import.meta.url),
-  stream: { name: REQUESTS_STREAM, subjects: REQUESTS_STREAM_SUBJECTS },
   async start({ config, logger, db, nats }) {
     const communities = await communitiesClient(config, nats.nc, logger);
     const indexed = await requestsSearch(config, db, nats, logger);

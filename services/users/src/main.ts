@@ -9,14 +9,12 @@ import { reindexUsers, usersSearch } from './bootstrap.js';
 import { configProperties } from './config.js';
 import { TokensService } from './domain/tokens.service.js';
 import { UsersService } from './domain/users.service.js';
-import { USERS_STREAM, USERS_STREAM_SUBJECTS } from './events/streams.js';
 import { serveUsersRpc } from './rpc/users.rpc.js';
 
 await serviceMain({
   name: 'users',
   loadConfig: () => loadConfig(configProperties, process.env),
   migrations: new URL('./db/migrations', import.meta.url),
-  stream: { name: USERS_STREAM, subjects: USERS_STREAM_SUBJECTS },
   async start({ config, logger, db, nats }) {
     const search = await usersSearch(config, db, logger);
     const users = new UsersService(db, search.index);

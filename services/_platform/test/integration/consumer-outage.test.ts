@@ -53,7 +53,7 @@ describe('consumer through a database outage', () => {
       const consumerDb = createDb({ url: via.toString(), service: t.schema, pool: { max: 2 }, acquireTimeoutMs: 1000 });
       cleanups.push(() => consumerDb.destroy());
 
-      const handle = runConsumer<{ n: number }>({
+      const handle = runConsumer({
         db: consumerDb,
         js: nats.js,
         jsm: nats.jsm,
@@ -103,7 +103,7 @@ describe('consumer through a database outage', () => {
     const { t, ns } = await setup();
     cleanups.push(() => nats.jsm.streams.purge(DLQ_STREAM, { filter: ns.dlqSubject }));
     let attempts = 0;
-    const handle = runConsumer<{ n: number }>({
+    const handle = runConsumer({
       db: t.db,
       js: nats.js,
       jsm: nats.jsm,
@@ -175,7 +175,7 @@ describe('inbox pruning', () => {
 describe('events a consumer skips', () => {
   it('should ack them without running the handler or writing an inbox row, and handle the others once', { timeout: 30_000 }, async () => {
     const { t, ns } = await setup();
-    const handle = runConsumer<{ n: number }>({
+    const handle = runConsumer({
       db: t.db,
       js: nats.js,
       jsm: nats.jsm,
@@ -184,7 +184,7 @@ describe('events a consumer skips', () => {
       filterSubject: ns.subject,
       logger,
       dlqSubject: ns.dlqSubject,
-      skip: (env) => env.data.n % 2 === 1,
+      skip: (env) => (env.data.n as number) % 2 === 1,
       handler: async (trx, env) => {
         await trx('effects').insert({ event_id: env.id, consumer: 'skipper', n: env.data.n });
       },
@@ -221,7 +221,7 @@ describe('a consumer started before its stream exists', () => {
       cleanups.push(t.destroy, () => nats.jsm.streams.delete(ns.stream).catch(() => undefined));
       const lines: { level: number; msg: string; err?: unknown; reason?: string }[] = [];
       const captured = pino({ level: 'debug' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
-      const handle = runConsumer<{ n: number }>({
+      const handle = runConsumer({
         db: t.db,
         js: nats.js,
         jsm: nats.jsm,

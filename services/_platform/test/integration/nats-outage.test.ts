@@ -37,7 +37,7 @@ describe('NATS outage', () => {
     const relay = new OutboxRelay({ db: t.db, js: producer.js, logger, pollMs: 50, publishTimeoutMs: 1000, maxBackoffMs: 1000 });
     relay.start();
     stops.push(() => relay.stop());
-    const handle = runConsumer<{ n: number }>({
+    const handle = runConsumer({
       db: t.db,
       js: consumerConn.js,
       jsm: consumerConn.jsm,

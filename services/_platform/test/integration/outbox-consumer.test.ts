@@ -6,7 +6,7 @@ import { afterEach, beforeAll, afterAll, describe, expect, it } from 'vitest';
 import { createDb } from '../../src/db.js';
 import type { EventEnvelope } from '../../src/events.js';
 import { type ConsumerHandle, DLQ_STREAM, runConsumer } from '../../src/consumer.js';
-import { ensureStream, OutboxRelay, writeOutbox } from '../../src/outbox.js';
+import { ensureStream, OutboxRelay, writeOutboxUnchecked } from '../../src/outbox.js';
 import { testDb, testLogger, testNats, type TestDb, waitFor, withParams } from '../../src/testing/index.js';
 import { effectCounts, MIGRATIONS, namespace, writeEvents } from './fixtures/events.js';
 
@@ -58,7 +58,7 @@ function consumer(
   } = {},
 ): ConsumerHandle {
   const durable = opts.durable ?? 'c1';
-  const h = runConsumer<{ n: number }>({
+  const h = runConsumer({
     db: t.db,
     js: nats.js,
     jsm: nats.jsm,
@@ -71,7 +71,7 @@ function consumer(
     backoffMs: opts.backoffMs,
     ackWaitMs: opts.ackWaitMs,
     handler: async (trx, env, msg) => {
-      await opts.onEvent?.(env, msg);
+      await opts.onEvent?.(env as EventEnvelope<{ n: number }>, msg);
       await trx('effects').insert({ event_id: env.id, consumer: durable, n: env.data.n });
     },
   });
@@ -104,7 +104,7 @@ describe(OutboxRelay.name, () => {
   it('should publish the full envelope with Nats-Msg-Id = outbox id', async () => {
     const { t, ns } = await setup();
     const env = await t.db.transaction((trx) =>
-      writeOutbox(trx, { subject: ns.subject, aggregate: { type: 'thing', id: 7, revision: 2 }, data: { n: 1 } }),
+      writeOutboxUnchecked(trx, { subject: ns.subject, aggregate: { type: 'thing', id: 7, revision: 2 }, data: { n: 1 } }),
     );
     relay(t.db);
     await waitFor(async () => (await streamCount(ns.stream)) === 1);
@@ -119,7 +119,11 @@ describe(OutboxRelay.name, () => {
     await expect(
       t.db.transaction(async (trx) => {
         await trx('effects').insert({ event_id: 'change', consumer: 'x' });
-        await writeOutbox(trx, { subject: ns.subject, aggregate: { type: 'thing', id: 'a', revision: 1 }, data: { n: 'one' } as never });
+        await writeOutboxUnchecked(trx, {
+          subject: ns.subject,
+          aggregate: { type: 'thing', id: 'a', revision: 1 },
+          data: { n: 'one' } as never,
+        });
       }),
     ).rejects.toMatchObject({ status: 500, code: 'invalid_event' });
     expect(await t.db('effects').count('* as c')).toEqual([{ c: '0' }]);
@@ -207,15 +211,15 @@ describe(OutboxRelay.name, () => {
     await expect(
       t.db.transaction(async (trx) => {
         await trx.transaction((sp) =>
-          writeOutbox(sp, { subject: ns.subject, aggregate: { type: 'thing', id: 'a', revision: 1 }, data: { n: 1 } }),
+          writeOutboxUnchecked(sp, { subject: ns.subject, aggregate: { type: 'thing', id: 'a', revision: 1 }, data: { n: 1 } }),
         );
         throw new Error('roll back the outer transaction');
       }),
     ).rejects.toThrow('roll back');
-    let env!: Awaited<ReturnType<typeof writeOutbox>>;
+    let env!: Awaited<ReturnType<typeof writeOutboxUnchecked>>;
     await t.db.transaction(async (trx) => {
       env = await trx.transaction((sp) =>
-        writeOutbox(sp, { subject: ns.subject, aggregate: { type: 'thing', id: 'b', revision: 1 }, data: { n: 2 } }),
+        writeOutboxUnchecked(sp, { subject: ns.subject, aggregate: { type: 'thing', id: 'b', revision: 1 }, data: { n: 2 } }),
       );
       // The savepoint is released; the outer transaction is still open.
       await new Promise((res) => setTimeout(res, 300));
@@ -303,7 +307,9 @@ describe(runConsumer.name, () => {
     const envs = await t.db.transaction(async (trx) => {
       const out = [];
       for (let n = 0; n < 10; n++) {
-        out.push(await writeOutbox(trx, { subject: ns.subject, aggregate: { type: 'thing', id: `t${n}`, revision: 1 }, data: { n } }));
+        out.push(
+          await writeOutboxUnchecked(trx, { subject: ns.subject, aggregate: { type: 'thing', id: `t${n}`, revision: 1 }, data: { n } }),
+        );
       }
       return out;
     });

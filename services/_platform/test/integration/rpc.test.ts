@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError, Errors } from '../../src/errors.js';
+import { serveContract } from '../../src/contracts.js';
 import { callRpc, RpcError, type RpcServer, serveRpc } from '../../src/nats.js';
 import { testLogger, testNats, uniqueId } from '../../src/testing/index.js';
 
@@ -61,6 +62,12 @@ beforeAll(async () => {
     ),
     serveRpc(nats.nc, `${ns}.slow`, () => new Promise((r) => setTimeout(() => r('late'), 1500)), { queue: 'test', logger }),
     serveRpc(nats.nc, `${ns}.nothing`, async () => undefined, { queue: 'test', logger }),
+    // The requests comment contract on a private subject: the proto schema itself checks requests.
+    serveContract(nats.nc, 'rdm.requests.rpc.comment', async (req) => ({ comment: { id: req.id, content: req.payload.content } }), {
+      queue: 'test',
+      logger,
+      subject: `${ns}.comment`,
+    }),
   );
 });
 
@@ -109,6 +116,26 @@ describe(callRpc.name, () => {
         { field: 'a', messages: ['must be integer'] },
         { field: 'b', messages: ['Missing data for required field.'] },
         { field: 'c', messages: ['Unknown field.'] },
+      ]),
+    );
+  });
+
+  it('should check a contract request against its proto schema: 400 naming the fields it breaks', async () => {
+    const identity = { sub: '1', roles: [] };
+    const ok = await callRpc(nats.nc, `${ns}.comment`, { id: 'r1', identity, payload: { content: 'hi', format: 'html' } });
+    expect(ok).toEqual({ comment: { id: 'r1', content: 'hi' } });
+    // What the hand-written schema of requests let through: a payload without content, an identity with extra keys.
+    const sut = await callRpc(nats.nc, `${ns}.comment`, {
+      id: 'r1',
+      identity: { ...identity, admin: true },
+      payload: { text: 'hi' },
+    }).catch((e) => e);
+    expect(sut).toBeInstanceOf(AppError);
+    expect(sut).toMatchObject({ status: 400, code: 'validation_error' });
+    expect((sut as AppError).fieldErrors).toEqual(
+      expect.arrayContaining([
+        { field: 'identity.admin', messages: ['Unknown field.'] },
+        { field: 'payload.content', messages: ['Missing data for required field.'] },
       ]),
     );
   });

@@ -3,6 +3,7 @@
  * entries. Every write runs in one transaction with its outbox events; RPCs (vocabularies,
  * users, requests) run before the transaction so no row lock waits on the network.
  */
+import type { CommunitySummary, EventData } from '@rdm/contracts';
 import { randomUUID } from 'node:crypto';
 import {
   checkRevision,
@@ -44,6 +45,8 @@ import type { Policy } from '@rdm/platform';
 import type { CommunitySearchIndex } from '../search/community-index.js';
 import type { MemberSearchIndex } from '../search/member-index.js';
 import type { Role } from './roles.js';
+
+type CommunityVisibility = NonNullable<EventData['rdm.communities.community.updated']['visibility']>;
 
 /** Sorts of the community searches. */
 export const COMMUNITY_SORTS = ['bestmatch', 'newest', 'oldest', 'updated-desc', 'updated-asc'] as const;
@@ -402,7 +405,7 @@ export class CommunitiesService {
   }
 
   /** Summaries for `rdm.communities.rpc.get`. */
-  async summaries(idsOrSlugs: string[]) {
+  async summaries(idsOrSlugs: string[]): Promise<CommunitySummary[]> {
     const rows = await repo.findCommunities(this.db, idsOrSlugs);
     return rows.map((r) => ({
       id: r.id,
@@ -438,7 +441,8 @@ export class CommunitiesService {
     await writeOutbox(trx, {
       subject: `rdm.communities.community.${verb}`,
       aggregate: { type: 'community', id: row.id, revision: row.revision_id },
-      data: { id: row.id, slug: row.slug, visibility: row.access.visibility },
+      // The column only ever holds a validated visibility (community-input.ts).
+      data: { id: row.id, slug: row.slug, visibility: row.access.visibility as CommunityVisibility },
     });
   }
 }

@@ -11,6 +11,7 @@
  * (SEARCH_ENGINE opensearch/elasticsearch) follows them, and the writer indexes the rows it touched
  * right after its commit (read-your-writes).
  */
+import type { EventData } from '@rdm/contracts';
 import { createHash } from 'node:crypto';
 import {
   Errors,
@@ -430,7 +431,8 @@ export class MembersService {
         member_id: m.member_id,
         role: m.role,
         request_id: m.request_id,
-        request_type: m.request_type,
+        // Set on every pending member row, the only rows these events are about.
+        request_type: m.request_type as EventData['rdm.communities.member-request.created']['request_type'],
         status: m.request_status,
       },
     });

@@ -9,7 +9,7 @@
  *   are skipped (`ignoresPublication`): no transaction, no inbox row.
  */
 import { type ConsumerHandle, type EventEnvelope, type Knex, type Logger, type NatsHandle, runConsumer } from '@rdm/platform';
-import type { EventData } from '@rdm/platform/contracts';
+import type { EventData } from '@rdm/contracts';
 import { isUuid } from '../domain/community-input.js';
 import type { MembersService } from '../domain/members.service.js';
 import { addParent, removeParent, setParentCommunities, upsertParent } from '../repo/stats.repo.js';
@@ -58,7 +58,7 @@ export function startCommunitiesConsumers(opts: { db: Knex; nats: NatsHandle; me
   const common = { db, js: nats.js, jsm: nats.jsm, logger, service: 'communities' };
   return [
     ...REQUEST_VERBS.map((verb) =>
-      runConsumer<{ id: string; type: string }>({
+      runConsumer({
         ...common,
         stream: 'REQUESTS',
         durable: `communities-request-${verb}`,
@@ -68,7 +68,7 @@ export function startCommunitiesConsumers(opts: { db: Knex; nats: NatsHandle; me
         },
       }),
     ),
-    runConsumer<RecordPublished>({
+    runConsumer({
       ...common,
       stream: 'RECORDS',
       durable: 'communities-record-published',
@@ -76,14 +76,14 @@ export function startCommunitiesConsumers(opts: { db: Knex; nats: NatsHandle; me
       skip: ignoresPublication,
       handler: (trx, e, msg) => onRecordPublished(trx, e, msg.seq),
     }),
-    runConsumer<Inclusion>({
+    runConsumer({
       ...common,
       stream: 'RECORDS',
       durable: 'communities-inclusion-added',
       filterSubject: 'rdm.records.inclusion.added',
       handler: (trx, e, msg) => onInclusion(trx, e, true, msg.seq),
     }),
-    runConsumer<Inclusion>({
+    runConsumer({
       ...common,
       stream: 'RECORDS',
       durable: 'communities-inclusion-removed',

@@ -4,8 +4,8 @@
  * each checked against its generated contract (callContract); the casts narrow open reply objects
  * to the fields the domain reads.
  */
-import { injectTraceHeaders, type NatsHandle } from '@rdm/platform';
-import { callContract, RPC_SUBJECTS } from '@rdm/platform/contracts';
+import { injectTraceHeaders, type NatsHandle, callContract } from '@rdm/platform';
+import { RPC_SUBJECTS } from '@rdm/contracts';
 import type { ResolvedEntry } from '../domain/community-input.js';
 import type {
   CreateRequestInput,

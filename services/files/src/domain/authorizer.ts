@@ -5,7 +5,7 @@
  * the bytes. Implemented over NATS in `rpc/records.client.ts` (`rdm.records.rpc.authorize-files`).
  */
 import type { Identity } from '@rdm/platform';
-import type { BucketGrant, RecordsAuthorizeFilesRequest } from '@rdm/platform/contracts';
+import type { BucketGrant, RecordsAuthorizeFilesRequest } from '@rdm/contracts';
 
 export type { BucketGrant };
 

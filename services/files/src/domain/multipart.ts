@@ -157,7 +157,7 @@ export class MultipartTransfers {
    * entry `completed` (transfer type `L`, as InvenioRDM) with `rdm.files.file.committed`. The
    * object is queued for removal until that transaction adopts it, so no failure leaves it behind.
    */
-  async commit(grant: BucketGrant, file: FileRow, event: string): Promise<FileRow> {
+  async commit(grant: BucketGrant, file: FileRow, event: 'rdm.files.file.committed'): Promise<FileRow> {
     const finalKey = file.multipart_key!;
     const uploadId = file.multipart_upload_id!;
     const plan = planOf(file);

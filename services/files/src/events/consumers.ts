@@ -11,7 +11,7 @@
  *   embargo-lifted consumers of that copy).
  */
 import { afterCommit, type ConsumerHandle, type EventEnvelope, type Knex, type Logger, type NatsHandle, runConsumer } from '@rdm/platform';
-import type { EventData } from '@rdm/platform/contracts';
+import type { EventData } from '@rdm/contracts';
 import type { FilesService } from '../domain/files.service.js';
 import { applyPublished, startRecordAccessConsumers } from './record-access.consumers.js';
 
@@ -72,13 +72,13 @@ export function startFilesConsumers(opts: { db: Knex; nats: NatsHandle; service:
   const { db, nats, service, logger } = opts;
   const common = { db, js: nats.js, jsm: nats.jsm, stream: 'RECORDS', logger, service: 'files' };
   return [
-    runConsumer<DraftDeleted>({
+    runConsumer({
       ...common,
       durable: 'files-draft-deleted',
       filterSubject: 'rdm.records.draft.deleted',
       handler: (trx, e) => onDraftDeleted(service, trx, e, logger),
     }),
-    runConsumer<RecordPublished>({
+    runConsumer({
       ...common,
       durable: 'files-record-published',
       filterSubject: 'rdm.records.record.published',

@@ -12,7 +12,7 @@
  * is the `CopyFreshness` given to `LocalAccessAuthorizer` in main.ts.
  */
 import { type ConsumerHandle, type EventEnvelope, type Knex, type Logger, type NatsHandle, runConsumer } from '@rdm/platform';
-import type { EventData } from '@rdm/platform/contracts';
+import type { EventData } from '@rdm/contracts';
 import type { CopyFreshness } from '../domain/record-access.js';
 import * as access from '../repo/record-access.repo.js';
 
@@ -39,19 +39,19 @@ export function startRecordAccessConsumers(opts: { db: Knex; nats: NatsHandle; l
   const { db, nats, logger } = opts;
   const common = { db, js: nats.js, jsm: nats.jsm, stream: 'RECORDS', logger, service: 'files' };
   return [
-    runConsumer<EventData['rdm.records.record.deleted']>({
+    runConsumer({
       ...common,
       durable: 'files-record-deleted',
       filterSubject: 'rdm.records.record.deleted',
       handler: (trx, e, msg) => access.setDeleted(trx, e.data.id, true, msg.seq),
     }),
-    runConsumer<EventData['rdm.records.record.restored']>({
+    runConsumer({
       ...common,
       durable: 'files-record-restored',
       filterSubject: 'rdm.records.record.restored',
       handler: (trx, e, msg) => access.setDeleted(trx, e.data.id, false, msg.seq),
     }),
-    runConsumer<EventData['rdm.records.record.embargo-lifted']>({
+    runConsumer({
       ...common,
       durable: 'files-record-embargo-lifted',
       filterSubject: 'rdm.records.record.embargo-lifted',

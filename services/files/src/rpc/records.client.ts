@@ -1,6 +1,6 @@
 /** NATS client of `rdm.records.rpc.authorize-files` (proto/README.md). */
-import { injectTraceHeaders, type NatsHandle } from '@rdm/platform';
-import { callContract, RPC_SUBJECTS } from '@rdm/platform/contracts';
+import { injectTraceHeaders, type NatsHandle, callContract } from '@rdm/platform';
+import { RPC_SUBJECTS } from '@rdm/contracts';
 import type { AuthorizeFilesRequest, BucketGrant, FilesAuthorizer } from '../domain/authorizer.js';
 import { FilesErrors } from '../domain/errors.js';
 

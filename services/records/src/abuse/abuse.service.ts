@@ -9,10 +9,14 @@
  * `abuseType` values (stable): `abusive` (abusive or inappropriate content), `copyright`
  * (copyrighted material), `not-research` (not research data), `illegal` (illegal content).
  */
+import type { EventData } from '@rdm/contracts';
 import { randomUUID } from 'node:crypto';
 import { Errors, type FieldError, type Knex, withTransaction, writeOutbox } from '@rdm/platform';
 import * as abuse from '../repo/abuse.repo.js';
 import * as repo from '../repo/records.repo.js';
+
+/** The contract's abuse types (`input.abuseType` is checked against `ABUSE_TYPES`, the same list). */
+type AbuseType = EventData['rdm.records.abuse.reported']['abuse_type'];
 
 /** The four reasons, value → label (the e-mail shows the label). */
 export const ABUSE_TYPES: Record<string, string> = {
@@ -97,7 +101,7 @@ export class AbuseService {
       await writeOutbox(trx, {
         subject: 'rdm.records.abuse.reported',
         aggregate: { type: 'abuse-report', id, revision: 1 },
-        data: { report_id: id, record_id: recordId, parent_id: record.parent_id, abuse_type: input.abuseType },
+        data: { report_id: id, record_id: recordId, parent_id: record.parent_id, abuse_type: input.abuseType as AbuseType },
       });
     });
     return { id };

@@ -56,7 +56,7 @@ export function dataciteWorkers(o: DataCiteWorkerOptions) {
     }
   };
   const worker = (durable: string, subject: string, doiOf: (trx: Knex.Transaction, data: any) => Promise<string | undefined>) =>
-    consumerWorker<Record<string, any>>({
+    consumerWorker({
       db: o.db,
       js: o.nats.js,
       jsm: o.nats.jsm,

@@ -6,6 +6,7 @@
  * When to use: from the service and components, never with I/O: what a row looks like is decided
  * here, when and where it is written is decided by the caller.
  */
+import type { EventData } from '@rdm/contracts';
 import { accessStatus } from './access.js';
 import { recordMedia } from './media.component.js';
 import type {
@@ -195,7 +196,7 @@ export function recordDoc(record: RecordRow, parent: ParentRow): ItemDoc {
 }
 
 /** Data of `rdm.records.record.published`. */
-export function recordPublishedData(record: RecordRow, parent: ParentRow, requestId?: string): Record<string, unknown> {
+export function recordPublishedData(record: RecordRow, parent: ParentRow, requestId?: string): EventData['rdm.records.record.published'] {
   const communityIds = (parent.communities as ParentCommunities | undefined)?.ids ?? [];
   return {
     id: record.id,

@@ -11,7 +11,7 @@
  * and for the files operations it delegates (`importFiles`, `refreshDraftFiles`, `authorize`).
  */
 import { AppError, Errors, type Identity, type Knex, type MsgLogger, withTransaction } from '@rdm/platform';
-import type { BucketGrant, RecordsAuthorizeFilesRequest } from '@rdm/platform/contracts';
+import type { BucketGrant, RecordsAuthorizeFilesRequest } from '@rdm/contracts';
 import * as repo from '../repo/records.repo.js';
 import { type AccessComponent, ctxOf } from './access.component.js';
 import { withLinkToken } from './link-token.js';

@@ -5,7 +5,7 @@
  * index (postgres today, OpenSearch later); unit tests substitute in-memory fakes.
  */
 import type { Knex } from '@rdm/platform';
-import type { FilesManifestReply } from '@rdm/platform/contracts';
+import type { CommunitySummary as ContractCommunitySummary, FilesManifestReply } from '@rdm/contracts';
 import type { DraftRow, ItemDoc, RecordRow } from '../model/rows.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -171,18 +171,8 @@ export interface RequestsPort {
 /** Roles of community members, strongest first. */
 export type CommunityRole = 'owner' | 'manager' | 'curator' | 'reader';
 
-/** A community summary (`rdm.communities.rpc.get`). */
-export interface CommunitySummary {
-  id: string;
-  slug: string;
-  title: string;
-  visibility: string;
-  members_visibility?: string;
-  member_policy?: string;
-  record_submission_policy?: string;
-  review_policy?: string;
-  is_deleted: boolean;
-}
+/** A community summary: the contract's type (`rdm.communities.rpc.get`, proto/rpc/communities/get.json). */
+export type CommunitySummary = ContractCommunitySummary;
 
 /** Answer of `rdm.communities.rpc.validate-extension`. */
 export interface ExtensionValidation {

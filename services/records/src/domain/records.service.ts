@@ -450,7 +450,7 @@ export class RecordsService {
       aggregate: { type: 'record', id, revision: published.revision_id },
       data: { ...recordPublishedData(published, newParent, o.requestId), ...this.media.publishedEventData(published, lockedRecord) },
     });
-    return { view: { kind: 'record', doc }, event: event as EventEnvelope };
+    return { view: { kind: 'record', doc }, event: event as unknown as EventEnvelope };
   }
 
   /**

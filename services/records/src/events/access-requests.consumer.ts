@@ -49,7 +49,7 @@ const titleOf = async (db: Knex.Transaction, recordId: string) => String((await 
 export function accessRequestWorkers(o: AccessRequestWorkersOptions) {
   const common = { db: o.db, js: o.nats.js, jsm: o.nats.jsm, logger: o.logger, service: 'records' };
   return [
-    consumerWorker<RequestEventData>({
+    consumerWorker({
       ...common,
       stream: 'REQUESTS',
       durable: ACCESS_REQUESTS_DURABLE,
@@ -58,7 +58,7 @@ export function accessRequestWorkers(o: AccessRequestWorkersOptions) {
       backoffMs: o.backoffMs,
       handler: (trx, e) => o.effects.onRequestEvent(trx, e),
     }),
-    consumerWorker<Record<string, string | null>>({
+    consumerWorker({
       ...common,
       stream: 'RECORDS',
       durable: ACCESS_MAILER_DURABLE,

@@ -20,7 +20,7 @@ export const FILES_COMMITTED_DURABLE = 'records-files-committed';
 
 /** A background worker running the consumer (for runService). */
 export function filesCommittedWorker(opts: { db: Knex; nats: NatsHandle; service: RecordsService; logger: Logger }) {
-  return consumerWorker<FileCommitted>({
+  return consumerWorker({
     db: opts.db,
     js: opts.nats.js,
     jsm: opts.nats.jsm,

@@ -35,7 +35,7 @@ export interface MailerOptions {
 
 /** A background worker running the consumer (for runService). */
 export function mailerWorker(o: MailerOptions) {
-  return consumerWorker<{ report_id: string }>({
+  return consumerWorker({
     db: o.db,
     js: o.nats.js,
     jsm: o.nats.jsm,

@@ -54,13 +54,13 @@ export function requestConsumerWorkers(o: RequestConsumersOptions) {
     backoffMs: o.backoffMs,
   };
   return [
-    consumerWorker<RequestEventData>({
+    consumerWorker({
       ...common,
       durable: REQUEST_ACCEPTED_DURABLE,
       filterSubject: 'rdm.requests.request.accepted',
       handler: (trx, e) => o.saga.onAccepted(trx, e),
     }),
-    consumerWorker<RequestEventData>({
+    consumerWorker({
       ...common,
       durable: REQUEST_STATUS_DURABLE,
       filterSubject: 'rdm.requests.request.*',

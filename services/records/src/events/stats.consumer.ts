@@ -14,7 +14,7 @@ export const STATS_DURABLES = { v: 'records-stats-views', d: 'records-stats-down
 /** Two background workers (views, downloads). */
 export function statsWorkers(o: { db: Knex; nats: NatsHandle; stats: StatsService; logger: Logger }) {
   return (['v', 'd'] as const).map((kind) =>
-    consumerWorker<UsageEvent>({
+    consumerWorker({
       db: o.db,
       js: o.nats.js,
       jsm: o.nats.jsm,

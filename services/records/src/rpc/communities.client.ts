@@ -9,8 +9,8 @@
  * costs one request-reply, and only callers the plain rules refused ever ask (access.component).
  * Summaries are not cached either: the saga must see a visibility change at once.
  */
-import { injectTraceHeaders, type NatsHandle } from '@rdm/platform';
-import { callContract, RPC_SUBJECTS, type RpcContract, type RpcSubject } from '@rdm/platform/contracts';
+import { injectTraceHeaders, type NatsHandle, callContract } from '@rdm/platform';
+import { RPC_SUBJECTS, type RpcContract, type RpcSubject } from '@rdm/contracts';
 import type { CommunitiesPort, CommunityOwnersPort, CommunityRole, CommunitySummary, ExtensionValidation } from '../domain/ports.js';
 
 /** RPC subjects of the communities service. */

@@ -4,19 +4,14 @@
  * `statistics.record_views` / `record_downloads`. Records owns both the counters (stats
  * consumer) and which parents are in which community, so the sum is one query here.
  */
-import { type Knex, type MsgLogger, type NatsHandle, type RpcServer, serveRpc } from '@rdm/platform';
-import { RPC_SUBJECTS, type RecordsCommunityUsageRequest } from '@rdm/platform/contracts';
+import { type Knex, type MsgLogger, type NatsHandle, type RpcServer, serveContract } from '@rdm/platform';
+import { RPC_SUBJECTS } from '@rdm/contracts';
 import { communityUsage } from '../repo/stats.repo.js';
 
 /** Serve the community-usage RPC until `stop()`. */
 export function serveCommunityUsageRpc(nc: NatsHandle['nc'], db: Knex, logger: MsgLogger): RpcServer {
-  return serveRpc<RecordsCommunityUsageRequest>(nc, RPC_SUBJECTS.records.communityUsage, (req) => communityUsage(db, req.community_id), {
+  return serveContract(nc, RPC_SUBJECTS.records.communityUsage, (req) => communityUsage(db, req.community_id), {
     queue: 'records',
     logger,
-    validate: {
-      type: 'object',
-      required: ['community_id'],
-      properties: { community_id: { type: 'string', minLength: 1, maxLength: 64 } },
-    },
   });
 }

@@ -3,8 +3,8 @@
  * `RpcFilesClient` implements the domain's `FilesPort` (domain/ports.ts) over NATS. A 404 on
  * `manifest` (bucket never created) means an empty manifest.
  */
-import { injectTraceHeaders, isAppError, type NatsHandle } from '@rdm/platform';
-import { callContract, RPC_SUBJECTS, type RpcContract, type RpcSubject } from '@rdm/platform/contracts';
+import { injectTraceHeaders, isAppError, type NatsHandle, callContract } from '@rdm/platform';
+import { RPC_SUBJECTS, type RpcContract, type RpcSubject } from '@rdm/contracts';
 import type { FilesPort, Manifest } from '../domain/ports.js';
 
 const emptyManifest = (bucketId: string): Manifest => ({

@@ -3,8 +3,8 @@
  * `RpcRequestsClient` implements the domain's `RequestsPort` over NATS; an error reply comes
  * back as the same AppError (status, message, field errors), no answer as 503.
  */
-import { injectTraceHeaders, type NatsHandle } from '@rdm/platform';
-import { callContract, RPC_SUBJECTS, type RpcContract, type RpcSubject } from '@rdm/platform/contracts';
+import { injectTraceHeaders, type NatsHandle, callContract } from '@rdm/platform';
+import { RPC_SUBJECTS, type RpcContract, type RpcSubject } from '@rdm/contracts';
 import type { CreateRequestInput, RequestActionInput, RequestsPort, RequestView, RpcIdentity } from '../domain/ports.js';
 
 /** RPC subjects of the requests service. */

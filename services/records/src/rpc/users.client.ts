@@ -2,8 +2,8 @@
  * Client of `rdm.users.rpc.get-users` (proto/README.md): `RpcUsersClient` implements the domain's
  * `UserEmailsPort` (the e-mail addresses of community owners for abuse reports).
  */
-import { injectTraceHeaders, type NatsHandle } from '@rdm/platform';
-import { callContract, RPC_SUBJECTS } from '@rdm/platform/contracts';
+import { injectTraceHeaders, type NatsHandle, callContract } from '@rdm/platform';
+import { RPC_SUBJECTS } from '@rdm/contracts';
 import type { UserEmailsPort } from '../domain/ports.js';
 
 /** UserEmailsPort over NATS request-reply. */

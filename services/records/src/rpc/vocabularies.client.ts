@@ -3,8 +3,8 @@
  * implements the domain's `VocabulariesPort` (domain/ports.ts), one request per write (chunked
  * only above the server's 1000-item limit).
  */
-import { injectTraceHeaders, type NatsHandle } from '@rdm/platform';
-import { callContract, RPC_SUBJECTS } from '@rdm/platform/contracts';
+import { injectTraceHeaders, type NatsHandle, callContract } from '@rdm/platform';
+import { RPC_SUBJECTS } from '@rdm/contracts';
 import type { ResolvedItem, VocabulariesPort } from '../domain/ports.js';
 
 /** Subject of the resolve RPC. */

@@ -8,13 +8,14 @@
  * NATS outage loses at most the in-flight events and those dropped, which the log reports. Each
  * event carries a `Nats-Msg-Id` (the envelope id), so a retried publish is stored once.
  */
+import { STREAMS } from '@rdm/contracts';
 import { randomUUID } from 'node:crypto';
 import type { NatsHandle } from '@rdm/platform';
 
 type JetStreamClient = NatsHandle['js'];
 
 /** Stream holding usage events (created by the records service at start). */
-export const STATS_STREAM = { name: 'STATS', subjects: ['rdm.stats.record.viewed', 'rdm.stats.file.downloaded'] };
+export const STATS_STREAM = STREAMS.STATS;
 
 /** Publishes usage events without blocking. */
 export class StatsPublisher {

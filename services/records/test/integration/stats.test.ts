@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ensureStream } from '@rdm/platform';
-import { RPC_SUBJECTS } from '@rdm/platform/contracts';
+import { RPC_SUBJECTS } from '@rdm/contracts';
 import { testLogger, waitFor } from '@rdm/platform/testing';
 import supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

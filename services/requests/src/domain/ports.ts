@@ -2,20 +2,11 @@
  * What the requests service needs from other services, as ports: implemented over NATS in
  * `rpc/communities.client.ts`, faked in unit tests. Domain code depends only on these.
  */
+import type { CommunitySummary as ContractCommunitySummary } from '@rdm/contracts';
 import type { CommunityRole } from './model.js';
 
-/** The part of a community the requests service decides with (`rdm.communities.rpc.get`). */
-export interface CommunitySummary {
-  id: string;
-  slug: string;
-  title: string;
-  visibility: string;
-  members_visibility?: string;
-  member_policy?: string;
-  record_submission_policy?: string;
-  review_policy?: string;
-  is_deleted?: boolean;
-}
+/** A community summary: the contract's type (`rdm.communities.rpc.get`, proto/rpc/communities/get.json). */
+export type CommunitySummary = ContractCommunitySummary;
 
 /** Community roles and summaries, owned by the communities service. */
 export interface CommunitiesPort {

@@ -113,7 +113,7 @@ describe('request type registry', () => {
     const g = (community: Record<string, string>, role?: 'owner' | 'curator' | 'reader') => ({
       userId: '1',
       request: req(t.id, 'created'),
-      community: { id: C, slug: 's', title: 'T', visibility: 'public', ...community },
+      community: { id: C, slug: 's', title: 'T', visibility: 'public', is_deleted: false, ...community },
       role,
     });
     expect(() => t.guards?.submit?.(g({ record_submission_policy: 'closed' }))).toThrow(MEMBERS_ONLY_MESSAGE);

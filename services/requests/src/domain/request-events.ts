@@ -2,6 +2,7 @@
  * The domain events of requests: `rdm.requests.request.<verb>` written through the outbox in the
  * transaction of the change (proto/events/requests). `data` stays thin: ids, refs, the actor.
  */
+import type { EventData } from '@rdm/contracts';
 import { type Knex, writeOutbox } from '@rdm/platform';
 import { encodeNumber } from './number.js';
 import { type Ref, type RequestRow, refJson } from './model.js';
@@ -24,7 +25,8 @@ export async function writeRequestEvent(
   actor: Ref,
   changes?: RequestChangeKind[],
 ): Promise<void> {
-  const data: Record<string, unknown> = {
+  // Every verb's data is the created one; `updated` adds `changes` (proto/events/requests).
+  const data: EventData['rdm.requests.request.created'] & { changes?: RequestChangeKind[] } = {
     id: row.id,
     number: encodeNumber(row.number),
     type: row.type,

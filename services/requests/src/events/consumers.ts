@@ -24,7 +24,7 @@ export function startEffectConsumers(o: {
   ackWaitMs?: number;
 }): ConsumerHandle[] {
   return sagaEffectSubjects().map((subject) =>
-    runConsumer<Record<string, unknown>>({
+    runConsumer({
       db: o.db,
       js: o.nats.js,
       jsm: o.nats.jsm,

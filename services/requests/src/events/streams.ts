@@ -1,7 +1,8 @@
-/** The JetStream stream of the requests service: request events, never `rdm.requests.rpc.*`. */
+/** The JetStream stream of the requests service (proto/services.json): request events, never `rdm.requests.rpc.*`. */
+import { STREAMS } from '@rdm/contracts';
 
 /** Stream name. */
-export const REQUESTS_STREAM = 'REQUESTS';
+export const REQUESTS_STREAM = STREAMS.REQUESTS.name;
 
 /** Subjects the REQUESTS stream captures. */
-export const REQUESTS_STREAM_SUBJECTS = ['rdm.requests.request.>'];
+export const REQUESTS_STREAM_SUBJECTS = STREAMS.REQUESTS.subjects;

@@ -6,7 +6,8 @@
  * core subscribers too). Use `start()` once; tests of the domain use a fake port instead.
  */
 import type { MsgLogger, NatsHandle } from '@rdm/platform';
-import { callContract, RPC_SUBJECTS } from '@rdm/platform/contracts';
+import { RPC_SUBJECTS } from '@rdm/contracts';
+import { callContract } from '@rdm/platform';
 import type { CommunityRole } from '../domain/model.js';
 import type { CommunitiesPort, CommunitySummary } from '../domain/ports.js';
 

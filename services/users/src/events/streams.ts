@@ -1,7 +1,8 @@
-/** The JetStream stream of the users service: user and token events, never `rdm.users.rpc.*`. */
+/** The JetStream stream of the users service (proto/services.json): user and token events, never `rdm.users.rpc.*`. */
+import { STREAMS } from '@rdm/contracts';
 
 /** Stream name. */
-export const USERS_STREAM = 'USERS';
+export const USERS_STREAM = STREAMS.USERS.name;
 
 /** Subjects the USERS stream captures. */
-export const USERS_STREAM_SUBJECTS = ['rdm.users.user.>', 'rdm.users.token.>'];
+export const USERS_STREAM_SUBJECTS = STREAMS.USERS.subjects;

@@ -4,8 +4,8 @@
  * - `rdm.users.rpc.get-users` `{ids}` → `{users: [{id, username, full_name, email, active}]}`.
  * Callers are other services (trusted); e-mails are therefore returned unfiltered.
  */
-import { type MsgLogger, type NatsHandle, type RpcServer, serveRpc } from '@rdm/platform';
-import { RPC_SUBJECTS } from '@rdm/platform/contracts';
+import { type MsgLogger, type NatsHandle, type RpcServer, serveContract } from '@rdm/platform';
+import { RPC_SUBJECTS } from '@rdm/contracts';
 import type { TokensService, VerifiedToken } from '../domain/tokens.service.js';
 import type { UsersService } from '../domain/users.service.js';
 
@@ -14,21 +14,8 @@ export const VERIFY_TOKEN_SUBJECT = RPC_SUBJECTS.users.verifyToken;
 /** Subject of the user lookup. */
 export const GET_USERS_SUBJECT = RPC_SUBJECTS.users.getUsers;
 
-/** Request schema of verify-token (a token of any length is accepted here; odd ones verify to null). */
-const verifyTokenSchema = {
-  type: 'object',
-  required: ['token'],
-  properties: { token: { type: 'string' } },
-};
-
 /** Largest id batch of get-users. */
 export const MAX_GET_USERS = 1000;
-
-const getUsersSchema = {
-  type: 'object',
-  required: ['ids'],
-  properties: { ids: { type: 'array', maxItems: MAX_GET_USERS, items: { type: 'string', maxLength: 64 } } },
-};
 
 /** One entry of the get-users reply. */
 export interface RpcUser {
@@ -66,12 +53,9 @@ export interface UsersRpcDeps {
 /** Start both RPC endpoints in queue group `users`. */
 export function serveUsersRpc(nc: NatsHandle['nc'], deps: UsersRpcDeps): RpcServer[] {
   const subjects = deps.subjects ?? { verifyToken: VERIFY_TOKEN_SUBJECT, getUsers: GET_USERS_SUBJECT };
+  const opts = { queue: 'users', logger: deps.logger };
   return [
-    serveRpc(nc, subjects.verifyToken, verifyTokenHandler(deps.tokens), {
-      queue: 'users',
-      logger: deps.logger,
-      validate: verifyTokenSchema,
-    }),
-    serveRpc(nc, subjects.getUsers, getUsersHandler(deps.users), { queue: 'users', logger: deps.logger, validate: getUsersSchema }),
+    serveContract(nc, VERIFY_TOKEN_SUBJECT, verifyTokenHandler(deps.tokens), { ...opts, subject: subjects.verifyToken }),
+    serveContract(nc, GET_USERS_SUBJECT, getUsersHandler(deps.users), { ...opts, subject: subjects.getUsers }),
   ];
 }

@@ -31,7 +31,8 @@ export async function writeEntriesChanged(trx: Knex.Transaction, type: string, r
     await writeOutbox(trx, {
       subject: ENTRIES_CHANGED_SUBJECT,
       aggregate: { type: 'vocabulary', id: type, revision },
-      data: { type, ids: ids.slice(i, i + IDS_PER_EVENT) },
+      // A chunk is never empty (i < ids.length), as the contract's minItems 1 wants.
+      data: { type, ids: ids.slice(i, i + IDS_PER_EVENT) as [string, ...string[]] },
     });
   }
 }
