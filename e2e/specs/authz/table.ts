@@ -2355,6 +2355,16 @@ export const TABLE: Row[] = [
     `,
   },
   {
+    // The featured communities (InvenioRDM: anyone may list them; restricted ones only to members).
+    op: 'GET /api/communities/featured',
+    path: '/api/communities/featured?size=100',
+    scope: 'global',
+    expect: `
+      state  anon owner other reader curator manager cowner admin
+      any    200  200   200   200    200     200     200    200
+    `,
+  },
+  {
     // COMMUNITY_CREATORS=admins (the spec).
     op: 'POST /api/communities',
     scope: 'global',
@@ -2648,6 +2658,16 @@ export const TABLE: Row[] = [
   {
     op: 'GET /api/names/{id}',
     path: '/api/names/authz-none',
+    scope: 'global',
+    expect: `
+      state  anon owner   other   reader  curator manager cowner  admin
+      any    403  200|404 200|404 200|404 200|404 200|404 200|404 200|404
+    `,
+  },
+  {
+    // A name by one of its identifiers (ORCID, GND, ISNI): the same permission as a name by id.
+    op: 'GET /api/names/{scheme}/{value}',
+    path: '/api/names/orcid/0000-0000-0000-000X',
     scope: 'global',
     expect: `
       state  anon owner   other   reader  curator manager cowner  admin
