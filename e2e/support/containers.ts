@@ -356,7 +356,7 @@ export async function startContainerStack(o: ContainerStackOptions): Promise<Con
     await docker(['network', 'create', ...Object.entries(labels).flatMap(([k, v]) => ['--label', `${k}=${v}`]), prefix]);
 
     const t0 = Date.now();
-    const [pg, nats] = await Promise.all([
+    const [pg, nats, , search] = await Promise.all([
       startOne(
         'postgres',
         imageOf('postgres'),
@@ -494,7 +494,15 @@ export async function startContainerStack(o: ContainerStackOptions): Promise<Con
     const databaseUrl = `postgres://${PG_USER}:${PG_PASSWORD}@${host(pg, 5432)}/${o.databaseName}`;
     const natsUrl = `nats://${host(nats, 4222)}`;
     // What runs on this machine against the stack (the users CLI of the specs) uses mapped ports.
-    const hostEnv: Record<string, string> = { ...env, DATABASE_URL: databaseUrl, NATS_URL: natsUrl };
+    // Search too: the CLI indexes the users it writes inline (read-your-writes); with the engine's
+    // in-network name, unresolvable here, that write failed and a search right after a create
+    // depended on the indexer having caught up (users.test on OpenSearch, failing by timing).
+    const hostEnv: Record<string, string> = {
+      ...env,
+      DATABASE_URL: databaseUrl,
+      NATS_URL: natsUrl,
+      ...(search ? { SEARCH_URL: `http://${host(search, 9200)}` } : {}),
+    };
     const services: Record<string, ContainerService> = {};
     [...SERVICES, GATEWAY].forEach((svc, i) => {
       const s = svc === GATEWAY ? gw : (backends[i] as Started);
