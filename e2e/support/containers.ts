@@ -205,7 +205,8 @@ export function removeLeftovers(say: (l: string) => void): void {
   for (const owner of dead) removeLabelled(LABEL_OWNER, String(owner));
 }
 
-function portOpen(port: number): Promise<boolean> {
+/** True when something accepts TCP on 127.0.0.1:port (the e2e set-up's port checks). */
+export function portOpen(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const sock = connect({ host: '127.0.0.1', port });
     sock.setTimeout(1000, () => {

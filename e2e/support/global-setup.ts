@@ -44,7 +44,7 @@ import { join } from 'node:path';
 import type {} from 'vitest';
 import type { TestProject } from 'vitest/node';
 import { GATEWAY, REPO_ROOT, SERVICES, type Stack, isAlive, startStack, terminate, waitHttpOk } from '../../scripts/up.js';
-import { type ContainerStack, startContainerStack } from './containers.js';
+import { type ContainerStack, portOpen, startContainerStack } from './containers.js';
 import { acquireE2eLock, cmdlineOf } from './lock.js';
 import { STACK_STATE_FILE, type StackState, childEnv, readStackState, writeStackState } from './stack.js';
 
@@ -458,22 +458,6 @@ function natsReachable(url: string): Promise<boolean> {
     sock.setTimeout(2000, () => done(false));
     sock.once('data', (d) => done(d.toString().startsWith('INFO')));
     sock.once('error', () => done(false));
-  });
-}
-
-/** True when something accepts TCP on 127.0.0.1:port. */
-function portOpen(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const sock = connect({ host: '127.0.0.1', port });
-    sock.setTimeout(1000, () => {
-      sock.destroy();
-      resolve(false);
-    });
-    sock.once('connect', () => {
-      sock.destroy();
-      resolve(true);
-    });
-    sock.once('error', () => resolve(false));
   });
 }
 
