@@ -16,7 +16,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { api, baseUrl } from '../../support/client.js';
 import { head, type RawExchange, sendWhileAnswered } from '../../support/raw-http.js';
 import { createUser, type TestUser, uniqueEmail } from '../../support/users.js';
-import { walkthroughMetadata } from '../records/support.js';
+import { createDraft, walkthroughMetadata } from '../records/support.js';
 
 const MB = 1024 * 1024;
 const TRIES = 10;
@@ -29,15 +29,11 @@ let target: { host: string; port: number; hostHeader: string };
 beforeAll(async () => {
   owner = await createUser({ email: uniqueEmail('early-owner') });
   other = await createUser({ email: uniqueEmail('early-other') });
-  const res = await api('/api/records', {
-    method: 'POST',
-    token: owner.token,
-    body: {
-      access: { record: 'public', files: 'public' },
-      files: { enabled: true },
-      media_files: { enabled: true },
-      metadata: walkthroughMetadata(),
-    },
+  const res = await createDraft(owner.token, {
+    access: { record: 'public', files: 'public' },
+    files: { enabled: true },
+    media_files: { enabled: true },
+    metadata: walkthroughMetadata(),
   });
   if (res.status !== 201) throw new Error(`create draft ${res.status}: ${res.text}`);
   id = res.body.id;

@@ -8,7 +8,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { api, baseUrl } from '../../support/client.js';
 import { createUser, type TestUser, uniqueEmail } from '../../support/users.js';
-import { walkthroughMetadata } from '../records/support.js';
+import { createDraft, walkthroughMetadata } from '../records/support.js';
 
 let owner: TestUser;
 let other: TestUser;
@@ -19,15 +19,11 @@ const draftMedia = () => `/api/records/${id}/draft/media-files`;
 beforeAll(async () => {
   owner = await createUser({ email: uniqueEmail('media-owner') });
   other = await createUser({ email: uniqueEmail('media-other') });
-  const res = await api('/api/records', {
-    method: 'POST',
-    token: owner.token,
-    body: {
-      access: { record: 'public', files: 'public' },
-      files: { enabled: true },
-      media_files: { enabled: true },
-      metadata: walkthroughMetadata(),
-    },
+  const res = await createDraft(owner.token, {
+    access: { record: 'public', files: 'public' },
+    files: { enabled: true },
+    media_files: { enabled: true },
+    metadata: walkthroughMetadata(),
   });
   if (res.status !== 201) throw new Error(`create draft ${res.status}: ${res.text}`);
   id = res.body.id;
