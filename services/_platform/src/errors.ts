@@ -224,3 +224,17 @@ export function errorMiddleware(): Middleware {
     }
   };
 }
+
+/**
+ * InvenioRDM's (marshmallow's) message for a value of the wrong JSON type, by the JSON Schema type
+ * expected: what every service's body validation answers on the field (records' metadata,
+ * communities' custom fields).
+ */
+export const TYPE_MESSAGES: Readonly<Record<string, string>> = Object.freeze({
+  string: 'Not a valid string.',
+  array: 'Not a valid list.',
+  boolean: 'Not a valid boolean.',
+  integer: 'Not a valid integer.',
+  number: 'Not a valid number.',
+  object: 'Invalid input type.',
+});

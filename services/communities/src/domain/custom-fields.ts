@@ -18,7 +18,15 @@
  * communities service calls `check` on create and update, resolves `refs` with the other
  * vocabulary references of the body, then stores `dereference(value, entries)`.
  */
-import { type CustomFieldDef, type CustomFields, type CustomFieldType, type FieldError, parseCustomFields, schemaOf } from '@rdm/platform';
+import {
+  type CustomFieldDef,
+  type CustomFields,
+  type CustomFieldType,
+  type FieldError,
+  parseCustomFields,
+  schemaOf,
+  TYPE_MESSAGES,
+} from '@rdm/platform';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import type { ResolvedEntry, VocabRef } from './community-input.js';
 
@@ -42,15 +50,6 @@ export interface CustomFieldsCheck {
   /** Vocabulary references to resolve (unknown ids are `Invalid value <id>.` on `field`). */
   refs: VocabRef[];
 }
-
-const TYPE_MESSAGES: Record<string, string> = {
-  string: 'Not a valid string.',
-  array: 'Not a valid list.',
-  boolean: 'Not a valid boolean.',
-  integer: 'Not a valid integer.',
-  number: 'Not a valid number.',
-  object: 'Invalid input type.',
-};
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 

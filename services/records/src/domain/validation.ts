@@ -21,7 +21,7 @@
 import { readFileSync } from 'node:fs';
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { type FieldError, sanitizeHtml } from '@rdm/platform';
+import { type FieldError, sanitizeHtml, TYPE_MESSAGES } from '@rdm/platform';
 import { type CustomFields, NO_CUSTOM_FIELDS, schemaOf as customFieldsSchemaOf } from './custom-fields.js';
 import { isEdtf, isIsoDate } from './edtf.js';
 import { detectSchemes, LOCATION_SCHEMES, normalizeIdentifier, PERSONORG_SCHEMES, RECORD_SCHEMES, type SchemeDef } from './identifiers.js';
@@ -346,15 +346,6 @@ function validator(cf: CustomFields) {
   }
   return v;
 }
-
-const TYPE_MESSAGES: Record<string, string> = {
-  string: 'Not a valid string.',
-  array: 'Not a valid list.',
-  boolean: 'Not a valid boolean.',
-  integer: 'Not a valid integer.',
-  number: 'Not a valid number.',
-  object: 'Invalid input type.',
-};
 
 interface Issue {
   path: Path;
