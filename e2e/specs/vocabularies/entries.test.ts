@@ -82,6 +82,35 @@ describe('vocabularies served at the API root', () => {
     expect(res.body.hits).toBeDefined();
   });
 
+  it('should find a name by one of its identifiers (GET /api/names/<scheme>/<value>) for authenticated callers only', async () => {
+    const admin = await createUser({ email: uniqueEmail('names-admin'), admin: true });
+    const orcid = '0000-0002-1825-0097';
+    const created = await api('/api/names', {
+      token: admin.token,
+      body: {
+        id: orcid,
+        name: 'Carberry, Josiah',
+        given_name: 'Josiah',
+        family_name: 'Carberry',
+        identifiers: [{ scheme: 'orcid', identifier: orcid }],
+      },
+    });
+    expect([201, 409], created.text).toContain(created.status);
+    const found = await api(`/api/names/orcid/${orcid}`, { token: user.token });
+    expect(found.status, found.text).toBe(200);
+    expect(found.body).toMatchObject({ id: orcid, name: 'Carberry, Josiah', identifiers: [{ scheme: 'orcid', identifier: orcid }] });
+    // The scheme is not case-sensitive; an unknown identifier or scheme is a 404 with the error body.
+    expect((await api(`/api/names/ORCID/${orcid}`, { token: user.token })).status).toBe(200);
+    const unknown = await api('/api/names/orcid/0000-0000-0000-000X', { token: user.token });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body).toMatchObject({ status: 404 });
+    expect((await api(`/api/names/isni/${orcid}`, { token: user.token })).status).toBe(404);
+    // Anonymous callers may not read names at all.
+    const anon = await api(`/api/names/orcid/${orcid}`);
+    expect(anon.status).toBe(403);
+    expect(anon.body).toEqual({ status: 403, message: 'Permission denied.' });
+  });
+
   it('should refuse writes from non-administrators with 403', async () => {
     for (const token of [undefined, user.token]) {
       const post = await api('/api/vocabularies/licenses', { token, body: { id: 'e2e-x', title: { en: 'X' } } });
