@@ -9,6 +9,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { api, baseUrl } from '../../support/client.js';
 import { createUser, type TestUser, uniqueEmail } from '../../support/users.js';
 
+const CI = !!process.env.CI && process.env.CI !== 'false' && process.env.CI !== '0';
+
 const LONG = encodeURIComponent('ocean '.repeat(400));
 const PATHS = ['/api/records', '/api/user/records', '/api/communities', '/api/requests', '/api/users', '/api/vocabularies/languages'];
 
@@ -81,10 +83,14 @@ async function statementsOfStack(): Promise<{ running(...likes: string[]): Promi
 }
 
 describe('search endpoints: a search abandoned by its client stops', () => {
-  it('GET /api/vocabularies/languages?q=<costly, within the limits>, client gone → the statement stops in PostgreSQL', async () => {
+  it('GET /api/vocabularies/languages?q=<costly, within the limits>, client gone → the statement stops in PostgreSQL', async (ctx) => {
     const watch = await statementsOfStack();
     if (!watch) {
-      console.warn('the e2e database is not reachable from the tests: the cancellation check is SKIPPED');
+      // Under CI a check that cannot run fails the run; elsewhere it is skipped, loudly and counted.
+      const reason = 'the e2e database is not reachable from the tests: the cancellation check cannot run';
+      if (CI) throw new Error(reason);
+      process.stderr.write(`[query-limits] SKIPPED: ${reason}\n`);
+      ctx.skip();
       return;
     }
     // Three costly regex terms within the limits: seconds of PostgreSQL CPU on the shipped languages.
