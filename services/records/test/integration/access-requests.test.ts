@@ -91,7 +91,7 @@ describe('access requests (records side)', () => {
       .set(user === null ? anonymousFrom('10.9.0.1') : as(user))
       .send(body as object);
   const outbox = (subject: string, field: string, value: string) =>
-    env.db('outbox').where({ subject }).whereRaw(`payload->'data'->>? = ?`, [field, value]);
+    env.db('outbox').where({ subject }).whereRaw(`payload->'data'->>? = ?`, [field, value]).orderBy('seq');
   const send = (verb: string, data: Record<string, unknown>, id = randomUUID()) => {
     const e = {
       id,

@@ -92,7 +92,7 @@ describe('review saga (rdm.requests.request.* consumers)', () => {
   /** Publish an envelope on JetStream; a fresh Nats-Msg-Id so a repeated envelope id is a redelivery the inbox sees. */
   const send = (e: ReturnType<typeof envelope>) => env.nats.js.publish(e.type, JSON.stringify(e), { msgID: randomUUID() });
   const outbox = (subject: string, field: string, value: string) =>
-    env.db('outbox').where({ subject }).whereRaw(`payload->'data'->>? = ?`, [field, value]);
+    env.db('outbox').where({ subject }).whereRaw(`payload->'data'->>? = ?`, [field, value]).orderBy('seq');
   const processed = async (eventId: string) =>
     (await env.db('inbox').where({ message_id: eventId, consumer: REQUEST_ACCEPTED_DURABLE })).length === 1;
 
