@@ -136,6 +136,7 @@ export const DECLARED_SETTINGS: Readonly<Record<string, readonly string[]>> = {
   UPSTREAM_HEADERS_TIMEOUT_MS: ['gateway'],
   UPSTREAM_MAX_SOCKETS: ['gateway'],
   UPSTREAM_QUEUE_TIMEOUT_MS: ['gateway'],
+  UPSTREAM_UPLOAD_IDLE_TIMEOUT_MS: ['gateway'],
   USERS_URL: ['gateway'],
   VOCABULARIES_URL: ['gateway'],
 };

@@ -108,6 +108,7 @@ export function createApp(deps: GatewayDeps): Gateway {
     connectTimeoutMs: config.UPSTREAM_CONNECT_TIMEOUT_MS,
     headersTimeoutMs: config.UPSTREAM_HEADERS_TIMEOUT_MS,
     bodyTimeoutMs: config.UPSTREAM_BODY_TIMEOUT_MS,
+    uploadIdleMs: config.UPSTREAM_UPLOAD_IDLE_TIMEOUT_MS,
     maxSockets: config.UPSTREAM_MAX_SOCKETS,
     queueTimeoutMs: config.UPSTREAM_QUEUE_TIMEOUT_MS,
     drain,

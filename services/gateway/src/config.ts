@@ -44,7 +44,15 @@ export const configProperties = {
     type: 'integer',
     default: 30000,
     minimum: 0,
-    description: 'Time a service may take to send response headers on normal routes (0 = none); then 503. Upload routes have none.',
+    description:
+      'Time a service may take to send response headers on normal routes (0 = none); then 503. Upload routes have none (UPSTREAM_UPLOAD_IDLE_TIMEOUT_MS bounds them).',
+  },
+  UPSTREAM_UPLOAD_IDLE_TIMEOUT_MS: {
+    type: 'integer',
+    default: 120000,
+    minimum: 0,
+    description:
+      'Upload routes: longest time a service may go without reading the body or, once it has all of it, without answering (0 = none); then 503 and the upstream request aborted.',
   },
   UPSTREAM_BODY_TIMEOUT_MS: {
     type: 'integer',

@@ -19,7 +19,9 @@
  *
  * Failures before the answer starts are bounded and rendered by the edge: no place in the pool
  * within the queue timeout → 503 with `Retry-After`; connection refused, connect timeout, no
- * response headers in time, an answer undici refuses → 503; a body over the limit → 413; a body
+ * response headers in time, an answer undici refuses → 503; on upload routes (no headers
+ * timeout: the body may take hours) a service that stops reading the body, or has it all and does
+ * not answer, for `uploadIdleMs` → 503 and the upstream request aborted; a body over the limit → 413; a body
  * too slow (body-timeouts.ts) → 408 and the connection closed. A GET or HEAD that meets a
  * connection the service closed is retried once; nothing with a body is replayed. After the
  * answer started, a failure cuts the client's connection (never a truncated "complete" answer).
@@ -90,7 +92,15 @@ export interface ProxyOptions {
   drain?: DrainLimits;
   /** Bounds on reading a request body (default DEFAULT_BODY_TIMEOUTS). */
   body?: BodyTimeouts;
+  /**
+   * Upload routes: longest time a service may go without reading the body or, once it has all of
+   * it, without answering (0 = none); then 503. Default DEFAULT_UPLOAD_IDLE_MS.
+   */
+  uploadIdleMs?: number;
 }
+
+/** Default of `ProxyOptions.uploadIdleMs`: far above a service finishing an upload (its checksum, the object store's commit). */
+export const DEFAULT_UPLOAD_IDLE_MS = 120_000;
 
 /** Per-request forwarding options. */
 export interface ForwardOptions {
@@ -247,6 +257,8 @@ class Forward implements Dispatcher.DispatchHandler, Waiter {
   bodyAt = 0;
   /** Content-Length of a small answer being collected. */
   expected = 0;
+  /** Upload routes: armed while the service holds the body back or owes the answer (uploadIdleMs). */
+  idleTimer: NodeJS.Timeout | undefined;
   resolve!: () => void;
   reject!: (e: AppError) => void;
 
@@ -267,6 +279,8 @@ class Forward implements Dispatcher.DispatchHandler, Waiter {
     readonly timeouts: BodyTimeouts,
     readonly upload: boolean,
     readonly retryAfter: string,
+    /** Upload routes: see ProxyOptions.uploadIdleMs (0 = none). */
+    readonly uploadIdleMs: number,
   ) {}
 
   begin(): void {
@@ -344,6 +358,29 @@ class Forward implements Dispatcher.DispatchHandler, Waiter {
     this.fail(unavailable(`${this.name}: no connection free in time`, undefined, { 'Retry-After': this.retryAfter }));
   }
 
+  /** The service holds the upload back, or has it all and owes the answer: start its clock. */
+  armIdle(): void {
+    if (!this.upload || this.uploadIdleMs <= 0 || this.settled) return;
+    if (this.idleTimer !== undefined) clearTimeout(this.idleTimer);
+    this.idleTimer = setTimeout(onUploadIdle, this.uploadIdleMs, this);
+  }
+
+  /** The service reads again, answered, or the exchange is over. */
+  disarmIdle(): void {
+    if (this.idleTimer === undefined) return;
+    clearTimeout(this.idleTimer);
+    this.idleTimer = undefined;
+  }
+
+  /** The service neither read the upload nor answered for uploadIdleMs. */
+  uploadIdle(): void {
+    this.idleTimer = undefined;
+    if (this.settled) return;
+    // The rest of the client's body is not wanted: discard it within bounds, or close, so the 503 reaches it.
+    if (!this.bodyDone) answerEarly(this.ex.req, this.ex.res, this.drain);
+    this.fail(unavailable(`${this.name}: no progress on the upload for ${this.uploadIdleMs} ms`));
+  }
+
   releasePlace(): void {
     if (this.admittedToPool && !this.released) {
       this.released = true;
@@ -356,6 +393,7 @@ class Forward implements Dispatcher.DispatchHandler, Waiter {
     if (this.settled) return;
     this.settled = true;
     this.finished = true;
+    this.disarmIdle();
     this.stopBody();
     if (!this.admittedToPool) this.pool.cancel(this);
     const c = this.controller;
@@ -413,6 +451,7 @@ class Forward implements Dispatcher.DispatchHandler, Waiter {
   onResponseStart(_c: Dispatcher.DispatchController, status: number, headers: IncomingHttpHeaders): void {
     // 1xx informational answers (103 Early Hints) are not relayed; undici refuses a 100 it did not ask for.
     if (status < 200 || this.finished) return;
+    this.disarmIdle();
     const ex = this.ex;
     const res = ex.res as WithFwd<ServerResponse>;
     if (this.mode === BODY_STREAM && !this.bodyDone) {
@@ -521,6 +560,7 @@ class Forward implements Dispatcher.DispatchHandler, Waiter {
     if (this.finished) return;
     this.finished = true;
     this.clock?.stop();
+    this.disarmIdle();
     const res = this.ex.res;
     if (cut) {
       if (!res.destroyed) res.destroy();
@@ -554,6 +594,7 @@ class BodyFeed extends Readable {
     const f = this.f;
     if (f.reqPaused) {
       f.reqPaused = false;
+      f.disarmIdle();
       f.clock?.resume();
       f.ex.req.resume();
     }
@@ -566,6 +607,9 @@ class BodyFeed extends Readable {
   }
 }
 
+function onUploadIdle(f: Forward): void {
+  f.uploadIdle();
+}
 function onBodyTimeout(this: Forward, reason: BodyTimeoutReason): void {
   this.bodyTimedOut(reason);
 }
@@ -635,6 +679,7 @@ function onFeedData(this: WithFwd<IncomingMessage>, chunk: Buffer): void {
   if (!(f.feed as BodyFeed).push(chunk)) {
     f.reqPaused = true;
     f.clock?.pause();
+    f.armIdle();
     this.pause();
   }
 }
@@ -643,6 +688,8 @@ function onFeedEnd(this: WithFwd<IncomingMessage>): void {
   f.bodyDone = true;
   f.clock?.stop();
   f.feed?.push(null);
+  // The whole body is the service's: from now on it owes the answer.
+  f.armIdle();
 }
 function onReqClose(this: WithFwd<IncomingMessage>): void {
   if (this.complete) return;
@@ -730,6 +777,7 @@ export class UpstreamProxy {
       o.body ?? DEFAULT_BODY_TIMEOUTS,
       fo.upload,
       this.retryAfter,
+      o.uploadIdleMs ?? DEFAULT_UPLOAD_IDLE_MS,
     );
     return new Promise<void>((resolve, reject) => {
       f.resolve = resolve;

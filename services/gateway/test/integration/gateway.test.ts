@@ -1,4 +1,5 @@
 import http from 'node:http';
+import net from 'node:net';
 import type { Server } from 'node:http';
 import { Readable } from 'node:stream';
 import { createLogger, isTelemetryEnabled, serveRpc, startTelemetry, type RpcServer } from '@rdm/platform';
@@ -468,6 +469,82 @@ describe('gateway streaming and failures', () => {
     });
     expect(upload.status).toBe(200);
     expect(await upload.json()).toMatchObject({ size: 1000 });
+  });
+
+  // An upload has no headers timeout (its body may take hours), but a service that takes the body
+  // and never answers, or stops reading it, must not hold the client for ever (the 300 s hang of a
+  // small `PUT …/content` seen once in e2e): a 503 after UPSTREAM_UPLOAD_IDLE_TIMEOUT_MS, the
+  // upstream request aborted, the client's connection usable or closed, never hanging.
+  it('should answer 503 when a service has the whole upload and does not answer within the upload idle timeout', async () => {
+    const idle = await startGateway({ UPSTREAM_UPLOAD_IDLE_TIMEOUT_MS: '1000', UPSTREAM_HEADERS_TIMEOUT_MS: '300' });
+    stubs.files.aborted = 0;
+    const started = Date.now();
+    const res = await fetch(`${idle.url}/api/records/abcde-fgh12/draft/files/hang-after-body/content`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/octet-stream' },
+      body: Buffer.alloc(200_000, 1),
+    });
+    const ms = Date.now() - started;
+    expect(res.status).toBe(503);
+    expect(await res.json()).toEqual({ status: 503, message: 'Service unavailable.' });
+    expect(ms).toBeGreaterThanOrEqual(990);
+    expect(ms).toBeLessThan(3500);
+    // The service had the whole body, and its request was aborted (it can stop its work).
+    expect(stubs.files.seen.some((s) => s.method === 'END' && s.url.endsWith('/hang-after-body/content'))).toBe(true);
+    await waitFor(() => stubs.files.aborted === 1 || undefined, { timeoutMs: 2000, message: 'upstream request not aborted' });
+    expect(idle.gw.proxy.inFlight(idle.gw.upstreams.files)).toBe(0);
+    // A service thinking longer than the headers timeout (600 ms) but within the idle bound still answers.
+    const slow = await fetch(`${idle.url}/api/records/slow/draft/files/a.bin/content`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/octet-stream' },
+      body: Buffer.alloc(1000),
+    });
+    expect(slow.status).toBe(200);
+  });
+
+  it('should answer 503 when a service stops reading an upload, never leave the client hanging', async () => {
+    const idle = await startGateway({ UPSTREAM_UPLOAD_IDLE_TIMEOUT_MS: '500', EARLY_ANSWER_DRAIN_MS: '300' });
+    // 64 MiB the stub never reads: socket buffers fill, the gateway is held back, then gives up.
+    const total = 64 * 1024 * 1024;
+    const started = Date.now();
+    const out = await new Promise<{ status: number; body: string; answeredAt: number }>((resolve) => {
+      const sock = net.connect(Number(new URL(idle.url).port), '127.0.0.1');
+      let got = Buffer.alloc(0);
+      let sent = 0;
+      const chunk = Buffer.alloc(256 * 1024, 2);
+      const pump = () => {
+        while (sent < total && !sock.destroyed) {
+          sent += chunk.length;
+          if (!sock.write(chunk)) return void sock.once('drain', pump);
+        }
+      };
+      const done = (status: number, body: string) => {
+        resolve({ status, body, answeredAt: Date.now() - started });
+        sock.destroy();
+      };
+      sock.on('connect', () => {
+        sock.write(
+          `PUT /api/records/abcde-fgh12/draft/files/never/content HTTP/1.1\r\nHost: gw\r\nContent-Type: application/octet-stream\r\nContent-Length: ${total}\r\n\r\n`,
+        );
+        pump();
+      });
+      // Resolved once the whole answer (head and its Content-Length of body) has arrived.
+      sock.on('data', (d: Buffer) => {
+        got = Buffer.concat([got, d]);
+        const text = got.toString('latin1');
+        const end = text.indexOf('\r\n\r\n');
+        const length = /content-length: *(\d+)/i.exec(text.slice(0, end));
+        if (end !== -1 && length && got.length >= end + 4 + Number(length[1]))
+          done(Number(text.slice(9, 12)), got.subarray(end + 4, end + 4 + Number(length[1])).toString('utf8'));
+      });
+      sock.on('error', () => undefined);
+      sock.on('close', () => done(0, got.toString('utf8')));
+    });
+    expect(out.status).toBe(503);
+    expect(JSON.parse(out.body)).toEqual({ status: 503, message: 'Service unavailable.' });
+    expect(out.answeredAt).toBeGreaterThanOrEqual(490);
+    expect(out.answeredAt).toBeLessThan(3000);
+    expect(idle.gw.proxy.inFlight(idle.gw.upstreams.files)).toBe(0);
   });
 
   it('should tell the service when the client abandons an upload', async () => {

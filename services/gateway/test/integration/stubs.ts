@@ -88,7 +88,16 @@ function handler(stub: StubUpstream) {
         },
       });
     }
-    if (path.endsWith('/never')) return; // never answers (headers-timeout tests)
+    if (path.endsWith('/never') || path.endsWith('/never/content')) return; // never answers nor reads a body (headers/upload timeout tests)
+    if (path.includes('/hang-after-body/')) {
+      // Reads the whole body, then never answers (upload idle tests).
+      req.on('data', () => undefined);
+      req.on('end', () => stub.seen.push({ service: stub.service, method: 'END', url: req.url ?? '', headers: {} }));
+      req.on('close', () => {
+        if (!res.writableEnded) stub.aborted++;
+      });
+      return;
+    }
     if (path.endsWith('/missing')) return json(res, 404, { status: 404, message: 'The persistent identifier does not exist.' });
     if (path.endsWith('/cut-me/files-archive')) {
       // Headers and part of the body, then the connection dies.
