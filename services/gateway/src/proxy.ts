@@ -23,7 +23,8 @@
  * timeout: the body may take hours) a service that stops reading the body, or has it all and does
  * not answer, for `uploadIdleMs` → 503 and the upstream request aborted; a body over the limit → 413; a body
  * too slow (body-timeouts.ts) → 408 and the connection closed. A GET or HEAD that meets a
- * connection the service closed is retried once; nothing with a body is replayed. After the
+ * connection the service closed is retried once; nothing with a body is replayed. A client that
+ * leaves at any point aborts the service's request (queued: gives up its turn). After the
  * answer started, a failure cuts the client's connection (never a truncated "complete" answer).
  * A service answering before it read the whole body (an upload refused at once, its own 413) is
  * relayed at once; the rest of the client's body is discarded within bounds or the connection
@@ -285,6 +286,11 @@ class Forward implements Dispatcher.DispatchHandler, Waiter {
 
   begin(): void {
     const req = this.ex.req as WithFwd<IncomingMessage>;
+    // The client may leave at any time (queued, waiting for the answer, mid-answer): the service's
+    // request is then aborted, so that it can stop its work (a search statement is cancelled).
+    const res = this.ex.res as WithFwd<ServerResponse>;
+    res[FWD] = this;
+    res.once('close', onResClose);
     if (this.mode !== BODY_NONE) {
       req[FWD] = this;
       req.on('close', onReqClose);
@@ -304,10 +310,6 @@ class Forward implements Dispatcher.DispatchHandler, Waiter {
   /** Ask the pool for a place; while waiting, a client that leaves gives up its turn. */
   acquire(): void {
     this.pool.acquire(this);
-    if (this.admittedToPool || this.finished) return;
-    const res = this.ex.res as WithFwd<ServerResponse>;
-    res[FWD] = this;
-    res.once('close', onQueuedClose);
   }
 
   /** A place in the pool: send the request. */
@@ -489,8 +491,6 @@ class Forward implements Dispatcher.DispatchHandler, Waiter {
       return;
     }
     this.streaming = true;
-    res[FWD] = this;
-    res.on('close', onResClose);
   }
 
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
@@ -655,10 +655,6 @@ function onReqCollected(this: WithFwd<IncomingMessage>): void {
   }
   f.acquire();
 }
-function onQueuedClose(this: WithFwd<ServerResponse>): void {
-  const f = this[FWD];
-  if (!f.admittedToPool && !f.finished) f.fail(clientClosed());
-}
 function onFeedData(this: WithFwd<IncomingMessage>, chunk: Buffer): void {
   const f = this[FWD];
   f.received += chunk.length;
@@ -704,6 +700,11 @@ function onReqClose(this: WithFwd<IncomingMessage>): void {
 function onResClose(this: WithFwd<ServerResponse>): void {
   const f = this[FWD];
   if (f.finished) return;
+  // Before the answer: a queued request gives up its turn, a sent one is aborted at the service.
+  if (!f.settled) {
+    f.fail(clientClosed());
+    return;
+  }
   // The client left mid-answer: the rest of it is not wanted, the connection cannot be reused.
   f.controller?.abort(clientClosed());
   f.end(true);

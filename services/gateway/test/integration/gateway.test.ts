@@ -547,6 +547,30 @@ describe('gateway streaming and failures', () => {
     expect(idle.gw.proxy.inFlight(idle.gw.upstreams.files)).toBe(0);
   });
 
+  // A client that leaves while the service works on its answer (a costly search) must not leave the
+  // service working for nobody: the gateway closes that request, the service sees it gone and stops.
+  it('should abort the service request when the client leaves before the answer, for a GET as for a PUT', async () => {
+    stubs.requests.abandoned = 0;
+    for (const [i, head] of [
+      'GET /api/requests/x/comments/never HTTP/1.1\r\nHost: gw\r\n\r\n',
+      'PUT /api/requests/x/comments/never HTTP/1.1\r\nHost: gw\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}',
+    ].entries()) {
+      const sock = net.connect(Number(new URL(gw.url).port), '127.0.0.1');
+      sock.on('error', () => undefined);
+      sock.write(head);
+      await waitFor(() => stubs.requests.seen.filter((s) => s.url.endsWith('/comments/never')).length === i + 1 || undefined, {
+        timeoutMs: 5000,
+        message: `the request never reached the service: ${JSON.stringify(stubs.requests.seen.map((s) => s.method + ' ' + s.url))}`,
+      });
+      sock.destroy();
+      await waitFor(() => stubs.requests.abandoned === i + 1 || undefined, {
+        timeoutMs: 2000,
+        message: 'the service request was left open',
+      });
+    }
+    expect(gw.gw.proxy.inFlight(gw.gw.upstreams.requests)).toBe(0);
+  });
+
   it('should tell the service when the client abandons an upload', async () => {
     const req = http.request(`${gw.url}/api/records/abcde-fgh12/draft/files/a.bin/content`, {
       method: 'PUT',

@@ -37,6 +37,8 @@ export interface StubUpstream {
   seen: Seen[];
   /** Requests whose body was cut by the client (gateway) before it ended. */
   aborted: number;
+  /** Requests left unanswered whose connection the gateway closed (the client went away). */
+  abandoned: number;
   /** `/readyz` answers 503 while set. */
   notReady?: boolean;
   close(): Promise<void>;
@@ -88,7 +90,13 @@ function handler(stub: StubUpstream) {
         },
       });
     }
-    if (path.endsWith('/never') || path.endsWith('/never/content')) return; // never answers nor reads a body (headers/upload timeout tests)
+    if (path.endsWith('/never') || path.endsWith('/never/content')) {
+      // Never answers nor reads a body (headers/upload timeout tests).
+      res.once('close', () => {
+        if (!res.writableEnded) stub.abandoned++;
+      });
+      return;
+    }
     if (path.includes('/hang-after-body/')) {
       // Reads the whole body, then never answers (upload idle tests).
       req.on('data', () => undefined);
@@ -178,7 +186,15 @@ function handler(stub: StubUpstream) {
 export async function startUpstreams(): Promise<Record<ServiceName, StubUpstream>> {
   const out = {} as Record<ServiceName, StubUpstream>;
   for (const service of SERVICES) {
-    const stub: StubUpstream = { service, url: '', server: http.createServer(), seen: [], aborted: 0, close: async () => undefined };
+    const stub: StubUpstream = {
+      service,
+      url: '',
+      server: http.createServer(),
+      seen: [],
+      aborted: 0,
+      abandoned: 0,
+      close: async () => undefined,
+    };
     stub.server.on('request', handler(stub));
     stub.url = await listen(stub.server);
     stub.close = () =>
