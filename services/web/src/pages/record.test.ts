@@ -108,6 +108,13 @@ describe(RecordPage.name, () => {
     expect(html).toMatch(/aria-current="page">\s*Version v2 \(this version\)/);
   });
 
+  it("should link the record's communities by their title", () => {
+    const html = renderPage(
+      RecordPage({ baseUrl: base, record: record(), communities: [{ id: 'u1', slug: 'ocean', title: 'Ocean <b>data</b>' }] }),
+    );
+    expect(html).toContain(`<a href="${base}/communities/ocean">Ocean &lt;b>data&lt;/b></a>`);
+  });
+
   it('should say the files are restricted when the API refused them', () => {
     const html = renderPage(RecordPage({ baseUrl: base, record: record(), files: { refused: 403 } }));
     expect(html).toContain('The files of this record are restricted');

@@ -19,7 +19,7 @@ export interface RecordPageData {
   versions?: any[];
   /** The files list answer (`entries`), or the status the API refused it with. */
   files?: { entries: any[] } | { refused: number };
-  /** Communities the record is in. */
+  /** Communities the record is in (records' `GET …/communities`: `{id, slug, title}` summaries). */
   communities?: any[];
   /** The record's JSON-LD export, as the API serves it. */
   jsonLd?: unknown;
@@ -309,7 +309,7 @@ export function RecordPage(d: RecordPageData): VNode {
             <ul class="plain">
               {d.communities.map((c: any) => (
                 <li>
-                  <a href={c.links?.self_html ?? `${d.baseUrl}/communities/${c.slug}`}>{String(c.metadata?.title ?? c.slug)}</a>
+                  <a href={c.links?.self_html ?? `${d.baseUrl}/communities/${c.slug}`}>{String(c.metadata?.title ?? c.title ?? c.slug)}</a>
                 </li>
               ))}
             </ul>

@@ -108,7 +108,7 @@ export function Results({ answer, state, path }: ResultsProps): VNode {
                   const on = (state.filters[f.name] ?? []).includes(String(b.key));
                   return (
                     <li>
-                      <a href={searchHref(path, toggled(state, f.name, String(b.key)))} aria-pressed={on ? 'true' : 'false'}>
+                      <a href={searchHref(path, toggled(state, f.name, String(b.key)))} aria-current={on ? 'true' : undefined}>
                         {on ? '☑ ' : '☐ '}
                         {String(b.label ?? b.key)}
                       </a>{' '}
@@ -134,7 +134,10 @@ export function SearchPage(p: { baseUrl: string; answer: any; state: SearchState
       q={p.state.q}
       side
     >
-      <Results answer={p.answer} state={p.state} path={`${p.baseUrl}/search`} />
+      <div>
+        <h1>{p.state.q ? `Search: ${p.state.q}` : 'Search records'}</h1>
+        <Results answer={p.answer} state={p.state} path={`${p.baseUrl}/search`} />
+      </div>
     </Layout>
   );
 }
