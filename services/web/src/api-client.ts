@@ -45,6 +45,8 @@ export class ApiClient {
     private readonly identity: Identity,
     private readonly requestId: string,
     private readonly timeoutMs: number,
+    /** The visitor's `User-Agent`, passed on so records' statistics tell robots from people as for an API call. */
+    private readonly userAgent?: string,
   ) {}
 
   /** GET `path` (with its query) from `service`, as the visitor. Unreachable service → 503 AppError. */
@@ -55,7 +57,12 @@ export class ApiClient {
     let res: Response;
     try {
       res = await fetch(`${this.upstreams[service]}${path}`, {
-        headers: { accept: o.accept ?? 'application/json', 'x-rdm-identity': header, 'x-request-id': this.requestId },
+        headers: {
+          accept: o.accept ?? 'application/json',
+          'x-rdm-identity': header,
+          'x-request-id': this.requestId,
+          ...(this.userAgent ? { 'user-agent': this.userAgent } : {}),
+        },
         redirect: 'manual',
         signal: AbortSignal.timeout(this.timeoutMs),
       });

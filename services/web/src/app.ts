@@ -33,7 +33,14 @@ export function createApp(deps: AppDeps): ReturnType<typeof createHttpApp> & { c
   const upstreams: ApiUpstreams = { records: config.RECORDS_URL, files: config.FILES_URL, communities: config.COMMUNITIES_URL };
   const cache = new PageCache(config.WEB_PAGE_CACHE_MAX, config.WEB_PAGE_CACHE_TTL_MS);
   const clientOf = (ctx: Context) =>
-    new ApiClient(upstreams, config.IDENTITY_SECRET, ctx.state.identity, ctx.state.requestId, config.WEB_API_TIMEOUT_MS);
+    new ApiClient(
+      upstreams,
+      config.IDENTITY_SECRET,
+      ctx.state.identity,
+      ctx.state.requestId,
+      config.WEB_API_TIMEOUT_MS,
+      ctx.get('user-agent') || undefined,
+    );
   // The gateway assembles the API document from every service's fragment; the pages add no operation.
   mountRouter(app, openapiRouter(API));
   mountRouter(app, pagesRouter({ baseUrl: config.PUBLIC_BASE_URL.replace(/\/$/, ''), clientOf, cache }));
