@@ -21,6 +21,7 @@ COPY services/records/package.json services/records/
 COPY services/files/package.json services/files/
 COPY services/requests/package.json services/requests/
 COPY services/communities/package.json services/communities/
+COPY services/web/package.json services/web/
 COPY e2e/package.json e2e/
 RUN CI=true pnpm install --frozen-lockfile
 COPY tsconfig.base.json ./

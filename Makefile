@@ -25,10 +25,11 @@ up: deps infra ## start Postgres + NATS, migrate, run the compiled services (reb
 	@if [ "$${SEARCH_ENGINE:-postgres}" != postgres ] && [ -z "$${SEARCH_URL:-}" ]; then bash $(INFRA)/opensearch.sh start; fi
 	@cd $(ROOT) && exec $(TSX) scripts/up.ts
 
-deps: node-deps ## install pnpm, node_modules, PostgreSQL, nats-server and xmllint when missing
+deps: node-deps ## install pnpm, node_modules, PostgreSQL, nats-server, xmllint and chromium (browser spec of the landing pages) when missing
 	@bash $(INFRA)/postgres.sh install
 	@bash $(INFRA)/nats.sh install
 	@bash $(INFRA)/xmllint.sh install
+	@bash $(INFRA)/chromium.sh install
 
 pnpm:
 	@command -v pnpm >/dev/null 2>&1 || { echo "installing pnpm@9 (npm install -g pnpm@9)" >&2; \

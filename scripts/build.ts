@@ -31,7 +31,7 @@ import { fileURLToPath } from 'node:url';
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
 /** Every deployable service (the gateway included). */
-export const BUILD_SERVICES = ['gateway', 'users', 'vocabularies', 'records', 'files', 'requests', 'communities'] as const;
+export const BUILD_SERVICES = ['gateway', 'users', 'vocabularies', 'records', 'files', 'requests', 'communities', 'web'] as const;
 
 // Why: esbuild already ships with tsx (a root devDependency); resolving it through tsx avoids a
 // second pinned copy in the lockfile.
@@ -182,7 +182,7 @@ export async function buildService(svc: string, out: string, root = ROOT): Promi
   });
   fixRoots(outdir);
   // Non-TypeScript assets of src/ (schemas, fixtures), at their mirrored place.
-  for (const f of walk(src).filter((p) => !/\.[mc]?ts$/.test(p))) {
+  for (const f of walk(src).filter((p) => !/\.[mc]?tsx?$/.test(p))) {
     mkdirSync(dirname(join(outdir, f)), { recursive: true });
     cpSync(join(src, f), join(outdir, f));
   }

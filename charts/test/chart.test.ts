@@ -35,7 +35,8 @@ const REGISTRY = JSON.parse(readFileSync(join(CHART, '../../proto/services.json'
   gateway: { name: string };
 };
 const SERVICES = [...REGISTRY.services.map((s) => s.name), REGISTRY.gateway.name].sort();
-const MIGRATED = SERVICES.filter((s) => s !== 'gateway');
+// The gateway and web (landing pages) have no database: no migration Job.
+const MIGRATED = SERVICES.filter((s) => s !== 'gateway' && s !== 'web');
 
 const SETS: ValueSet[] = [
   { name: 'default (kind, in-cluster infrastructure)', files: [], set: [] },

@@ -15,8 +15,8 @@
  *   - Unreachable infrastructure: testcontainers (postgres:15, nats:2.10 -js); when that fails too
  *     the run fails with a message saying how to start the infrastructure (under CI as well: a
  *     missing service never skips).
- *   - Services on `E2E_PORT_BASE` (5900) = gateway, +1…+6 = users vocabularies records files
- *     requests communities; migrations first; output in .data/e2e-logs/<svc>.log
+ *   - Services on `E2E_PORT_BASE` (5900) = gateway, +1…+7 = users vocabularies records files
+ *     requests communities web; migrations first; output in .data/e2e-logs/<svc>.log
  *     (`E2E_STACK_LOGS=inherit` prints it instead); no automatic restarts.
  *   - The files service stores blobs under .data/e2e-files (emptied per run; `E2E_FILES_STORAGE_PATH`).
  *   - Records' development mail sink listens on `E2E_PORT_BASE` + 10 and writes .eml files to

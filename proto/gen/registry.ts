@@ -17,10 +17,11 @@ export const SERVICE_REGISTRY: readonly ServiceEntry[] = [
   { name: 'files', port: 5104, stream: 'FILES' },
   { name: 'requests', port: 5105, stream: 'REQUESTS' },
   { name: 'communities', port: 5106, stream: 'COMMUNITIES' },
+  { name: 'web', port: 5107, stream: null },
 ];
 
 /** Names of the backend services, in start order. */
-export const BACKEND_SERVICES = ['users', 'vocabularies', 'records', 'files', 'requests', 'communities'] as const;
+export const BACKEND_SERVICES = ['users', 'vocabularies', 'records', 'files', 'requests', 'communities', 'web'] as const;
 
 /** The edge service. */
 export const GATEWAY_SERVICE = { name: 'gateway', port: 5000 } as const;
@@ -33,6 +34,7 @@ export const DEFAULT_PORTS = {
   files: 5104,
   requests: 5105,
   communities: 5106,
+  web: 5107,
   gateway: 5000,
 } as const;
 

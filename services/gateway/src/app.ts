@@ -67,6 +67,7 @@ const URL_KEYS: Record<ServiceName, keyof GatewayConfig> = {
   files: 'FILES_URL',
   requests: 'REQUESTS_URL',
   communities: 'COMMUNITIES_URL',
+  web: 'WEB_URL',
 };
 
 /** Build the gateway app (no listen). */

@@ -20,6 +20,7 @@ export const configProperties = {
   FILES_URL: url(DEFAULT_PORTS.files, 'files'),
   REQUESTS_URL: url(DEFAULT_PORTS.requests, 'requests'),
   COMMUNITIES_URL: url(DEFAULT_PORTS.communities, 'communities'),
+  WEB_URL: url(DEFAULT_PORTS.web, 'web (landing pages)'),
   TRUSTED_PROXIES: {
     type: 'string',
     default: '',
@@ -188,7 +189,7 @@ export const configProperties = {
     type: 'string',
     default: 'users,vocabularies,records,files',
     pattern:
-      '^\\s*(none|(users|vocabularies|records|files|requests|communities)\\s*(,\\s*(users|vocabularies|records|files|requests|communities)\\s*)*)$',
+      '^\\s*(none|(users|vocabularies|records|files|requests|communities|web)\\s*(,\\s*(users|vocabularies|records|files|requests|communities|web)\\s*)*)$',
     description: 'Services whose /readyz the gateway /readyz consults (comma-separated), or `none`.',
   },
   READY_UPSTREAMS_MODE: {

@@ -21,6 +21,11 @@ describe(buildBaseDocument.name, () => {
   it('should list every route of the routing table with its methods', () => {
     const paths = (base as unknown as Doc).paths;
     for (const r of ROUTES) {
+      // The web service's HTML pages are routes but no API operations.
+      if (r.service === 'web') {
+        expect(paths[toOpenApiPath(r.pattern)], r.pattern).toBeUndefined();
+        continue;
+      }
       const item = paths[toOpenApiPath(r.pattern)];
       expect(item, r.pattern).toBeDefined();
       for (const m of r.methods) expect(item[m.toLowerCase()], `${m} ${r.pattern}`).toBeDefined();

@@ -123,10 +123,12 @@ export interface BaseDocumentOptions {
   version?: string;
 }
 
-/** The gateway's own document: every route of the table, plus shared components. */
+/** The gateway's own document: every API route of the table, plus shared components. */
 export function buildBaseDocument(routes: readonly RouteSpec[], opts: BaseDocumentOptions): Json {
   const paths: Record<string, Json> = {};
   for (const route of routes) {
+    // Why: the web service's pages are HTML for people and crawlers, not API operations.
+    if (route.service === 'web') continue;
     const path = toOpenApiPath(route.pattern);
     const greedy = new Set([...route.pattern.matchAll(/\{([^}]+?)\+\}/g)].map((m) => m[1]));
     paths[path] ??= {
@@ -152,7 +154,7 @@ export function buildBaseDocument(routes: readonly RouteSpec[], opts: BaseDocume
       responses: { '200': { description: 'The OpenAPI document.', content: { 'application/json': { schema: { type: 'object' } } } } },
     },
   };
-  const services = [...new Set(routes.map((r) => r.service))];
+  const services = [...new Set(routes.filter((r) => r.service !== 'web').map((r) => r.service))];
   return {
     openapi: '3.1.0',
     info: {

@@ -149,8 +149,9 @@ describe(RouteMatcher.name, () => {
     const seen = new Set<string>();
     for (const r of ROUTES) {
       // Everything lives under /api but the OAI-PMH base URL, which harvesters expect at /oai2d,
-      // and the sitemap crawlers expect at the root.
-      if (!['/oai2d', '/sitemap.xml', '/sitemaps/{name}'].includes(r.pattern))
+      // the sitemap crawlers expect at the root, and the web service's HTML pages (the `*_html` links).
+      if (r.service === 'web') expect(r.pattern).toMatch(/^(\/([A-Za-z0-9._-]+|\{[a-z_]+\+?\}))+$/);
+      else if (!['/oai2d', '/sitemap.xml', '/sitemaps/{name}'].includes(r.pattern))
         expect(r.pattern).toMatch(/^\/api(\/([A-Za-z0-9._-]+|\{[a-z_]+\+?\}))+$/);
       expect(seen.has(r.pattern), r.pattern).toBe(false);
       seen.add(r.pattern);

@@ -2,7 +2,7 @@
 import type { RouteSpec } from './routes.js';
 
 /** Services whose public routes come from their route table. */
-export const DECLARING_SERVICES = ['users', 'vocabularies', 'requests', 'communities'] as const;
+export const DECLARING_SERVICES = ['users', 'vocabularies', 'requests', 'communities', 'web'] as const;
 
 /** The public routes of the declaring services. */
 export const GENERATED_ROUTES: readonly RouteSpec[] = [
@@ -173,4 +173,10 @@ export const GENERATED_ROUTES: readonly RouteSpec[] = [
     service: 'communities',
     summary: 'Change a featured entry (administrators)',
   },
+  { pattern: '/records/{id}/latest', methods: ['GET'], service: 'web', summary: "Landing page: redirect to the record's latest version" },
+  { pattern: '/records/{id}', methods: ['GET'], service: 'web', summary: 'Landing page of a record (HTML)' },
+  { pattern: '/doi/{doi+}', methods: ['GET'], service: 'web', summary: 'Landing page of a DOI: redirect to its record' },
+  { pattern: '/communities/{slug}', methods: ['GET'], service: 'web', summary: 'Page of a community (HTML)' },
+  { pattern: '/search', methods: ['GET'], service: 'web', summary: 'Search page of the records (HTML)' },
+  { pattern: '/static/{name}', methods: ['GET'], service: 'web', summary: 'Stylesheet of the pages (content-hashed name)' },
 ];
