@@ -14,7 +14,7 @@ INFRA := $(ROOT)/scripts/infra
 DEPS_STAMP := $(ROOT)/node_modules/.rdm-deps-stamp
 export PATH := $(ROOT)/.tools/bin:$(ROOT)/node_modules/.bin:$(PATH)
 
-.PHONY: help up deps node-deps pnpm infra minio opensearch migrate stop clean distclean \
+.PHONY: help up deps browser node-deps pnpm infra minio opensearch migrate stop clean distclean \
 	test test-unit test-integration test-faults test-e2e fuzz bench lint typecheck \
 	user revoke-token deactivate-user kind-up reindex build images chart-check docker-up docker-down
 
@@ -25,10 +25,12 @@ up: deps infra ## start Postgres + NATS, migrate, run the compiled services (reb
 	@if [ "$${SEARCH_ENGINE:-postgres}" != postgres ] && [ -z "$${SEARCH_URL:-}" ]; then bash $(INFRA)/opensearch.sh start; fi
 	@cd $(ROOT) && exec $(TSX) scripts/up.ts
 
-deps: node-deps ## install pnpm, node_modules, PostgreSQL, nats-server, xmllint and chromium (browser spec of the landing pages) when missing
+deps: node-deps ## install pnpm, node_modules, PostgreSQL, nats-server and xmllint when missing
 	@bash $(INFRA)/postgres.sh install
 	@bash $(INFRA)/nats.sh install
 	@bash $(INFRA)/xmllint.sh install
+
+browser: ## install Debian's chromium when missing (the landing pages' browser spec; make test and test-e2e need it)
 	@bash $(INFRA)/chromium.sh install
 
 pnpm:
@@ -88,7 +90,7 @@ VITEST := cd $(ROOT) && $(ROOT)/node_modules/.bin/vitest run
 # `containers` project checks the runtime's failure modes (the default); E2E_RUNTIME=processes: the
 # e2e stack of processes (no engine, no images), what `make up` runs for development.
 E2E_RUNTIME ?= containers
-test: deps infra ## typecheck, lint, unit, charts, integration, fault trials (short form, 3 per kill point), images + container checks (E2E_RUNTIME=containers), e2e on PostgreSQL search and again on OpenSearch, then a summary; fails if any project fails
+test: deps browser infra ## typecheck, lint, unit, charts, integration, fault trials (short form, 3 per kill point), images + container checks (E2E_RUNTIME=containers), e2e on PostgreSQL search and again on OpenSearch, then a summary; fails if any project fails
 	@cd $(ROOT); rc=0; summary=""; opensearch_up=1; images_pid=""; export E2E_RUNTIME=$(E2E_RUNTIME); \
 	case "$$E2E_RUNTIME" in containers|processes) ;; *) echo "E2E_RUNTIME=$$E2E_RUNTIME: expected containers or processes" >&2; exit 2;; esac; \
 	case "$${CI:-}" in ""|false|0) ci=0 ;; *) ci=1 ;; esac; \
@@ -169,7 +171,7 @@ reindex: node-deps infra ## make reindex SERVICE=<svc>: rebuild the service's se
 	@if [ -z "$${SERVICE:-}" ]; then echo 'usage: make reindex SERVICE=<records|communities|requests|users|vocabularies> [SEARCH_ENGINE=opensearch] [SEARCH_URL=…]' >&2; exit 2; fi
 	@cd $(ROOT)/services/$$SERVICE && SEARCH_ENGINE=$${SEARCH_ENGINE:-opensearch} $(TSX) src/main.ts reindex
 
-test-e2e: deps infra ## e2e tests; E2E_RUNTIME=containers (default: images + testcontainers, gateway on 5900) or processes (ports 5900-5906)
+test-e2e: deps browser infra ## e2e tests; E2E_RUNTIME=containers (default: images + testcontainers, gateway on 5900) or processes (ports 5900-5906)
 	@if [ "$(E2E_RUNTIME)" = containers ]; then cd $(ROOT) && bash scripts/images.sh all; fi
 	@cd $(ROOT) && E2E_RUNTIME=$(E2E_RUNTIME) $(ROOT)/node_modules/.bin/vitest run --project e2e
 

@@ -7,7 +7,7 @@
  * violation; the JSON-LD parses and names the same title, creators and DOI as the API; and a
  * screenshot of each page is kept under `.data/e2e-artifacts/web/` (gitignored).
  *
- * Chromium: `bash scripts/infra/chromium.sh install` (`make deps` runs it). Without it the spec
+ * Chromium: `bash scripts/infra/chromium.sh install` (`make browser` runs it, and so `make test` / `make test-e2e`). Without it the spec
  * fails under CI and is skipped, loudly, elsewhere.
  */
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
