@@ -12,6 +12,7 @@ const TABLE = defineRoutes({
     summary: 'Read',
     errors: [404],
     responses: { '200': { description: 'ok' } },
+    head: { operationId: 'probeFile', summary: 'Headers of a file', responses: { '200': { description: 'headers' } } },
   },
   putContent: {
     method: 'PUT',
@@ -77,6 +78,11 @@ describe(openapiFromRoutes.name, () => {
     expect(read.operationId).toBe('readFile');
     expect(read.parameters.map((p: { name: string }) => p.name)).toEqual(['id', 'key']);
     expect(read.responses['404']).toEqual({ $ref: '#/components/responses/NotFound' });
+    expect(doc.paths['/api/r/{id}/files/{key}'].head).toMatchObject({
+      operationId: 'probeFile',
+      summary: 'Headers of a file',
+      responses: { '200': { description: 'headers' }, '404': { $ref: '#/components/responses/NotFound' } },
+    });
     expect(doc.paths['/api/names'].get).toMatchObject({ operationId: 'searchRoot_names', summary: 'Search names' });
     expect(doc.paths['/api/r/{id}/files/{key}/content'].put.requestBody.content['application/octet-stream']).toBeDefined();
   });

@@ -70,6 +70,11 @@ export interface RouteDecl extends RouteDoc {
   upload?: true;
   /** GET is a search (`q`, `page`, `size`, `sort`): the gateway documents the list parameters. */
   list?: true;
+  /**
+   * GET only: also document a HEAD operation (koa-router answers HEAD with the GET handler; the
+   * gateway routes HEAD wherever it routes GET), its doc given here over the GET's.
+   */
+  head?: RouteDoc & { operationId?: string };
   /** Request body: `octet-stream` (raw bytes) or a JSON Schema of a required JSON body, or a full OpenAPI RequestBody (`content` present). */
   body?: 'octet-stream' | Json;
 }
@@ -233,6 +238,11 @@ export function openapiFromRoutes(api: ServiceApi): Json {
         const m = decl.method.toLowerCase();
         if (paths[p][m]) throw new Error(`${api.service}: ${decl.method} ${p} is documented twice (${key})`);
         paths[p][m] = operation(decl.values ? key : (decl.operationId ?? key), p, decl, api.service);
+        if (decl.head) {
+          if (decl.method !== 'GET') throw new Error(`${api.service}: ${key} documents HEAD but is not a GET`);
+          const { operationId, ...doc } = decl.head;
+          paths[p].head = operation(operationId ?? `${key}Head`, p, { ...decl, ...doc }, api.service);
+        }
       }
     }
   }

@@ -2,7 +2,7 @@
 import type { RouteSpec } from './routes.js';
 
 /** Services whose public routes come from their route table. */
-export const DECLARING_SERVICES = ['users', 'vocabularies', 'requests', 'communities'] as const;
+export const DECLARING_SERVICES = ['users', 'vocabularies', 'files', 'requests', 'communities'] as const;
 
 /** The public routes of the declaring services. */
 export const GENERATED_ROUTES: readonly RouteSpec[] = [
@@ -41,6 +41,119 @@ export const GENERATED_ROUTES: readonly RouteSpec[] = [
   { pattern: '/api/funders/{id+}', methods: ['GET', 'PUT', 'DELETE'], service: 'vocabularies', summary: 'Read one of funders' },
   { pattern: '/api/names/{id+}', methods: ['GET', 'PUT', 'DELETE'], service: 'vocabularies', summary: 'Read one of names' },
   { pattern: '/api/vocabularies/tasks', methods: ['POST'], service: 'vocabularies', summary: 'Run a vocabulary import task (system)' },
+  { pattern: '/api/records/{id}/draft/files', methods: ['GET', 'POST', 'DELETE'], service: 'files', summary: "List the draft's files" },
+  {
+    pattern: '/api/records/{id}/draft/files-archive',
+    methods: ['GET'],
+    service: 'files',
+    summary: 'Download every committed file of the draft as a zip',
+  },
+  {
+    pattern: '/api/records/{id}/draft/files/{key+}/content',
+    methods: ['GET', 'PUT'],
+    service: 'files',
+    summary: 'Download the content of a draft file',
+    upload: true,
+  },
+  {
+    pattern: '/api/records/{id}/draft/files/{key+}',
+    methods: ['GET', 'PUT', 'DELETE'],
+    service: 'files',
+    summary: 'Read a file entry of the draft',
+  },
+  {
+    pattern: '/api/records/{id}/draft/files/{key+}/content/{part}',
+    methods: ['PUT'],
+    service: 'files',
+    summary: 'Upload one part of a multipart file (InvenioRDM multipart transfer)',
+    upload: true,
+  },
+  { pattern: '/api/records/{id}/draft/files/{key+}/commit', methods: ['POST'], service: 'files', summary: 'Commit an uploaded file' },
+  { pattern: '/api/records/{id}/files', methods: ['GET'], service: 'files', summary: "List the published record's files" },
+  {
+    pattern: '/api/records/{id}/files-archive',
+    methods: ['GET'],
+    service: 'files',
+    summary: 'Download every committed file of the record as a zip',
+  },
+  {
+    pattern: '/api/records/{id}/files/{key+}/content',
+    methods: ['GET'],
+    service: 'files',
+    summary: 'Download the content of a record file',
+  },
+  { pattern: '/api/records/{id}/files/{key+}', methods: ['GET'], service: 'files', summary: 'Read a file entry of the published record' },
+  {
+    pattern: '/api/records/{id}/draft/media-files',
+    methods: ['GET', 'POST', 'DELETE'],
+    service: 'files',
+    summary: "List the draft's media files",
+  },
+  {
+    pattern: '/api/records/{id}/draft/media-files-archive',
+    methods: ['GET'],
+    service: 'files',
+    summary: 'Download every committed media file of the draft as a zip',
+  },
+  {
+    pattern: '/api/records/{id}/draft/media-files/{key+}/content',
+    methods: ['GET', 'PUT'],
+    service: 'files',
+    summary: 'Download the content of a draft media file',
+    upload: true,
+  },
+  {
+    pattern: '/api/records/{id}/draft/media-files/{key+}',
+    methods: ['GET', 'PUT', 'DELETE'],
+    service: 'files',
+    summary: 'Read a media file entry of the draft',
+  },
+  {
+    pattern: '/api/records/{id}/draft/media-files/{key+}/content/{part}',
+    methods: ['PUT'],
+    service: 'files',
+    summary: 'Upload one part of a multipart media file (InvenioRDM multipart transfer)',
+    upload: true,
+  },
+  {
+    pattern: '/api/records/{id}/draft/media-files/{key+}/commit',
+    methods: ['POST'],
+    service: 'files',
+    summary: 'Commit an uploaded media file',
+  },
+  {
+    pattern: '/api/records/{id}/media-files',
+    methods: ['GET', 'POST', 'DELETE'],
+    service: 'files',
+    summary: "List the published record's media files",
+  },
+  {
+    pattern: '/api/records/{id}/media-files-archive',
+    methods: ['GET'],
+    service: 'files',
+    summary: 'Download every committed media file of the record as a zip',
+  },
+  {
+    pattern: '/api/records/{id}/media-files/{key+}/content',
+    methods: ['GET', 'PUT'],
+    service: 'files',
+    summary: 'Download the content of a record media file',
+    upload: true,
+  },
+  {
+    pattern: '/api/records/{id}/media-files/{key+}',
+    methods: ['GET', 'PUT', 'DELETE'],
+    service: 'files',
+    summary: 'Read a media file entry of the published record',
+  },
+  {
+    pattern: '/api/records/{id}/media-files/{key+}/content/{part}',
+    methods: ['PUT'],
+    service: 'files',
+    summary: 'Upload one part of a multipart media file (InvenioRDM multipart transfer)',
+    upload: true,
+  },
+  { pattern: '/api/records/{id}/media-files/{key+}/commit', methods: ['POST'], service: 'files', summary: 'Commit an uploaded media file' },
   { pattern: '/api/requests', methods: ['GET'], service: 'requests', summary: 'Search requests the caller may read', list: true },
   {
     pattern: '/api/user/requests',

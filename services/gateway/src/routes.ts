@@ -43,49 +43,6 @@ export interface RouteSpec {
 
 const R = '/api/records/{id}';
 
-/** Files routes of one kind (`files` or `media-files`) under a draft or a record. */
-function fileRoutes(base: string, kind: 'files' | 'media-files', draft: boolean): RouteSpec[] {
-  const what = kind === 'files' ? 'file' : 'media file';
-  const scope = draft ? 'draft' : 'record';
-  // Why: published records' files are read-only (InvenioRDM answers 405 to writes), but media
-  // files of records can be managed by privileged users.
-  const writable = draft || kind === 'media-files';
-  return [
-    {
-      pattern: `${base}/${kind}`,
-      methods: writable ? ['GET', 'POST', 'DELETE'] : ['GET'],
-      service: 'files',
-      summary: writable ? `List or initialise the ${scope}'s ${what}s` : `List the ${scope}'s ${what}s`,
-    },
-    {
-      pattern: `${base}/${kind}/{key+}`,
-      methods: writable ? ['GET', 'PUT', 'DELETE'] : ['GET'],
-      service: 'files',
-      summary: `Read${writable ? ', update or delete' : ''} a ${what} entry of the ${scope}`,
-    },
-    {
-      pattern: `${base}/${kind}/{key+}/content`,
-      methods: writable ? ['GET', 'PUT'] : ['GET'],
-      service: 'files',
-      upload: writable,
-      summary: writable ? `Download or upload the content of a ${what}` : `Download the content of a ${what}`,
-    },
-    ...(writable
-      ? ([
-          {
-            pattern: `${base}/${kind}/{key+}/content/{part}`,
-            methods: ['PUT'],
-            service: 'files',
-            upload: true,
-            summary: `Upload one part of a ${what}`,
-          },
-          { pattern: `${base}/${kind}/{key+}/commit`, methods: ['POST'], service: 'files', summary: `Commit an uploaded ${what}` },
-        ] satisfies RouteSpec[])
-      : []),
-    { pattern: `${base}/${kind}-archive`, methods: ['GET'], service: 'files', summary: `Download all ${what}s of the ${scope} as a zip` },
-  ];
-}
-
 /** The routes of the services that do not declare a route table yet (hand-written). */
 const HAND_ROUTES: readonly RouteSpec[] = [
   // ── records ────────────────────────────────────────────────────────────────────────────────
@@ -173,13 +130,6 @@ const HAND_ROUTES: readonly RouteSpec[] = [
   // Why outside /api: crawlers read `/sitemap.xml` at the site root (sitemaps.org; robots.txt).
   { pattern: '/sitemap.xml', methods: ['GET'], service: 'records', summary: 'Sitemap of the public records' },
   { pattern: '/sitemaps/{name}', methods: ['GET'], service: 'records', summary: 'One page of the sitemap index' },
-
-  // ── files ──────────────────────────────────────────────────────────────────────────────────
-  ...fileRoutes(`${R}/draft`, 'files', true),
-  ...fileRoutes(R, 'files', false),
-  // Media files (InvenioRDM's second bucket): records keeps a media bucket per draft and record.
-  ...fileRoutes(`${R}/draft`, 'media-files', true),
-  ...fileRoutes(R, 'media-files', false),
 ];
 
 /** Every public route of the API: the generated ones (routes.generated.ts), then the hand-written ones. */
