@@ -2,7 +2,7 @@
 import type { RouteSpec } from './routes.js';
 
 /** Services whose public routes come from their route table. */
-export const DECLARING_SERVICES = ['users', 'vocabularies', 'files', 'requests', 'communities'] as const;
+export const DECLARING_SERVICES = ['users', 'vocabularies', 'records', 'files', 'requests', 'communities'] as const;
 
 /** The public routes of the declaring services. */
 export const GENERATED_ROUTES: readonly RouteSpec[] = [
@@ -41,6 +41,98 @@ export const GENERATED_ROUTES: readonly RouteSpec[] = [
   { pattern: '/api/funders/{id+}', methods: ['GET', 'PUT', 'DELETE'], service: 'vocabularies', summary: 'Read one of funders' },
   { pattern: '/api/names/{id+}', methods: ['GET', 'PUT', 'DELETE'], service: 'vocabularies', summary: 'Read one of names' },
   { pattern: '/api/vocabularies/tasks', methods: ['POST'], service: 'vocabularies', summary: 'Run a vocabulary import task (system)' },
+  { pattern: '/api/records', methods: ['GET', 'POST'], service: 'records', summary: 'Search published records', list: true },
+  { pattern: '/api/user/records', methods: ['GET'], service: 'records', summary: "The caller's drafts and records", list: true },
+  {
+    pattern: '/api/communities/{id}/records',
+    methods: ['GET', 'DELETE'],
+    service: 'records',
+    summary: "A community's records",
+    list: true,
+  },
+  { pattern: '/api/records/{id}', methods: ['GET'], service: 'records', summary: 'Read a published record' },
+  { pattern: '/api/records/{id}/draft', methods: ['GET', 'POST', 'PUT', 'DELETE'], service: 'records', summary: 'Read the draft' },
+  {
+    pattern: '/api/records/{id}/draft/actions/{action}',
+    methods: ['POST'],
+    service: 'records',
+    summary: 'Publish the draft, or import the files of the previous version',
+  },
+  {
+    pattern: '/api/records/{id}/draft/pids/{scheme}',
+    methods: ['POST', 'DELETE'],
+    service: 'records',
+    summary: 'Reserve a managed DOI for the draft',
+  },
+  {
+    pattern: '/api/records/{id}/versions',
+    methods: ['GET', 'POST'],
+    service: 'records',
+    summary: 'Create a new version (a draft)',
+    list: true,
+  },
+  { pattern: '/api/records/{id}/versions/latest', methods: ['GET'], service: 'records', summary: 'The latest published version' },
+  { pattern: '/api/records/{id}/export/{format}', methods: ['GET'], service: 'records', summary: 'The record in an export format' },
+  {
+    pattern: '/api/records/{id}/draft/review',
+    methods: ['GET', 'PUT', 'DELETE'],
+    service: 'records',
+    summary: "The draft's review request",
+  },
+  {
+    pattern: '/api/records/{id}/communities',
+    methods: ['GET', 'POST', 'DELETE'],
+    service: 'records',
+    summary: "The record's communities",
+    list: true,
+  },
+  {
+    pattern: '/api/records/{id}/communities-suggestions',
+    methods: ['GET'],
+    service: 'records',
+    summary: 'Communities of the caller the record is not in',
+    list: true,
+  },
+  {
+    pattern: '/api/records/{id}/delete',
+    methods: ['POST', 'DELETE'],
+    service: 'records',
+    summary: 'Delete a published record (administrators)',
+  },
+  { pattern: '/api/records/{id}/restore', methods: ['POST'], service: 'records', summary: 'Restore a deleted record (administrators)' },
+  {
+    pattern: '/api/records/{id}/report-abuse',
+    methods: ['POST'],
+    service: 'records',
+    summary: 'Report a record for abuse (no authentication)',
+  },
+  { pattern: '/api/records/{id}/access/links', methods: ['GET', 'POST'], service: 'records', summary: 'Create a secret link' },
+  {
+    pattern: '/api/records/{id}/access/links/{link_id}',
+    methods: ['GET', 'PATCH', 'DELETE'],
+    service: 'records',
+    summary: 'One secret link',
+  },
+  { pattern: '/api/records/{id}/access/grants', methods: ['GET', 'POST'], service: 'records', summary: 'List access grants' },
+  { pattern: '/api/records/{id}/access/grants/{grant_id}', methods: ['GET', 'PATCH', 'DELETE'], service: 'records', summary: 'One grant' },
+  { pattern: '/api/records/{id}/access/users', methods: ['GET', 'POST'], service: 'records', summary: 'List users with access' },
+  { pattern: '/api/records/{id}/access/users/{user_id}', methods: ['GET', 'PATCH', 'DELETE'], service: 'records', summary: 'One grant' },
+  { pattern: '/api/records/{id}/access', methods: ['PUT', 'PATCH'], service: 'records', summary: 'Replace the access settings' },
+  { pattern: '/api/records/{id}/access/request', methods: ['POST'], service: 'records', summary: 'Ask the owner for access to the files' },
+  {
+    pattern: '/api/records/{id}/access/request/confirm',
+    methods: ['GET', 'POST'],
+    service: 'records',
+    summary: "Confirm a guest's e-mail address",
+  },
+  { pattern: '/oai2d', methods: ['GET', 'POST'], service: 'records', summary: 'OAI-PMH 2.0 provider (all six verbs)' },
+  {
+    pattern: '/sitemap.xml',
+    methods: ['GET'],
+    service: 'records',
+    summary: 'Sitemap of the public records (sitemaps.org 0.9): a urlset, or past 50,000 records a sitemap index',
+  },
+  { pattern: '/sitemaps/{name}', methods: ['GET'], service: 'records', summary: 'One page of the sitemap index (`records-<n>.xml`)' },
   { pattern: '/api/records/{id}/draft/files', methods: ['GET', 'POST', 'DELETE'], service: 'files', summary: "List the draft's files" },
   {
     pattern: '/api/records/{id}/draft/files-archive',
