@@ -2,7 +2,7 @@ import Koa from 'koa';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 import type { AppState } from './http.js';
-import { bindRoutes, defineApi, defineRoutes, gatewayRoutesOf, koaPattern, openapiFromRoutes } from './route-table.js';
+import { bindRoutes, defineApi, defineRoutes, gatewayRoutesOf, koaPattern, openapiFromRoutes, operationRoute } from './route-table.js';
 import { openapiLosses } from './testing/index.js';
 
 const TABLE = defineRoutes({
@@ -12,6 +12,7 @@ const TABLE = defineRoutes({
     summary: 'Read',
     errors: [404],
     responses: { '200': { description: 'ok' } },
+    head: { operationId: 'probeFile', summary: 'Headers of a file', responses: { '200': { description: 'headers' } } },
   },
   putContent: {
     method: 'PUT',
@@ -29,6 +30,7 @@ const TABLE = defineRoutes({
     values: { param: 'type', of: ['funders', 'names'], per: (t) => ({ summary: `Search ${t}` }) },
   },
   secret: { method: 'GET', path: '/internal', summary: 'Internal', internal: true },
+  fixedName: { method: 'GET', path: '/api/r/{id}/files/named', summary: 'A literal path', routedAs: '/api/r/{id}/files/{key+}' },
 });
 const API = defineApi({ service: 'demo', tables: [TABLE] });
 
@@ -53,6 +55,9 @@ describe(bindRoutes.name, () => {
       secret: (ctx) => {
         ctx.body = 'internal';
       },
+      fixedName: (ctx) => {
+        ctx.body = 'named';
+      },
     });
     const app = new Koa<AppState>();
     app.use(router.routes());
@@ -70,6 +75,7 @@ describe(openapiFromRoutes.name, () => {
     expect(Object.keys(doc.paths).sort()).toEqual([
       '/api/funders',
       '/api/names',
+      '/api/r/{id}/files/named',
       '/api/r/{id}/files/{key}',
       '/api/r/{id}/files/{key}/content',
     ]);
@@ -77,6 +83,11 @@ describe(openapiFromRoutes.name, () => {
     expect(read.operationId).toBe('readFile');
     expect(read.parameters.map((p: { name: string }) => p.name)).toEqual(['id', 'key']);
     expect(read.responses['404']).toEqual({ $ref: '#/components/responses/NotFound' });
+    expect(doc.paths['/api/r/{id}/files/{key}'].head).toMatchObject({
+      operationId: 'probeFile',
+      summary: 'Headers of a file',
+      responses: { '200': { description: 'headers' }, '404': { $ref: '#/components/responses/NotFound' } },
+    });
     expect(doc.paths['/api/names'].get).toMatchObject({ operationId: 'searchRoot_names', summary: 'Search names' });
     expect(doc.paths['/api/r/{id}/files/{key}/content'].put.requestBody.content['application/octet-stream']).toBeDefined();
   });
@@ -92,12 +103,51 @@ describe(openapiFromRoutes.name, () => {
 });
 
 describe(gatewayRoutesOf.name, () => {
-  it('should give one gateway route per pattern, flags and methods merged, internal routes left out', () => {
+  it('should refuse a route routed as a pattern no route declares', () => {
+    const bad = defineRoutes({ x: { method: 'GET', path: '/a/b', summary: 'X', routedAs: '/a/{n}' } });
+    expect(() => gatewayRoutesOf(defineApi({ service: 'demo', tables: [bad] }))).toThrow('/a/{n}');
+  });
+
+  it('should give one gateway route per pattern, flags and methods merged, internal and routedAs routes left out', () => {
     expect(gatewayRoutesOf(API)).toEqual([
       { pattern: '/api/r/{id}/files/{key+}', methods: ['GET'], service: 'demo', summary: 'Read' },
       { pattern: '/api/r/{id}/files/{key+}/content', methods: ['PUT'], service: 'demo', summary: 'Upload', upload: true },
       { pattern: '/api/funders', methods: ['GET'], service: 'demo', summary: 'Search funders', list: true },
       { pattern: '/api/names', methods: ['GET'], service: 'demo', summary: 'Search names', list: true },
     ]);
+  });
+});
+
+describe(operationRoute.name, () => {
+  const op = {
+    operationId: 'reserve',
+    summary: 'Reserve',
+    tags: ['demo'],
+    security: [{ bearerAuth: [] }],
+    parameters: [
+      { name: 'scheme', in: 'path', required: true, schema: { type: 'string', enum: ['doi'] } },
+      { name: 'Accept', in: 'header', schema: { type: 'string' } },
+    ],
+    requestBody: { required: false, content: { 'application/json': { schema: { type: 'object' } } } },
+    responses: { '201': { description: 'Reserved.' } },
+  };
+  const pathParams = [
+    { name: 'id', in: 'path', required: true, schema: { type: 'string' }, description: 'Id.' },
+    { name: 'scheme', in: 'path', required: true, schema: { type: 'string' } },
+  ];
+
+  it('should declare a route the fragment documents exactly as the operation (path parameters, body, responses)', () => {
+    const table = defineRoutes({ reserve: operationRoute('POST', '/api/r/{id}/pids/{scheme}', op, pathParams, { list: true }) });
+    expect(table.reserve).toMatchObject({ method: 'POST', list: true, params: { id: { description: 'Id.' } } });
+    const doc = openapiFromRoutes(defineApi({ service: 'demo', tables: [table] }));
+    const before = { paths: { '/api/r/{id}/pids/{scheme}': { parameters: pathParams, post: op } } };
+    expect(openapiLosses(before, doc as never)).toEqual([]);
+    const params = (doc as { paths: Record<string, Record<string, { parameters: { name: string }[] }>> }).paths['/api/r/{id}/pids/{scheme}']
+      .post.parameters;
+    expect(params.map((p) => p.name)).toEqual(['id', 'scheme', 'Accept']);
+  });
+
+  it('should refuse an operation field a route cannot declare', () => {
+    expect(() => operationRoute('GET', '/x', { summary: 'X', deprecated: true })).toThrow('deprecated');
   });
 });

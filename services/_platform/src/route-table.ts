@@ -66,10 +66,20 @@ export interface RouteDecl extends RouteDoc {
   internal?: true;
   /** Served and routed, but left out of the OpenAPI fragment (documented by another declaration). */
   undocumented?: true;
+  /**
+   * Served and documented, but routed by the gateway through another declaration's pattern (a
+   * literal path under `{param}`): no gateway route of its own. The pattern must be declared.
+   */
+  routedAs?: string;
   /** Raw-byte upload: no body limit at the gateway, no response-headers timeout. */
   upload?: true;
   /** GET is a search (`q`, `page`, `size`, `sort`): the gateway documents the list parameters. */
   list?: true;
+  /**
+   * GET only: also document a HEAD operation (koa-router answers HEAD with the GET handler; the
+   * gateway routes HEAD wherever it routes GET), its doc given here over the GET's.
+   */
+  head?: RouteDoc & { operationId?: string };
   /** Request body: `octet-stream` (raw bytes) or a JSON Schema of a required JSON body, or a full OpenAPI RequestBody (`content` present). */
   body?: 'octet-stream' | Json;
 }
@@ -107,6 +117,48 @@ export const defineRoutes = <const T extends RouteTable>(table: T): T => table;
 
 /** Declare a service's HTTP surface. */
 export const defineApi = (api: ServiceApi): ServiceApi => api;
+
+/**
+ * A route declared from an OpenAPI Operation object and its path item's parameters (the form of a
+ * hand-written fragment moved into a table): `requestBody` becomes `body`, path parameters `params`
+ * (an operation's own path parameter wins over the path item's), the others `parameters`. Fields
+ * a declaration cannot say are refused (thrown at import), so nothing is dropped silently.
+ */
+export function operationRoute(
+  method: RouteMethod,
+  path: string,
+  op: Json,
+  pathParameters: readonly Json[] = [],
+  extra: Partial<RouteDecl> = {},
+): RouteDecl {
+  const { operationId, summary, description, tags, security, parameters = [], requestBody, responses, ...rest } = op;
+  if (Object.keys(rest).length > 0)
+    throw new Error(`${method} ${path}: operation fields a route cannot declare: ${Object.keys(rest).join(', ')}`);
+  const params: Record<string, Json> = {};
+  const others: Json[] = [];
+  for (const p of [...pathParameters, ...(parameters as Json[])]) {
+    if (p.in !== 'path') {
+      others.push(p);
+      continue;
+    }
+    const { name, in: _in, required: _required, ...doc } = p;
+    params[String(name)] = doc;
+  }
+  return {
+    method,
+    path,
+    summary: String(summary),
+    ...(operationId !== undefined ? { operationId: String(operationId) } : {}),
+    ...(description !== undefined ? { description: String(description) } : {}),
+    ...(tags !== undefined ? { tags: tags as string[] } : {}),
+    ...(security !== undefined ? { security: security as Json[] } : {}),
+    ...(Object.keys(params).length > 0 ? { params } : {}),
+    ...(others.length > 0 ? { parameters: others } : {}),
+    ...(requestBody !== undefined ? { body: requestBody as Json } : {}),
+    ...(responses !== undefined ? { responses: responses as Record<string, Json> } : {}),
+    ...extra,
+  };
+}
 
 /** One route of the gateway's table, as `gatewayRoutesOf` gives it. */
 export interface GatewayRoute {
@@ -233,6 +285,11 @@ export function openapiFromRoutes(api: ServiceApi): Json {
         const m = decl.method.toLowerCase();
         if (paths[p][m]) throw new Error(`${api.service}: ${decl.method} ${p} is documented twice (${key})`);
         paths[p][m] = operation(decl.values ? key : (decl.operationId ?? key), p, decl, api.service);
+        if (decl.head) {
+          if (decl.method !== 'GET') throw new Error(`${api.service}: ${key} documents HEAD but is not a GET`);
+          const { operationId, ...doc } = decl.head;
+          paths[p].head = operation(operationId ?? `${key}Head`, p, { ...decl, ...doc }, api.service);
+        }
       }
     }
   }
@@ -254,13 +311,18 @@ export function openapiRouter(api: ServiceApi): Router<AppState> {
 /**
  * The gateway's routes of a service: one per spec-form pattern (fixed values expanded), its
  * methods the union of the declarations', `upload`/`list` when any declaration says so, the
- * summary of the first declaration. Internal routes are left out.
+ * summary of the first declaration. Internal routes, and routes `routedAs` another pattern, are left out.
  */
 export function gatewayRoutesOf(api: ServiceApi): GatewayRoute[] {
   const byPattern = new Map<string, GatewayRoute>();
+  const routedAs: [string, string][] = [];
   for (const table of api.tables) {
     for (const [name, d] of Object.entries(table)) {
       if (d.internal) continue;
+      if (d.routedAs) {
+        routedAs.push([name, d.routedAs]);
+        continue;
+      }
       for (const { path, decl } of expand(name, d)) {
         let r = byPattern.get(path);
         if (!r) {
@@ -273,6 +335,8 @@ export function gatewayRoutesOf(api: ServiceApi): GatewayRoute[] {
       }
     }
   }
+  for (const [name, pattern] of routedAs)
+    if (!byPattern.has(pattern)) throw new Error(`${api.service}: ${name} is routed as ${pattern}, which no route declares`);
   for (const r of byPattern.values()) r.methods.sort((a, b) => METHOD_ORDER.indexOf(a) - METHOD_ORDER.indexOf(b));
   return [...byPattern.values()];
 }

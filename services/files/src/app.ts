@@ -8,6 +8,7 @@ import {
   type Knex,
   type Logger,
   mountRouter,
+  openapiRouter,
   type NatsHandle,
   natsHealthCheck,
   UNSTORABLE_MESSAGE,
@@ -19,7 +20,7 @@ import { FileLinks } from './domain/links.js';
 import { StorageGc } from './domain/storage-gc.js';
 import { downloadStatsMiddleware } from './http/download-stats.js';
 import { filesRouter } from './http/files.routes.js';
-import { openapiRouter } from './http/openapi.js';
+import { API } from './http/routes.decl.js';
 import type { ObjectStorage } from './storage/index.js';
 
 /** Dependencies of createApp. */
@@ -92,7 +93,7 @@ export function createApp(deps: AppDeps): FilesApp {
     health.add('nats', natsHealthCheck(nc));
   }
   if (deps.js) app.use(downloadStatsMiddleware({ js: deps.js, secret: config.IDENTITY_SECRET }));
-  mountRouter(app, openapiRouter());
+  mountRouter(app, openapiRouter(API));
   mountRouter(app, filesRouter({ service, links: new FileLinks(config.PUBLIC_BASE_URL, config.FILES_UPLOAD_STALE_MS) }));
   return { app, health, service, gc };
 }

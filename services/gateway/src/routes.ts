@@ -4,11 +4,11 @@
  * 404 for unknown paths and 405 (with `Allow`) for known paths called with a wrong method, and to
  * build the base OpenAPI document.
  *
- * A service that declares its routes (`src/http/routes.decl.ts`, the platform's route-table.ts)
- * has them generated into routes.generated.ts by `pnpm gen:contracts`; only the others are
- * written here by hand.
+ * Every service declares its routes (`src/http/routes.decl.ts`, the platform's route-table.ts);
+ * `pnpm gen:contracts` generates them into routes.generated.ts. Only a route owned by no service's
+ * table would be written here by hand (none today): ownership is all this file declares.
  *
- * When to edit: a service without a route table adds or removes a public route. Keep patterns in spec form:
+ * When to edit: a service is added (SERVICES), or a public route no service declares. Keep patterns in spec form:
  * `{name}` is one path segment, `{name+}` one or more segments (file keys and vocabulary ids may
  * contain `/`). A path may match several patterns; the allowed methods are their union.
  */
@@ -41,146 +41,11 @@ export interface RouteSpec {
   summary?: string;
 }
 
-const R = '/api/records/{id}';
-
-/** Files routes of one kind (`files` or `media-files`) under a draft or a record. */
-function fileRoutes(base: string, kind: 'files' | 'media-files', draft: boolean): RouteSpec[] {
-  const what = kind === 'files' ? 'file' : 'media file';
-  const scope = draft ? 'draft' : 'record';
-  // Why: published records' files are read-only (InvenioRDM answers 405 to writes), but media
-  // files of records can be managed by privileged users.
-  const writable = draft || kind === 'media-files';
-  return [
-    {
-      pattern: `${base}/${kind}`,
-      methods: writable ? ['GET', 'POST', 'DELETE'] : ['GET'],
-      service: 'files',
-      summary: writable ? `List or initialise the ${scope}'s ${what}s` : `List the ${scope}'s ${what}s`,
-    },
-    {
-      pattern: `${base}/${kind}/{key+}`,
-      methods: writable ? ['GET', 'PUT', 'DELETE'] : ['GET'],
-      service: 'files',
-      summary: `Read${writable ? ', update or delete' : ''} a ${what} entry of the ${scope}`,
-    },
-    {
-      pattern: `${base}/${kind}/{key+}/content`,
-      methods: writable ? ['GET', 'PUT'] : ['GET'],
-      service: 'files',
-      upload: writable,
-      summary: writable ? `Download or upload the content of a ${what}` : `Download the content of a ${what}`,
-    },
-    ...(writable
-      ? ([
-          {
-            pattern: `${base}/${kind}/{key+}/content/{part}`,
-            methods: ['PUT'],
-            service: 'files',
-            upload: true,
-            summary: `Upload one part of a ${what}`,
-          },
-          { pattern: `${base}/${kind}/{key+}/commit`, methods: ['POST'], service: 'files', summary: `Commit an uploaded ${what}` },
-        ] satisfies RouteSpec[])
-      : []),
-    { pattern: `${base}/${kind}-archive`, methods: ['GET'], service: 'files', summary: `Download all ${what}s of the ${scope} as a zip` },
-  ];
-}
-
-/** The routes of the services that do not declare a route table yet (hand-written). */
-const HAND_ROUTES: readonly RouteSpec[] = [
-  // ── records ────────────────────────────────────────────────────────────────────────────────
-  {
-    pattern: '/api/records',
-    methods: ['GET', 'POST'],
-    service: 'records',
-    list: true,
-    summary: 'Search published records or create a draft',
-  },
-  { pattern: R, methods: ['GET'], service: 'records', summary: 'Read a published record' },
-  { pattern: `${R}/delete`, methods: ['POST', 'DELETE'], service: 'records', summary: 'Delete a record (administrators)' },
-  { pattern: `${R}/restore`, methods: ['POST'], service: 'records', summary: 'Restore a deleted record (administrators)' },
-  {
-    pattern: `${R}/draft`,
-    methods: ['GET', 'POST', 'PUT', 'DELETE'],
-    service: 'records',
-    summary: 'Read, edit, update or discard the draft',
-  },
-  {
-    pattern: `${R}/draft/pids/{scheme}`,
-    // No GET: it told anyone whether a draft exists (records serves POST and DELETE only).
-    methods: ['POST', 'DELETE'],
-    service: 'records',
-    summary: 'Reserve or discard a persistent identifier',
-  },
-  {
-    pattern: `${R}/draft/actions/{action}`,
-    methods: ['POST'],
-    service: 'records',
-    summary: 'Run a draft action (publish, submit-review, files-import…)',
-  },
-  { pattern: `${R}/draft/review`, methods: ['GET', 'PUT', 'DELETE'], service: 'records', summary: "The draft's review request" },
-  { pattern: `${R}/report-abuse`, methods: ['POST'], service: 'records', summary: 'Report abuse of a record' },
-  { pattern: `${R}/versions`, methods: ['GET', 'POST'], service: 'records', list: true, summary: 'List versions or create a new version' },
-  { pattern: `${R}/versions/latest`, methods: ['GET'], service: 'records', summary: 'The latest version' },
-  {
-    pattern: `${R}/export/{format}`,
-    methods: ['GET'],
-    service: 'records',
-    summary: 'The record in an export format (DataCite, schema.org, CSL, BibTeX, DC, MARC21, DCAT-AP, GeoJSON)',
-  },
-  { pattern: `${R}/access`, methods: ['PUT', 'PATCH'], service: 'records', summary: 'Access settings of the record' },
-  { pattern: `${R}/access/links`, methods: ['GET', 'POST'], service: 'records', summary: 'List or create secret access links' },
-  {
-    pattern: `${R}/access/links/{link_id}`,
-    methods: ['GET', 'PATCH', 'DELETE'],
-    service: 'records',
-    summary: 'Read, update or revoke an access link',
-  },
-  { pattern: `${R}/access/grants`, methods: ['GET', 'POST'], service: 'records', summary: 'Access grants' },
-  { pattern: `${R}/access/grants/{grant_id}`, methods: ['GET', 'PATCH', 'DELETE'], service: 'records', summary: 'One access grant' },
-  { pattern: `${R}/access/users`, methods: ['GET', 'POST'], service: 'records', summary: 'Users with access' },
-  { pattern: `${R}/access/users/{user_id}`, methods: ['GET', 'PATCH', 'DELETE'], service: 'records', summary: 'Access of one user' },
-  {
-    pattern: `${R}/access/request`,
-    methods: ['POST'],
-    service: 'records',
-    summary: 'Ask the owner for access (signed in: a user-access-request; anonymous: a verification e-mail)',
-  },
-  {
-    pattern: `${R}/access/request/confirm`,
-    methods: ['GET', 'POST'],
-    service: 'records',
-    summary: "Confirm a guest's e-mail (?access_request_token=): creates the guest-access-request",
-  },
-  { pattern: `${R}/communities`, methods: ['GET', 'POST', 'DELETE'], service: 'records', list: true, summary: "The record's communities" },
-  {
-    pattern: `${R}/communities-suggestions`,
-    methods: ['GET'],
-    service: 'records',
-    list: true,
-    summary: 'Communities the record could join',
-  },
-  { pattern: '/api/user/records', methods: ['GET'], service: 'records', list: true, summary: "The caller's drafts and records" },
-  {
-    pattern: '/api/communities/{id}/records',
-    methods: ['GET', 'DELETE'],
-    service: 'records',
-    list: true,
-    summary: "A community's records",
-  },
-  // Why outside /api: OAI-PMH harvesters (OpenAIRE, BASE) expect InvenioRDM's base URL `/oai2d`.
-  { pattern: '/oai2d', methods: ['GET', 'POST'], service: 'records', summary: 'OAI-PMH 2.0 provider (all six verbs)' },
-  // Why outside /api: crawlers read `/sitemap.xml` at the site root (sitemaps.org; robots.txt).
-  { pattern: '/sitemap.xml', methods: ['GET'], service: 'records', summary: 'Sitemap of the public records' },
-  { pattern: '/sitemaps/{name}', methods: ['GET'], service: 'records', summary: 'One page of the sitemap index' },
-
-  // ── files ──────────────────────────────────────────────────────────────────────────────────
-  ...fileRoutes(`${R}/draft`, 'files', true),
-  ...fileRoutes(R, 'files', false),
-  // Media files (InvenioRDM's second bucket): records keeps a media bucket per draft and record.
-  ...fileRoutes(`${R}/draft`, 'media-files', true),
-  ...fileRoutes(R, 'media-files', false),
-];
+/**
+ * Routes owned by no service's table: none today (every service declares its routes). A route the
+ * gateway itself must route without a service declaring it would go here.
+ */
+const HAND_ROUTES: readonly RouteSpec[] = [];
 
 /** Every public route of the API: the generated ones (routes.generated.ts), then the hand-written ones. */
 export const ROUTES: readonly RouteSpec[] = [...GENERATED_ROUTES, ...HAND_ROUTES];

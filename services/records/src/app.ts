@@ -1,14 +1,23 @@
 /** The koa app of the records service (no listen: main.ts and supertest tests wrap it). */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { addStandardHealth, type AppState, createHttpApp, isTelemetryEnabled, mountRouter, type NatsHandle, Router } from '@rdm/platform';
+import {
+  addStandardHealth,
+  type AppState,
+  createHttpApp,
+  isTelemetryEnabled,
+  mountRouter,
+  type NatsHandle,
+  openapiRouter,
+  Router,
+} from '@rdm/platform';
 import { linkTokenMiddleware, registerAccessRoutes } from './http/access.routes.js';
 import { registerAbuseRoutes } from './http/abuse.routes.js';
 import { registerAccessRequestRoutes } from './http/access-request.routes.js';
 import { registerDeletionRoutes, tombstoneMiddleware } from './http/deletion.routes.js';
-import { registerOpenApiRoute } from './http/openapi.js';
 import { LeanRecordReads } from './http/record-read-lean.js';
 import { registerRecordsRoutes } from './http/records.routes.js';
 import { registerReviewRoutes } from './http/review.routes.js';
+import { API } from './http/routes.decl.js';
 import { registerSearchRoutes } from './http/search.routes.js';
 import { statsEdge, statsMiddleware } from './http/stats.middleware.js';
 import { registerInteropRoutes } from './interop/interop.routes.js';
@@ -47,7 +56,6 @@ export function createApp(deps: AppDeps) {
     app.use(deps.engineIndex.readYourWrites());
   }
   const router = new Router<AppState>();
-  registerOpenApiRoute(router);
   const { signposting } = registerInteropRoutes(router, { ...deps, service }); // exports + /oai2d, before the records routes (content negotiation)
   const urls = { baseUrl: deps.config.PUBLIC_BASE_URL, doiResolverUrl: deps.config.DOI_RESOLVER_URL };
   registerSearchRoutes(router, { search, ...urls });
@@ -71,6 +79,7 @@ export function createApp(deps: AppDeps) {
       ? statsEdge({ stats, publisher: deps.statsPublisher, secret: deps.config.IDENTITY_SECRET })
       : undefined;
   if (statsSteps) app.use(statsMiddleware(statsSteps));
+  mountRouter(app, openapiRouter(API)); // the internal `GET /openapi.json` (no other route matches it)
   mountRouter(app, router);
   let leanReads: LeanRecordReads | undefined;
   if (deps.leanReads !== false) {

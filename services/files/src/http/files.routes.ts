@@ -8,23 +8,25 @@
  * here (koa-router would also turn `+` into a space). `PUT …/content/<n>` (digits) is a part of
  * a multipart transfer, matched before the key routes. Published records' files are read-only:
  * writes answer 405; published records' media-file writes go to records' grant (InvenioRDM's
- * default policy refuses them to everyone: 403).
+ * default policy refuses them to everyone: 403). The routes, their order and their documentation
+ * are declared in routes.decl.ts; this file binds a handler to each.
  */
 import { once } from 'node:events';
 import type { IncomingMessage } from 'node:http';
 import { createRequire } from 'node:module';
 import { PassThrough, type Readable, pipeline } from 'node:stream';
-import { type AppContext, type AppState, Errors, jsonBody, notModified, Router } from '@rdm/platform';
+import { type AppContext, type AppState, bindRoutes, Errors, jsonBody, notModified, Router } from '@rdm/platform';
 import type { Archiver, ArchiverOptions } from 'archiver';
 import type { FilesKind, FilesScope, FilesTarget } from '../domain/authorizer.js';
 import { FilesErrors } from '../domain/errors.js';
 import type { FilesService } from '../domain/files.service.js';
 import { decodeKeyPath, keyBasename } from '../domain/keys.js';
-import { type FileLinks, kindSegment } from '../domain/links.js';
+import type { FileLinks } from '../domain/links.js';
 import { guessMimetype, servedMimetype } from '../domain/mimetype.js';
 import { contentDisposition } from './content-disposition.js';
 import { parseRange, type RangeResult } from './range.js';
 import { RequestBody } from './request-body.js';
+import { FILE_ROUTES, MEDIA_FILE_ROUTES } from './routes.decl.js';
 import { entryJson, listJson } from './serializers.js';
 
 /** Dependencies of the files router. */
@@ -45,7 +47,6 @@ const archiver: ArchiverFactory = (format, opts) => {
   return archiverFactory(format, opts);
 };
 
-const R = '/api/records/:id';
 const KEY_PATH_RE = /^\/api\/records\/([^/]+)\/(?:draft\/)?(?:media-)?files\/(.+)$/;
 const PART_SUFFIX_RE = /\/content\/(\d+)$/;
 
@@ -111,15 +112,76 @@ const SECURITY_HEADERS = {
 
 const httpDate = (iso: string) => new Date(iso.replace(/(\.\d{3})\d+/, '$1')).toUTCString();
 
-/** Build the router of every files route (files and media files, drafts and records). */
+/** Build the router of every files route (files and media files, drafts and records), bound to the route table. */
 export function filesRouter({ service, links }: FilesRoutesDeps): Router<AppState> {
   const router = new Router<AppState>();
-  for (const kind of ['files', 'media'] as const) addRoutes(router, kind, service, links);
+  const f = handlersOf('files', service, links);
+  const m = handlersOf('media', service, links);
+  const methodNotAllowed = async () => {
+    throw Errors.methodNotAllowed(['GET', 'HEAD']);
+  };
+  const refused = <const K extends string>(key: K) =>
+    Object.fromEntries(['POST', 'PUT', 'PATCH', 'DELETE'].map((method) => [`${key}${method}`, methodNotAllowed])) as Record<
+      `${K}${'POST' | 'PUT' | 'PATCH' | 'DELETE'}`,
+      typeof methodNotAllowed
+    >;
+  bindRoutes(
+    FILE_ROUTES,
+    {
+      listDraftFiles: f.list('draft'),
+      downloadDraftFilesArchive: f.archive('draft'),
+      downloadDraftFileContent: f.download('draft'),
+      readDraftFile: f.read('draft'),
+      initDraftFiles: f.init('draft'),
+      deleteDraftFiles: f.removeAll('draft'),
+      uploadDraftFilePart: f.uploadPart('draft'),
+      uploadDraftFileContent: f.upload('draft'),
+      commitDraftFile: f.commit('draft'),
+      updateDraftFile: f.update('draft'),
+      deleteDraftFile: f.remove('draft'),
+      listRecordFiles: f.list('record'),
+      downloadRecordFilesArchive: f.archive('record'),
+      downloadRecordFileContent: f.download('record'),
+      readRecordFile: f.read('record'),
+      ...refused('refuseRecordFiles'),
+      ...refused('refuseRecordFilesArchive'),
+      ...refused('refuseRecordFile'),
+    },
+    router,
+  );
+  bindRoutes(
+    MEDIA_FILE_ROUTES,
+    {
+      listDraftMediaFiles: m.list('draft'),
+      downloadDraftMediaFilesArchive: m.archive('draft'),
+      downloadDraftMediaFileContent: m.download('draft'),
+      readDraftMediaFile: m.read('draft'),
+      initDraftMediaFiles: m.init('draft'),
+      deleteDraftMediaFiles: m.removeAll('draft'),
+      uploadDraftMediaFilePart: m.uploadPart('draft'),
+      uploadDraftMediaFileContent: m.upload('draft'),
+      commitDraftMediaFile: m.commit('draft'),
+      updateDraftMediaFile: m.update('draft'),
+      deleteDraftMediaFile: m.remove('draft'),
+      listRecordMediaFiles: m.list('record'),
+      downloadRecordMediaFilesArchive: m.archive('record'),
+      downloadRecordMediaFileContent: m.download('record'),
+      readRecordMediaFile: m.read('record'),
+      initRecordMediaFiles: m.init('record'),
+      deleteRecordMediaFiles: m.removeAll('record'),
+      uploadRecordMediaFilePart: m.uploadPart('record'),
+      uploadRecordMediaFileContent: m.upload('record'),
+      commitRecordMediaFile: m.commit('record'),
+      updateRecordMediaFile: m.update('record'),
+      deleteRecordMediaFile: m.remove('record'),
+    },
+    router,
+  );
   return router;
 }
 
-function addRoutes(router: Router<AppState>, kind: FilesKind, service: FilesService, links: FileLinks): void {
-  const seg = kindSegment(kind);
+/** The handler factories of one bucket kind, each by scope (draft or published record). */
+function handlersOf(kind: FilesKind, service: FilesService, links: FileLinks) {
   const at = (ctx: AppContext, scope: FilesScope, recordId: string) => target(ctx, scope, recordId, kind);
 
   const list = (scope: FilesScope) => async (ctx: AppContext) => {
@@ -247,40 +309,5 @@ function addRoutes(router: Router<AppState>, kind: FilesKind, service: FilesServ
     ctx.status = 204;
   };
 
-  /** Write routes of a scope; suffixed routes first (the greedy key pattern would also match them). */
-  const writes = (base: string, scope: FilesScope) => {
-    router.post(`${base}/${seg}`, init(scope));
-    router.delete(`${base}/${seg}`, removeAll(scope));
-    router.put(`${base}/${seg}/:key(.+)/content/:part(\\d+)`, uploadPart(scope));
-    router.put(`${base}/${seg}/:key(.+)/content`, upload(scope));
-    router.post(`${base}/${seg}/:key(.+)/commit`, commit(scope));
-    router.put(`${base}/${seg}/:key(.+)`, update(scope));
-    router.delete(`${base}/${seg}/:key(.+)`, remove(scope));
-  };
-  const reads = (base: string, scope: FilesScope) => {
-    router.get(`${base}/${seg}`, list(scope));
-    router.get(`${base}/${seg}-archive`, archive(scope));
-    router.get(`${base}/${seg}/:key(.+)/content`, download(scope));
-    router.get(`${base}/${seg}/:key(.+)`, read(scope));
-  };
-
-  // ── drafts ──────────────────────────────────────────────────────────────────────────────────
-  reads(`${R}/draft`, 'draft');
-  writes(`${R}/draft`, 'draft');
-
-  // ── published records ───────────────────────────────────────────────────────────────────────
-  reads(R, 'record');
-  if (kind === 'media') {
-    writes(R, 'record');
-    return;
-  }
-  const methodNotAllowed = async () => {
-    throw Errors.methodNotAllowed(['GET', 'HEAD']);
-  };
-  for (const path of [`${R}/${seg}`, `${R}/${seg}-archive`, `${R}/${seg}/:key(.+)`]) {
-    router.post(path, methodNotAllowed);
-    router.put(path, methodNotAllowed);
-    router.patch(path, methodNotAllowed);
-    router.delete(path, methodNotAllowed);
-  }
+  return { list, read, download, archive, init, removeAll, uploadPart, upload, commit, update, remove };
 }

@@ -11,7 +11,8 @@ import type { Next } from 'koa';
 import { type ExportFormat, formatByName, MEDIA_TYPES, negotiateFormat } from './formats.js';
 import { type PublishedRecordReader, readPublishedJson } from './reader.js';
 import type { VocabPropsCache } from './vocab-props.js';
-import { Errors } from '@rdm/platform';
+import { bindRoutes, Errors } from '@rdm/platform';
+import { EXPORT_ROUTES } from '../http/interop.decl.js';
 
 /** What the export routes need. */
 export interface ExportRoutesDeps {
@@ -61,16 +62,21 @@ export function registerExportRoutes(router: Router<AppState>, deps: ExportRoute
     ctx.body = out.body;
   };
 
-  router.get('/api/records/:id', async (ctx: AppContext, next: Next) => {
-    ctx.vary('Accept');
-    const format = negotiateFormat(ctx.get('accept') || undefined, ctx.query.format, (types) => ctx.accepts(types));
-    if (format.name === 'json') return next();
-    await send(ctx, format, '');
-  });
-
-  router.get('/api/records/:id/export/:format', async (ctx: AppContext) => {
-    const format = formatByName(String(ctx.params.format));
-    if (!format) throw Errors.notFound(`Export format not found. Supported: ${MEDIA_TYPES.join(', ')}`);
-    await send(ctx, format, `/export/${encodeURIComponent(String(ctx.params.format))}`);
-  });
+  bindRoutes(
+    EXPORT_ROUTES,
+    {
+      negotiateRecordFormat: async (ctx: AppContext, next: Next) => {
+        ctx.vary('Accept');
+        const format = negotiateFormat(ctx.get('accept') || undefined, ctx.query.format, (types) => ctx.accepts(types));
+        if (format.name === 'json') return next();
+        await send(ctx, format, '');
+      },
+      exportRecord: async (ctx: AppContext) => {
+        const format = formatByName(String(ctx.params.format));
+        if (!format) throw Errors.notFound(`Export format not found. Supported: ${MEDIA_TYPES.join(', ')}`);
+        await send(ctx, format, `/export/${encodeURIComponent(String(ctx.params.format))}`);
+      },
+    },
+    router,
+  );
 }

@@ -6,8 +6,9 @@
  *
  * When to use: registered by app.ts; the domain is `abuse/abuse.service.ts`.
  */
-import { type AppContext, type AppState, AppError, clientAddress, jsonBody, type Router } from '@rdm/platform';
+import { type AppContext, type AppState, AppError, bindRoutes, clientAddress, jsonBody, type Router } from '@rdm/platform';
 import type { AbuseService } from '../abuse/abuse.service.js';
+import { ABUSE_ROUTES } from './lifecycle.decl.js';
 
 /** Fixed-window counter per key, bounded in size. */
 export class RateLimiter {
@@ -34,15 +35,22 @@ export class RateLimiter {
 /** Register the route. */
 export function registerAbuseRoutes(router: Router<AppState>, abuse: AbuseService, limit = { max: 5, windowMs: 10 * 60_000 }): void {
   const limiter = new RateLimiter(limit.max, limit.windowMs);
-  router.post('/api/records/:id/report-abuse', async (ctx: AppContext) => {
-    if (!limiter.take(clientAddress(ctx.state.identity, ctx.req))) {
-      throw new AppError('rate_limited', 429, 'Too many abuse reports from this address. Please try again later.', {
-        headers: { 'Retry-After': String(Math.ceil(limit.windowMs / 1000)) },
-      });
-    }
-    const body = await jsonBody(ctx, { limit: '64kb' });
-    await abuse.report(String(ctx.params.id), body);
-    ctx.status = 201;
-    ctx.body = { status: 'submitted' };
-  });
+
+  bindRoutes(
+    ABUSE_ROUTES,
+    {
+      reportAbuse: async (ctx: AppContext) => {
+        if (!limiter.take(clientAddress(ctx.state.identity, ctx.req))) {
+          throw new AppError('rate_limited', 429, 'Too many abuse reports from this address. Please try again later.', {
+            headers: { 'Retry-After': String(Math.ceil(limit.windowMs / 1000)) },
+          });
+        }
+        const body = await jsonBody(ctx, { limit: '64kb' });
+        await abuse.report(String(ctx.params.id), body);
+        ctx.status = 201;
+        ctx.body = { status: 'submitted' };
+      },
+    },
+    router,
+  );
 }

@@ -10,9 +10,10 @@
  *
  * When to use: registered once by app.ts.
  */
-import { type AppContext, type AppState, AppError, clientAddress, jsonBody, type Router } from '@rdm/platform';
+import { type AppContext, type AppState, AppError, bindRoutes, clientAddress, jsonBody, type Router } from '@rdm/platform';
 import type { AccessRequestService } from '../access/access-request.service.js';
 import { RateLimiter } from './abuse.routes.js';
+import { ACCESS_REQUEST_ROUTES } from './access-request.decl.js';
 
 /** Guest asks per client address and window. */
 export const GUEST_ASK_LIMIT = { max: 10, windowMs: 10 * 60_000 };
@@ -20,19 +21,25 @@ export const GUEST_ASK_LIMIT = { max: 10, windowMs: 10 * 60_000 };
 /** Register the routes. */
 export function registerAccessRequestRoutes(router: Router<AppState>, component: AccessRequestService, limit = GUEST_ASK_LIMIT): void {
   const limiter = new RateLimiter(limit.max, limit.windowMs);
-  const base = '/api/records/:id/access/request';
-  router.post(base, async (ctx: AppContext) => {
-    const body = await jsonBody(ctx, { limit: '64kb' });
-    if (ctx.state.identity.sub === null && !limiter.take(clientAddress(ctx.state.identity, ctx.req))) {
-      throw new AppError('rate_limited', 429, 'Too many access requests from this address. Please try again later.', {
-        headers: { 'Retry-After': String(Math.ceil(limit.windowMs / 1000)) },
-      });
-    }
-    ctx.body = await component.ask(ctx.state.identity, String(ctx.params.id), body);
-  });
   const confirm = async (ctx: AppContext) => {
     ctx.body = await component.confirm(ctx.state.identity, String(ctx.params.id), ctx.query.access_request_token);
   };
-  router.get(`${base}/confirm`, confirm);
-  router.post(`${base}/confirm`, confirm);
+
+  bindRoutes(
+    ACCESS_REQUEST_ROUTES,
+    {
+      requestAccess: async (ctx: AppContext) => {
+        const body = await jsonBody(ctx, { limit: '64kb' });
+        if (ctx.state.identity.sub === null && !limiter.take(clientAddress(ctx.state.identity, ctx.req))) {
+          throw new AppError('rate_limited', 429, 'Too many access requests from this address. Please try again later.', {
+            headers: { 'Retry-After': String(Math.ceil(limit.windowMs / 1000)) },
+          });
+        }
+        ctx.body = await component.ask(ctx.state.identity, String(ctx.params.id), body);
+      },
+      confirmGuestAccessRequest: confirm,
+      confirmGuestAccessRequestPost: confirm,
+    },
+    router,
+  );
 }

@@ -6,9 +6,10 @@
  *
  * When to use: mount `tombstoneMiddleware` on the app before the router (app.ts).
  */
-import { type AppContext, type AppState, ifMatch, isAppError, jsonBody, type Router } from '@rdm/platform';
+import { type AppContext, type AppState, bindRoutes, ifMatch, isAppError, jsonBody, type Router } from '@rdm/platform';
 import type { Middleware } from 'koa';
 import type { DeletionService } from '../deletion/deletion.service.js';
+import { DELETION_ROUTES } from './lifecycle.decl.js';
 
 /** Register `DELETE /api/records/{id}/delete` (also `POST`, as the gateway table) and `POST …/restore`. */
 export function registerDeletionRoutes(router: Router<AppState>, deletion: DeletionService): void {
@@ -17,12 +18,19 @@ export function registerDeletionRoutes(router: Router<AppState>, deletion: Delet
     await deletion.delete(ctx.state.identity, String(ctx.params.id), body, ifMatch(ctx));
     ctx.status = 204;
   };
-  router.delete('/api/records/:id/delete', remove);
-  router.post('/api/records/:id/delete', remove);
-  router.post('/api/records/:id/restore', async (ctx: AppContext) => {
-    await deletion.restore(ctx.state.identity, String(ctx.params.id));
-    ctx.status = 204;
-  });
+
+  bindRoutes(
+    DELETION_ROUTES,
+    {
+      deleteRecord: remove,
+      deleteRecordPost: remove,
+      restoreRecord: async (ctx: AppContext) => {
+        await deletion.restore(ctx.state.identity, String(ctx.params.id));
+        ctx.status = 204;
+      },
+    },
+    router,
+  );
 }
 
 const RECORD_PATH = /^\/api\/records\/([^/]+)(?:\/|$)/;

@@ -1,5 +1,6 @@
-import { ANONYMOUS, type AppState, createLogger, Router } from '@rdm/platform';
-import { withGatewayComponents } from '@rdm/platform/testing';
+import { readFileSync } from 'node:fs';
+import { ANONYMOUS, type AppState, createLogger, openapiFromRoutes, Router } from '@rdm/platform';
+import { openapiLosses, withGatewayComponents } from '@rdm/platform/testing';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
@@ -15,7 +16,7 @@ import type { VocabulariesPort } from '../domain/ports.js';
 import { registerExportRoutes } from '../export/export.routes.js';
 import { registerSitemapRoutes } from '../sitemap/sitemap.routes.js';
 import { registerOaiRoutes } from '../oai/oai.routes.js';
-import { openapiFragment, toComponentSchema, writeFormSchemas } from './openapi.js';
+import { API, toComponentSchema, writeFormSchemas } from './routes.decl.js';
 import { registerAbuseRoutes } from './abuse.routes.js';
 import { registerAccessRequestRoutes } from './access-request.routes.js';
 import { registerAccessRoutes } from './access.routes.js';
@@ -88,8 +89,17 @@ function recordRow(): RecordRow {
   } as RecordRow;
 }
 
-describe(openapiFragment.name, () => {
+/** The fragment built from the route tables (routes.decl.ts and the *.decl.ts it gathers). */
+const openapiFragment = () => openapiFromRoutes(API);
+/** The hand-written fragment this service served before its routes were declared. */
+const before = JSON.parse(readFileSync(new URL('../../test/fixtures/openapi-before.json', import.meta.url), 'utf8'));
+
+describe(openapiFromRoutes.name, () => {
   const fragment = openapiFragment() as unknown as Doc;
+
+  it('should document every path, method, parameter, response and schema the hand-written fragment did', () => {
+    expect(openapiLosses(before, fragment)).toEqual([]);
+  });
   const schemas = fragment.components.schemas;
 
   it('should be a valid OpenAPI 3.1 document whose references resolve (with the gateway components)', async () => {

@@ -12,9 +12,10 @@
  * settings, so it is exact for as long as the answer is; it is keyed by the answer itself and
  * dies with it.
  */
-import { type AppContext, type AppState, type Identity, listEnvelope, type Router } from '@rdm/platform';
+import { type AppContext, type AppState, bindRoutes, type Identity, listEnvelope, type Router } from '@rdm/platform';
 import { serializeItem } from '../domain/serializers.js';
 import type { RecordSearchService, SearchResult } from '../search/search.service.js';
+import { SEARCH_ROUTES } from './routes.decl.js';
 
 type Query = Record<string, string | string[] | undefined>;
 
@@ -84,17 +85,21 @@ export function registerSearchRoutes(router: Router<AppState>, deps: SearchRoute
     ctx.body = Buffer.concat([HITS_OPEN, hitsJson, Buffer.from(rest.slice(EMPTY_HITS.length))]);
   };
 
-  router.get('/api/records', async (ctx: AppContext) => {
-    render(ctx, await search.searchRecords(ctx.state.identity, ctx.query as Query), '/api/records');
-  });
-
-  router.get('/api/user/records', async (ctx: AppContext) => {
-    render(ctx, await search.searchUserRecords(ctx.state.identity, ctx.query as Query), '/api/user/records');
-  });
-
-  router.get('/api/communities/:id/records', async (ctx: AppContext) => {
-    const id = String(ctx.params.id);
-    const r = await search.searchCommunityRecords(ctx.state.identity, id, ctx.query as Query);
-    render(ctx, r, `/api/communities/${encodeURIComponent(id)}/records`);
-  });
+  bindRoutes(
+    SEARCH_ROUTES,
+    {
+      searchRecords: async (ctx: AppContext) => {
+        render(ctx, await search.searchRecords(ctx.state.identity, ctx.query as Query), '/api/records');
+      },
+      searchUserRecords: async (ctx: AppContext) => {
+        render(ctx, await search.searchUserRecords(ctx.state.identity, ctx.query as Query), '/api/user/records');
+      },
+      searchCommunityRecords: async (ctx: AppContext) => {
+        const id = String(ctx.params.id);
+        const r = await search.searchCommunityRecords(ctx.state.identity, id, ctx.query as Query);
+        render(ctx, r, `/api/communities/${encodeURIComponent(id)}/records`);
+      },
+    },
+    router,
+  );
 }

@@ -3,7 +3,8 @@
  * arguments are read with their repetitions (a repeated argument is a protocol error) and handed to
  * the provider; the answer is `text/xml`. Anonymous by design: only public metadata is served.
  */
-import { type AppContext, type AppState, AppError, type Router } from '@rdm/platform';
+import { type AppContext, type AppState, AppError, bindRoutes, type Router } from '@rdm/platform';
+import { OAI_ROUTES } from '../http/interop.decl.js';
 import type { RawArgs } from './oai.args.js';
 import type { OaiProvider } from './oai.service.js';
 
@@ -37,15 +38,22 @@ export function registerOaiRoutes(router: Router<AppState>, provider: OaiProvide
     ctx.set('Content-Type', 'text/xml; charset=utf-8');
     ctx.body = xml;
   };
-  router.get('/oai2d', async (ctx: AppContext) => answer(ctx, new URLSearchParams(ctx.querystring)));
-  router.post('/oai2d', async (ctx: AppContext) => {
-    if (!ctx.is('application/x-www-form-urlencoded')) {
-      throw new AppError(
-        'unsupported_media_type',
-        415,
-        "Invalid 'Content-Type' header. Expected one of: application/x-www-form-urlencoded",
-      );
-    }
-    await answer(ctx, new URLSearchParams(await formBody(ctx)));
-  });
+
+  bindRoutes(
+    OAI_ROUTES,
+    {
+      oaiPmhGet: async (ctx: AppContext) => answer(ctx, new URLSearchParams(ctx.querystring)),
+      oaiPmhPost: async (ctx: AppContext) => {
+        if (!ctx.is('application/x-www-form-urlencoded')) {
+          throw new AppError(
+            'unsupported_media_type',
+            415,
+            "Invalid 'Content-Type' header. Expected one of: application/x-www-form-urlencoded",
+          );
+        }
+        await answer(ctx, new URLSearchParams(await formBody(ctx)));
+      },
+    },
+    router,
+  );
 }

@@ -8,7 +8,8 @@
  * When to use: mounted by `registerInteropRoutes`; the gateway routes `/sitemap.xml` and
  * `/sitemaps/{name}` here.
  */
-import { type AppContext, type AppState, Errors, type Knex, type Router } from '@rdm/platform';
+import { type AppContext, type AppState, bindRoutes, Errors, type Knex, type Router } from '@rdm/platform';
+import { SITEMAP_ROUTES } from '../http/interop.decl.js';
 import { el, renderXml, textEl, type XmlNode } from '../export/xml.js';
 import { countSitemapRecords, sitemapRecords } from '../repo/sitemap.repo.js';
 
@@ -44,20 +45,27 @@ export function registerSitemapRoutes(router: Router<AppState>, deps: SitemapDep
     return doc(el('urlset', { xmlns: SITEMAP_NS }, ...urls));
   };
 
-  router.get('/sitemap.xml', async (ctx: AppContext) => {
-    const total = await countSitemapRecords(deps.db);
-    if (total <= max) return send(ctx, await urlset(0));
-    const pages = Math.ceil(total / max);
-    const entries = Array.from({ length: pages }, (_, i) => el('sitemap', null, textEl('loc', `${base}/sitemaps/records-${i + 1}.xml`)));
-    send(ctx, doc(el('sitemapindex', { xmlns: SITEMAP_NS }, ...entries)));
-  });
-
-  router.get('/sitemaps/:name', async (ctx: AppContext) => {
-    const m = /^records-([1-9][0-9]{0,6})\.xml$/.exec(String(ctx.params.name));
-    if (!m) throw Errors.notFound('Sitemap not found.');
-    const page = Number(m[1]) - 1;
-    const total = await countSitemapRecords(deps.db);
-    if (page * max >= Math.max(total, 1)) throw Errors.notFound('Sitemap not found.');
-    send(ctx, await urlset(page));
-  });
+  bindRoutes(
+    SITEMAP_ROUTES,
+    {
+      sitemap: async (ctx: AppContext) => {
+        const total = await countSitemapRecords(deps.db);
+        if (total <= max) return send(ctx, await urlset(0));
+        const pages = Math.ceil(total / max);
+        const entries = Array.from({ length: pages }, (_, i) =>
+          el('sitemap', null, textEl('loc', `${base}/sitemaps/records-${i + 1}.xml`)),
+        );
+        send(ctx, doc(el('sitemapindex', { xmlns: SITEMAP_NS }, ...entries)));
+      },
+      sitemapPage: async (ctx: AppContext) => {
+        const m = /^records-([1-9][0-9]{0,6})\.xml$/.exec(String(ctx.params.name));
+        if (!m) throw Errors.notFound('Sitemap not found.');
+        const page = Number(m[1]) - 1;
+        const total = await countSitemapRecords(deps.db);
+        if (page * max >= Math.max(total, 1)) throw Errors.notFound('Sitemap not found.');
+        send(ctx, await urlset(page));
+      },
+    },
+    router,
+  );
 }

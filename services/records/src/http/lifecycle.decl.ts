@@ -1,11 +1,12 @@
 /**
- * OpenAPI fragment of deletion, restore and abuse reports (merged into the records fragment by
- * `openapi.ts`): `/api/records/{id}/delete`, `…/restore`, `…/report-abuse`, and their schemas.
+ * Route tables of deletion, restore and abuse reports (part of the records API, routes.decl.ts):
+ * `/api/records/{id}/delete`, `…/restore`, `…/report-abuse`, with their documentation and schemas.
  * The `stats` block is described on the record schema.
  *
- * When to edit: deletion.routes.ts, abuse.routes.ts or their components change.
+ * When to edit: deletion.routes.ts, abuse.routes.ts or their components change. Only the platform
+ * and constants may be imported here (the gateway's route generator imports it).
  */
-import { AUTHENTICATED, type Json, json, rate, ref, schemaRef } from '@rdm/platform';
+import { AUTHENTICATED, defineRoutes, type Json, json, operationRoute, rate, ref, schemaRef } from '@rdm/platform';
 
 const TAGS = ['records'];
 const E: Record<string, Json> = {
@@ -37,44 +38,51 @@ const deleteOp = (operationId: string) => ({
   responses: { '204': { description: 'Deleted.', headers: rate }, ...errors('403', '404', '412') },
 });
 
-/** The paths. */
-export function lifecyclePaths(): Record<string, Json> {
-  return {
-    '/api/records/{id}/delete': { parameters: [idParam], delete: deleteOp('deleteRecord'), post: deleteOp('deleteRecordPost') },
-    '/api/records/{id}/restore': {
-      parameters: [idParam],
-      post: {
-        operationId: 'restoreRecord',
-        summary: 'Restore a deleted record (administrators)',
-        description: 'Removes the tombstone; the record is readable and searchable again. 400 when it is not deleted.',
-        tags: TAGS,
-        security: AUTHENTICATED,
-        responses: { '204': { description: 'Restored.', headers: rate }, ...errors('403', '404') },
-      },
+/** Routes of deletion.routes.ts, in koa match order. */
+export const DELETION_ROUTES = defineRoutes({
+  deleteRecord: operationRoute('DELETE', '/api/records/{id}/delete', deleteOp('deleteRecord'), [idParam]),
+  deleteRecordPost: operationRoute('POST', '/api/records/{id}/delete', deleteOp('deleteRecordPost'), [idParam]),
+  restoreRecord: operationRoute(
+    'POST',
+    '/api/records/{id}/restore',
+    {
+      operationId: 'restoreRecord',
+      summary: 'Restore a deleted record (administrators)',
+      description: 'Removes the tombstone; the record is readable and searchable again. 400 when it is not deleted.',
+      tags: TAGS,
+      security: AUTHENTICATED,
+      responses: { '204': { description: 'Restored.', headers: rate }, ...errors('403', '404') },
     },
-    '/api/records/{id}/report-abuse': {
-      parameters: [idParam],
-      post: {
-        operationId: 'reportAbuse',
-        summary: 'Report a record for abuse (no authentication)',
-        description:
-          'Stored, then e-mailed to the site abuse address by the mailer. `abuseType`: `abusive`, `copyright`, `not-research`, `illegal`. ' +
-          'Required: abuseType, name, email, message; 400 with field errors (syntax, lengths); 429 past 5 reports per address in 10 minutes.',
-        tags: TAGS,
-        security: [{}],
-        requestBody: { required: true, content: json(schemaRef('AbuseReport')) },
-        responses: {
-          '201': {
-            description: 'Accepted.',
-            headers: rate,
-            content: json({ type: 'object', properties: { status: { const: 'submitted' } }, required: ['status'] }),
-          },
-          ...errors('404', '410'),
+    [idParam],
+  ),
+});
+
+/** The route of abuse.routes.ts. */
+export const ABUSE_ROUTES = defineRoutes({
+  reportAbuse: operationRoute(
+    'POST',
+    '/api/records/{id}/report-abuse',
+    {
+      operationId: 'reportAbuse',
+      summary: 'Report a record for abuse (no authentication)',
+      description:
+        'Stored, then e-mailed to the site abuse address by the mailer. `abuseType`: `abusive`, `copyright`, `not-research`, `illegal`. ' +
+        'Required: abuseType, name, email, message; 400 with field errors (syntax, lengths); 429 past 5 reports per address in 10 minutes.',
+      tags: TAGS,
+      security: [{}],
+      requestBody: { required: true, content: json(schemaRef('AbuseReport')) },
+      responses: {
+        '201': {
+          description: 'Accepted.',
+          headers: rate,
+          content: json({ type: 'object', properties: { status: { const: 'submitted' } }, required: ['status'] }),
         },
+        ...errors('404', '410'),
       },
     },
-  };
-}
+    [idParam],
+  ),
+});
 
 /** The schemas. */
 export function lifecycleSchemas(): Record<string, Json> {

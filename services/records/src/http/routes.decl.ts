@@ -1,10 +1,13 @@
 /**
- * The records service's OpenAPI fragment, served at `GET /openapi.json` (internal, never routed
- * publicly) and merged by the gateway into `/api/openapi.json` (services/gateway/src/openapi.ts):
- * record search, records, drafts, publish, DOI reservation, versions and files import, with their
- * parameters, bodies, response schemas and the status codes the routes really answer. Shared
- * components (`Error`, `BadRequest`, `q`, `page`, `X-RateLimit-*`, `bearerAuth`…) are the
- * gateway's and are only referenced here.
+ * The records service's HTTP surface, declared once (`API`): the routers (each `*.routes.ts`
+ * binds one handler per key of its table), the OpenAPI fragment served at the internal
+ * `GET /openapi.json` and merged by the gateway into `/api/openapi.json`, and the gateway's
+ * routing table (`pnpm gen:contracts`) all come from it. This file holds record search, records,
+ * drafts, publish, DOI reservation, versions and files import, with their parameters, bodies,
+ * response schemas and the status codes the routes really answer; the other resources' tables are
+ * in review.decl.ts, access.decl.ts, access-request.decl.ts, lifecycle.decl.ts and
+ * interop.decl.ts. Shared components (`Error`, `BadRequest`, `q`, `page`, `X-RateLimit-*`,
+ * `bearerAuth`…) are the gateway's and are only referenced here.
  *
  * The request body of `POST /api/records` and `PUT …/draft` is the service's own validation schema
  * (src/schema/*.json) turned into components: `$id`/`$schema` dropped, `$defs` hoisted to
@@ -14,19 +17,19 @@
  * saved leniently; only publishing requires those fields).
  *
  * When to edit: a records route, its parameters, or the read form (domain/serializers.ts) change.
+ * Only the platform and constants may be imported here (the gateway's route generator imports it).
  *
- * Why one file over 400 lines: it is a declarative table (paths, then component schemas) that is
- * read by searching for a path; the review and communities operations are in openapi-review.ts.
+ * Why one file over 400 lines: it is a declarative table (routes, then component schemas) that is
+ * read by searching for a path.
  */
 import { readFileSync } from 'node:fs';
-import type { AppState, Router } from '@rdm/platform';
+import { AUTHENTICATED, defineApi, defineRoutes, type Json, json, operationRoute, rate, ref, schemaRef } from '@rdm/platform';
 import { RECORD_SORTS } from '../search/search.service.js';
-import { interopPaths } from './openapi-interop.js';
-import { accessPaths, accessSchemas } from './openapi-access.js';
-import { accessRequestPaths, accessRequestSchemas } from './openapi-access-request.js';
-import { lifecyclePaths, lifecycleSchemas } from './openapi-lifecycle.js';
-import { reviewPaths, reviewSchemas } from './openapi-review.js';
-import { AUTHENTICATED, type Json, json, rate, ref, schemaRef } from '@rdm/platform';
+import { ACCESS_ROUTES, accessSchemas } from './access.decl.js';
+import { ACCESS_REQUEST_ROUTES, accessRequestSchemas } from './access-request.decl.js';
+import { EXPORT_ROUTES, OAI_ROUTES, SITEMAP_ROUTES } from './interop.decl.js';
+import { ABUSE_ROUTES, DELETION_ROUTES, lifecycleSchemas } from './lifecycle.decl.js';
+import { REVIEW_ROUTES, reviewSchemas } from './review.decl.js';
 
 const TAGS = ['records'];
 
@@ -141,263 +144,285 @@ function searchParams(user: boolean): Json[] {
   ];
 }
 
-function paths(): Record<string, Json> {
-  const draftActionParam = {
-    name: 'action',
-    in: 'path',
-    required: true,
-    schema: { type: 'string', enum: ['publish', 'files-import'] },
-    description: 'Actions served: `publish` (202 record) and `files-import` (201 file list).',
-  };
-  const schemeParam = {
-    name: 'scheme',
-    in: 'path',
-    required: true,
-    schema: { type: 'string', enum: ['doi'] },
-    description: 'Only `doi` is managed; another scheme is a 400.',
-  };
-  return {
-    '/api/records': {
-      get: {
-        operationId: 'searchRecords',
-        summary: 'Search published records',
-        description: 'Latest published versions readable by the caller (public, own, granted; administrators all).',
-        tags: TAGS,
-        parameters: searchParams(false),
-        responses: { '200': recordList('A page of records with facets.'), ...errors('400') },
+const draftActionParam = {
+  name: 'action',
+  in: 'path',
+  required: true,
+  schema: { type: 'string', enum: ['publish', 'files-import'] },
+  description: 'Actions served: `publish` (202 record) and `files-import` (201 file list).',
+};
+const schemeParam = {
+  name: 'scheme',
+  in: 'path',
+  required: true,
+  schema: { type: 'string', enum: ['doi'] },
+  description: 'Only `doi` is managed; another scheme is a 400.',
+};
+
+/** Routes of search.routes.ts, in koa match order. */
+export const SEARCH_ROUTES = defineRoutes({
+  searchRecords: operationRoute(
+    'GET',
+    '/api/records',
+    {
+      operationId: 'searchRecords',
+      summary: 'Search published records',
+      description: 'Latest published versions readable by the caller (public, own, granted; administrators all).',
+      tags: TAGS,
+      parameters: searchParams(false),
+      responses: { '200': recordList('A page of records with facets.'), ...errors('400') },
+    },
+    [],
+    { list: true },
+  ),
+  searchUserRecords: operationRoute(
+    'GET',
+    '/api/user/records',
+    {
+      operationId: 'searchUserRecords',
+      summary: "The caller's drafts and records",
+      description: 'Drafts plus records without an edit draft, the latest per concept unless `allversions`. Anonymous callers get 403.',
+      tags: TAGS,
+      security: AUTHENTICATED,
+      parameters: searchParams(true),
+      responses: { '200': recordList('A page of drafts and records with facets.'), ...errors('400', '403') },
+    },
+    [],
+    { list: true },
+  ),
+  searchCommunityRecords: operationRoute(
+    'GET',
+    '/api/communities/{id}/records',
+    {
+      operationId: 'searchCommunityRecords',
+      summary: "A community's records",
+      description:
+        'As `GET /api/records`, limited to records whose parent belongs to the community (404 for an unknown community, 410 for a ' +
+        "deleted one); the community's members also see its restricted records.",
+      tags: TAGS,
+      parameters: searchParams(false),
+      responses: { '200': recordList('A page of records with facets.'), ...errors('400', '404', '410') },
+    },
+    [{ name: 'id', in: 'path', required: true, schema: { type: 'string' }, description: 'Community id or slug.' }],
+    { list: true },
+  ),
+});
+
+/** Routes of records.routes.ts, in koa match order. */
+export const RECORD_ROUTES = defineRoutes({
+  createDraft: operationRoute(
+    'POST',
+    '/api/records',
+    {
+      operationId: 'createDraft',
+      summary: 'Create a draft',
+      tags: TAGS,
+      security: AUTHENTICATED,
+      parameters: [accept],
+      requestBody: writeBody,
+      responses: {
+        '201': record('The new draft (with `errors` when values were dropped).', {
+          Location: { schema: { type: 'string', format: 'uri' }, description: '`links.self` of the draft.' },
+        }),
+        ...errors('400', '403', '406', '413', '415'),
       },
-      post: {
-        operationId: 'createDraft',
-        summary: 'Create a draft',
-        tags: TAGS,
-        security: AUTHENTICATED,
-        parameters: [accept],
-        requestBody: writeBody,
-        responses: {
-          '201': record('The new draft (with `errors` when values were dropped).', {
-            Location: { schema: { type: 'string', format: 'uri' }, description: '`links.self` of the draft.' },
-          }),
-          ...errors('400', '403', '406', '413', '415'),
+    },
+    [],
+  ),
+  readRecord: operationRoute(
+    'GET',
+    '/api/records/{id}',
+    {
+      operationId: 'readRecord',
+      summary: 'Read a published record',
+      description: 'A draft id is 404 "The persistent identifier is not registered."; a parent id redirects (302) to the latest version.',
+      tags: TAGS,
+      parameters: [accept],
+      responses: {
+        '200': record('The record.', { Link: { schema: { type: 'string' }, description: '`<links.self> ; rel="linkset" …`' } }),
+        '302': {
+          description: 'The id is a parent (concept) id: the latest version.',
+          headers: { Location: { schema: { type: 'string', format: 'uri' } } },
+          content: json(schemaRef('Redirect')),
         },
+        ...errors('403', '404', '406', '410'),
       },
     },
-    '/api/records/{id}': {
-      parameters: [idParam],
-      get: {
-        operationId: 'readRecord',
-        summary: 'Read a published record',
-        description: 'A draft id is 404 "The persistent identifier is not registered."; a parent id redirects (302) to the latest version.',
-        tags: TAGS,
-        parameters: [accept],
-        responses: {
-          '200': record('The record.', { Link: { schema: { type: 'string' }, description: '`<links.self> ; rel="linkset" …`' } }),
-          '302': {
-            description: 'The id is a parent (concept) id: the latest version.',
-            headers: { Location: { schema: { type: 'string', format: 'uri' } } },
-            content: json(schemaRef('Redirect')),
-          },
-          ...errors('403', '404', '406', '410'),
+    [idParam],
+  ),
+  readDraft: operationRoute(
+    'GET',
+    '/api/records/{id}/draft',
+    {
+      operationId: 'readDraft',
+      summary: 'Read the draft',
+      tags: TAGS,
+      parameters: [accept],
+      responses: { '200': record('The draft.'), ...errors('403', '404', '406', '410') },
+    },
+    [idParam],
+  ),
+  updateDraft: operationRoute(
+    'PUT',
+    '/api/records/{id}/draft',
+    {
+      operationId: 'updateDraft',
+      summary: 'Update the draft',
+      description: '`metadata` and `custom_fields` are replaced; `pids` and `access` when sent; `files` omitted means enabled.',
+      tags: TAGS,
+      security: AUTHENTICATED,
+      parameters: [accept, ifMatch],
+      requestBody: writeBody,
+      responses: {
+        '200': record('The draft (with `errors` when values were dropped).'),
+        ...errors('400', '403', '404', '406', '410', '412', '413', '415'),
+      },
+    },
+    [idParam],
+  ),
+  editRecord: operationRoute(
+    'POST',
+    '/api/records/{id}/draft',
+    {
+      operationId: 'editRecord',
+      summary: 'Edit a published record (create or return its edit draft)',
+      description: 'A deleted record is not edited (410 with its tombstone), not even through an edit draft made before.',
+      tags: TAGS,
+      security: AUTHENTICATED,
+      parameters: [accept],
+      responses: { '201': record('The edit draft (idempotent).'), ...errors('403', '404', '406', '410') },
+    },
+    [idParam],
+  ),
+  deleteDraft: operationRoute(
+    'DELETE',
+    '/api/records/{id}/draft',
+    {
+      operationId: 'deleteDraft',
+      summary: 'Discard the draft',
+      description: 'A first draft is removed with its parent and files; an edit draft is discarded; a new-version draft removed.',
+      tags: TAGS,
+      security: AUTHENTICATED,
+      parameters: [ifMatch],
+      responses: { '204': { description: 'Discarded.', headers: rate }, ...errors('400', '403', '404', '410', '412') },
+    },
+    [idParam],
+  ),
+  runDraftAction: operationRoute(
+    'POST',
+    '/api/records/{id}/draft/actions/{action}',
+    {
+      operationId: 'runDraftAction',
+      summary: 'Publish the draft, or import the files of the previous version',
+      description:
+        '`publish`: validates strictly (every schema, files and PID error at once: 400), locks the files, answers 202 with the record. ' +
+        "`files-import`: links the previous version's files into a new-version draft (no bytes copied), answers 201 with the file list. " +
+        'Other actions are not served (404).',
+      tags: TAGS,
+      security: AUTHENTICATED,
+      parameters: [draftActionParam, accept],
+      responses: {
+        '201': { description: "`files-import`: the draft's file list.", headers: rate, content: json(schemaRef('RecordFilesImport')) },
+        '202': record('`publish`: the published record.'),
+        ...errors('400', '403', '404', '406', '410'),
+      },
+    },
+    [idParam, { name: 'action', in: 'path', required: true, schema: { type: 'string' } }],
+    { koa: '/api/records/:id/draft/actions/publish' },
+  ),
+  importDraftFiles: {
+    method: 'POST',
+    path: '/api/records/{id}/draft/actions/{action}',
+    koa: '/api/records/:id/draft/actions/files-import',
+    summary: "Import the previous version's files (documented with runDraftAction)",
+    undocumented: true,
+  },
+  reserveDraftPid: operationRoute(
+    'POST',
+    '/api/records/{id}/draft/pids/{scheme}',
+    {
+      operationId: 'reserveDraftPid',
+      summary: 'Reserve a managed DOI for the draft',
+      tags: TAGS,
+      security: AUTHENTICATED,
+      parameters: [schemeParam, accept],
+      responses: { '201': record('The draft with `pids.doi` reserved.'), ...errors('400', '403', '404', '406', '410') },
+    },
+    [idParam, { name: 'scheme', in: 'path', required: true, schema: { type: 'string' } }],
+  ),
+  discardDraftPid: operationRoute(
+    'DELETE',
+    '/api/records/{id}/draft/pids/{scheme}',
+    {
+      operationId: 'discardDraftPid',
+      summary: 'Discard the reserved (not registered) DOI',
+      tags: TAGS,
+      security: AUTHENTICATED,
+      parameters: [schemeParam],
+      responses: { '204': { description: 'Discarded.', headers: rate }, ...errors('400', '403', '404', '410') },
+    },
+    [idParam, { name: 'scheme', in: 'path', required: true, schema: { type: 'string' } }],
+  ),
+  createRecordVersion: operationRoute(
+    'POST',
+    '/api/records/{id}/versions',
+    {
+      operationId: 'createRecordVersion',
+      summary: 'Create a new version (a draft)',
+      description:
+        'Metadata of the latest version, `publication_date` today, no `version`, pids or files. An existing new-version draft is returned. ' +
+        'A deleted record, or one whose latest version is deleted, gets none (410): no draft of removed content is saved or published either.',
+      tags: TAGS,
+      security: AUTHENTICATED,
+      parameters: [accept],
+      responses: { '201': record('The new-version draft.'), ...errors('403', '404', '406', '410') },
+    },
+    [idParam],
+  ),
+  listRecordVersions: operationRoute(
+    'GET',
+    '/api/records/{id}/versions',
+    {
+      operationId: 'listRecordVersions',
+      summary: 'List the published versions',
+      description: 'Newest version first by default; restricted versions only for those allowed. `id` may be any version or the parent.',
+      tags: TAGS,
+      parameters: [
+        ref('parameters', 'page'),
+        { name: 'size', in: 'query', schema: { type: 'integer', minimum: 1, default: 25 } },
+        { name: 'sort', in: 'query', schema: { type: 'string', enum: VERSION_SORTS } },
+        accept,
+      ],
+      responses: {
+        '200': {
+          description: 'A page of versions (no facets: InvenioRDM has no `aggregations` here).',
+          headers: rate,
+          content: json(schemaRef('VersionList')),
         },
+        ...errors('400', '403', '404', '406', '410'),
       },
     },
-    '/api/records/{id}/draft': {
-      parameters: [idParam],
-      get: {
-        operationId: 'readDraft',
-        summary: 'Read the draft',
-        tags: TAGS,
-        parameters: [accept],
-        responses: { '200': record('The draft.'), ...errors('403', '404', '406', '410') },
-      },
-      put: {
-        operationId: 'updateDraft',
-        summary: 'Update the draft',
-        description: '`metadata` and `custom_fields` are replaced; `pids` and `access` when sent; `files` omitted means enabled.',
-        tags: TAGS,
-        security: AUTHENTICATED,
-        parameters: [accept, ifMatch],
-        requestBody: writeBody,
-        responses: {
-          '200': record('The draft (with `errors` when values were dropped).'),
-          ...errors('400', '403', '404', '406', '410', '412', '413', '415'),
-        },
-      },
-      post: {
-        operationId: 'editRecord',
-        summary: 'Edit a published record (create or return its edit draft)',
-        description: 'A deleted record is not edited (410 with its tombstone), not even through an edit draft made before.',
-        tags: TAGS,
-        security: AUTHENTICATED,
-        parameters: [accept],
-        responses: { '201': record('The edit draft (idempotent).'), ...errors('403', '404', '406', '410') },
-      },
-      delete: {
-        operationId: 'deleteDraft',
-        summary: 'Discard the draft',
-        description: 'A first draft is removed with its parent and files; an edit draft is discarded; a new-version draft removed.',
-        tags: TAGS,
-        security: AUTHENTICATED,
-        parameters: [ifMatch],
-        responses: { '204': { description: 'Discarded.', headers: rate }, ...errors('400', '403', '404', '410', '412') },
+    [idParam],
+    { list: true },
+  ),
+  readLatestRecordVersion: operationRoute(
+    'GET',
+    '/api/records/{id}/versions/latest',
+    {
+      operationId: 'readLatestRecordVersion',
+      summary: 'The latest published version',
+      tags: TAGS,
+      parameters: [accept],
+      responses: {
+        '200': record('The latest version (200, not a redirect).', {
+          'Content-Location': { schema: { type: 'string', format: 'uri' }, description: '`links.self` of the record served.' },
+        }),
+        ...errors('403', '404', '406', '410'),
       },
     },
-    '/api/records/{id}/draft/actions/{action}': {
-      parameters: [idParam, { name: 'action', in: 'path', required: true, schema: { type: 'string' } }],
-      post: {
-        operationId: 'runDraftAction',
-        summary: 'Publish the draft, or import the files of the previous version',
-        description:
-          '`publish`: validates strictly (every schema, files and PID error at once: 400), locks the files, answers 202 with the record. ' +
-          "`files-import`: links the previous version's files into a new-version draft (no bytes copied), answers 201 with the file list. " +
-          'Other actions are not served (404).',
-        tags: TAGS,
-        security: AUTHENTICATED,
-        parameters: [draftActionParam, accept],
-        responses: {
-          '201': { description: "`files-import`: the draft's file list.", headers: rate, content: json(schemaRef('RecordFilesImport')) },
-          '202': record('`publish`: the published record.'),
-          ...errors('400', '403', '404', '406', '410'),
-        },
-      },
-    },
-    '/api/records/{id}/draft/pids/{scheme}': {
-      parameters: [idParam, { name: 'scheme', in: 'path', required: true, schema: { type: 'string' } }],
-      post: {
-        operationId: 'reserveDraftPid',
-        summary: 'Reserve a managed DOI for the draft',
-        tags: TAGS,
-        security: AUTHENTICATED,
-        parameters: [schemeParam, accept],
-        responses: { '201': record('The draft with `pids.doi` reserved.'), ...errors('400', '403', '404', '406', '410') },
-      },
-      delete: {
-        operationId: 'discardDraftPid',
-        summary: 'Discard the reserved (not registered) DOI',
-        tags: TAGS,
-        security: AUTHENTICATED,
-        parameters: [schemeParam],
-        responses: { '204': { description: 'Discarded.', headers: rate }, ...errors('400', '403', '404', '410') },
-      },
-    },
-    '/api/records/{id}/versions': {
-      parameters: [idParam],
-      get: {
-        operationId: 'listRecordVersions',
-        summary: 'List the published versions',
-        description: 'Newest version first by default; restricted versions only for those allowed. `id` may be any version or the parent.',
-        tags: TAGS,
-        parameters: [
-          ref('parameters', 'page'),
-          { name: 'size', in: 'query', schema: { type: 'integer', minimum: 1, default: 25 } },
-          { name: 'sort', in: 'query', schema: { type: 'string', enum: VERSION_SORTS } },
-          accept,
-        ],
-        responses: {
-          '200': {
-            description: 'A page of versions (no facets: InvenioRDM has no `aggregations` here).',
-            headers: rate,
-            content: json(schemaRef('VersionList')),
-          },
-          ...errors('400', '403', '404', '406', '410'),
-        },
-      },
-      post: {
-        operationId: 'createRecordVersion',
-        summary: 'Create a new version (a draft)',
-        description:
-          'Metadata of the latest version, `publication_date` today, no `version`, pids or files. An existing new-version draft is returned. ' +
-          'A deleted record, or one whose latest version is deleted, gets none (410): no draft of removed content is saved or published either.',
-        tags: TAGS,
-        security: AUTHENTICATED,
-        parameters: [accept],
-        responses: { '201': record('The new-version draft.'), ...errors('403', '404', '406', '410') },
-      },
-    },
-    '/api/records/{id}/versions/latest': {
-      parameters: [idParam],
-      get: {
-        operationId: 'readLatestRecordVersion',
-        summary: 'The latest published version',
-        tags: TAGS,
-        parameters: [accept],
-        responses: {
-          '200': record('The latest version (200, not a redirect).', {
-            'Content-Location': { schema: { type: 'string', format: 'uri' }, description: '`links.self` of the record served.' },
-          }),
-          ...errors('403', '404', '406', '410'),
-        },
-      },
-    },
-    '/api/user/records': {
-      get: {
-        operationId: 'searchUserRecords',
-        summary: "The caller's drafts and records",
-        description: 'Drafts plus records without an edit draft, the latest per concept unless `allversions`. Anonymous callers get 403.',
-        tags: TAGS,
-        security: AUTHENTICATED,
-        parameters: searchParams(true),
-        responses: { '200': recordList('A page of drafts and records with facets.'), ...errors('400', '403') },
-      },
-    },
-    '/api/communities/{id}/records': {
-      parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' }, description: 'Community id or slug.' }],
-      get: {
-        operationId: 'searchCommunityRecords',
-        summary: "A community's records",
-        description:
-          'As `GET /api/records`, limited to records whose parent belongs to the community (404 for an unknown community, 410 for a ' +
-          "deleted one); the community's members also see its restricted records.",
-        tags: TAGS,
-        parameters: searchParams(false),
-        responses: { '200': recordList('A page of records with facets.'), ...errors('400', '404', '410') },
-      },
-      delete: {
-        operationId: 'removeCommunityRecords',
-        summary: 'Remove records from the community',
-        description:
-          "Curators, managers and owners of the community, or each record's owner. At most 10 records (400 beyond). 200 with `{}`, or " +
-          '`{errors: [{record, message}]}` for the records refused (not found, not in the community, permission denied); the others are removed.',
-        tags: TAGS,
-        security: AUTHENTICATED,
-        requestBody: {
-          required: true,
-          content: json({
-            type: 'object',
-            required: ['records'],
-            properties: {
-              records: {
-                type: 'array',
-                minItems: 1,
-                maxItems: 10,
-                items: { type: 'object', required: ['id'], properties: { id: { type: 'string' } } },
-              },
-            },
-          }),
-        },
-        responses: {
-          '200': {
-            description: 'Errors of the records refused, if any.',
-            headers: rate,
-            content: json({
-              type: 'object',
-              properties: {
-                errors: {
-                  type: 'array',
-                  items: {
-                    type: 'object',
-                    required: ['record', 'message'],
-                    properties: { record: { type: 'string' }, message: { type: 'string' } },
-                  },
-                },
-              },
-            }),
-          },
-          ...errors('400', '403', '404', '410'),
-        },
-      },
-    },
-  };
-}
+    [idParam],
+  ),
+});
 
 // ── schemas ──────────────────────────────────────────────────────────────────────────────────
 
@@ -666,37 +691,37 @@ function readSchemas(): Record<string, unknown> {
   };
 }
 
-/** Build the fragment. */
-export function openapiFragment(): Json {
-  return {
-    openapi: '3.1.0',
-    info: { title: 'records', version: '1.0.0' },
-    paths: { ...paths(), ...reviewPaths(), ...accessPaths(), ...accessRequestPaths(), ...lifecyclePaths(), ...interopPaths() },
-    components: {
-      schemas: {
-        ...readSchemas(),
-        ...writeFormSchemas(),
-        ...reviewSchemas(),
-        ...accessSchemas(),
-        ...accessRequestSchemas(),
-        ...lifecycleSchemas(),
-      },
-      responses: {
-        InvalidToken: {
-          description: 'The bearer token is invalid, expired or revoked (gateway, `AUTH_INVALID_TOKEN=reject`).',
-          headers: { 'WWW-Authenticate': { schema: { type: 'string' }, description: '`Bearer error="invalid_token"`' } },
-          content: json(schemaRef('Error')),
-        },
+/** The records service's HTTP surface (koa's order is app.ts's binding order, not this one). */
+export const API = defineApi({
+  service: 'records',
+  // Why this order: the gateway's route of a path takes the summary of its first declaration.
+  tables: [
+    SEARCH_ROUTES,
+    RECORD_ROUTES,
+    EXPORT_ROUTES,
+    REVIEW_ROUTES,
+    DELETION_ROUTES,
+    ABUSE_ROUTES,
+    ACCESS_ROUTES,
+    ACCESS_REQUEST_ROUTES,
+    OAI_ROUTES,
+    SITEMAP_ROUTES,
+  ],
+  components: {
+    schemas: {
+      ...readSchemas(),
+      ...writeFormSchemas(),
+      ...reviewSchemas(),
+      ...accessSchemas(),
+      ...accessRequestSchemas(),
+      ...lifecycleSchemas(),
+    },
+    responses: {
+      InvalidToken: {
+        description: 'The bearer token is invalid, expired or revoked (gateway, `AUTH_INVALID_TOKEN=reject`).',
+        headers: { 'WWW-Authenticate': { schema: { type: 'string' }, description: '`Bearer error="invalid_token"`' } },
+        content: json(schemaRef('Error')),
       },
     },
-  };
-}
-
-/** Register the internal `GET /openapi.json` route on the records router. */
-export function registerOpenApiRoute(router: Router<AppState>): void {
-  const body = JSON.stringify(openapiFragment());
-  router.get('/openapi.json', (ctx) => {
-    ctx.type = 'application/json';
-    ctx.body = body;
-  });
-}
+  },
+});
