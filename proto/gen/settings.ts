@@ -137,5 +137,9 @@ export const DECLARED_SETTINGS: Readonly<Record<string, readonly string[]>> = {
   UPSTREAM_MAX_SOCKETS: ['gateway'],
   UPSTREAM_QUEUE_TIMEOUT_MS: ['gateway'],
   USERS_URL: ['gateway'],
+  VOCABULARIES_IMPORT_DIR: ['vocabularies'],
+  VOCABULARIES_JOBS_BATCH_SIZE: ['vocabularies'],
+  VOCABULARIES_JOBS_LEASE_MS: ['vocabularies'],
+  VOCABULARIES_JOBS_POLL_MS: ['vocabularies'],
   VOCABULARIES_URL: ['gateway'],
 };

@@ -6,7 +6,7 @@
  * Idempotent: an element whose entry is unchanged (same content hash) is not written (its revision
  * stays); a changed one gets revision + 1; a withdrawn/inactive one is tagged `deprecated`; once the
  * whole source was read, entries of the same origin (a `ror` identifier) the dump no longer holds
- * are tagged `deprecated` too. The ids a run wrote are remembered (`job_run_entries`): a duplicate
+ * are tagged `deprecated` too (unless `deprecate_missing: false`: a partial file). The ids a run wrote are remembered (`job_run_entries`): a duplicate
  * id with the same data is skipped, with different data rejected. Rejected elements are recorded
  * with their reason (`job_run_errors`); a source that cannot be read fails the run with a clear
  * message. Every batch that changed entries announces them like any other write (outbox, same
@@ -57,6 +57,8 @@ export interface ImportArgs {
   type: ImportType;
   format: ImportFormat;
   source: string;
+  /** Tag entries of the same origin that the source no longer holds `deprecated` (default true; false for partial files). */
+  deprecate_missing: boolean;
 }
 
 /** A problem with an import's arguments (field, message). */
@@ -83,7 +85,10 @@ export function parseImportArgs(raw: unknown): ImportArgs {
   if (typeof a.source !== 'string' || a.source.trim() === '' || a.source.includes('\0')) {
     throw new ImportArgsError('args.source', 'Missing data for required field.');
   }
-  return { type: a.type as ImportType, format: format as ImportFormat, source: a.source };
+  if (a.deprecate_missing !== undefined && typeof a.deprecate_missing !== 'boolean') {
+    throw new ImportArgsError('args.deprecate_missing', 'Not a valid boolean.');
+  }
+  return { type: a.type as ImportType, format: format as ImportFormat, source: a.source, deprecate_missing: a.deprecate_missing !== false };
 }
 
 /** `source` resolved inside `dir`, or an `ImportArgsError` when it would leave it. */
@@ -357,7 +362,7 @@ export async function executeRun(deps: RunnerDeps, claimed: RunRow, worker: stri
       state.bytesRead = state.bytesTotal ?? state.bytesRead;
       await inBatch(async () => {});
     }
-    if (state.phase === 'deprecate') {
+    if (state.phase === 'deprecate' && args.deprecate_missing) {
       for (const type of targets) {
         for (;;) {
           if (hooks.signal?.aborted) {

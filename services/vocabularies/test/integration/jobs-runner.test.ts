@@ -32,10 +32,10 @@ afterAll(async () => {
 });
 
 /** Queue a run of a new import job for `source`; returns its ids. */
-async function queue(source: string, type = 'affiliations') {
+async function queue(source: string, type = 'affiliations', extra: Record<string, unknown> = {}) {
   const jobId = randomUUID();
   const runId = randomUUID();
-  const args = { type, format: 'ror-v2', source };
+  const args = { type, format: 'ror-v2', source, ...extra };
   await insertJob(t.db, {
     id: jobId,
     title: 'ROR',
@@ -147,6 +147,19 @@ describe(executeRun.name, () => {
       expect(await entry('affiliations', id(0))).toMatchObject({ revision_id: 2, tags: ['deprecated'] });
       expect(await entry('affiliations', id(40))).toMatchObject({ revision_id: 1 });
       expect((await entry('affiliations', id(3)))?.revision_id).toBe(aff[id(3)]);
+    });
+  });
+
+  describe('a partial file', () => {
+    it('should leave the entries it does not hold alone with deprecate_missing false', async () => {
+      await t.db('job_runs').where({ status: 'QUEUED' }).delete();
+      await writeRorZip(join(dir, 'part.zip'), organizations(2, 3000));
+      const before = await revisions('affiliations');
+      await queue('part.zip', 'affiliations', { deprecate_missing: false });
+      const { run } = await runQueued();
+      expect(run.counts.affiliations).toEqual({ added: 2, updated: 0, unchanged: 0, deprecated: 0 });
+      const after = await revisions('affiliations');
+      for (const [id, rev] of Object.entries(before)) expect(after[id], id).toBe(rev);
     });
   });
 
