@@ -1,17 +1,18 @@
 /**
  * Streamed reading of an import source: the elements of the JSON array inside a ROR dump zip, one
  * at a time with their position, memory flat in the file's size (yauzl reads the zip's central
- * directory and inflates one member as a stream; stream-json assembles one element at a time; the
- * consumer's pace is the reader's pace).
+ * directory and inflates one member as a stream; `json-array.ts` splits it into elements, parsed
+ * one at a time; the consumer's pace is the reader's pace). An element that is not valid JSON or
+ * too large comes with its `error` (rejected, the run goes on).
  *
  * When to use: the import runner opens a run's source with `openSource(format, path)` and iterates
  * `elements()`. A file that cannot be read at all (not a zip, truncated, no JSON member, not a JSON
  * array, broken JSON) throws `SourceError` with a clear message: the run fails with it.
  */
 import { stat } from 'node:fs/promises';
-import { PassThrough, pipeline, type Readable } from 'node:stream';
-import StreamArray from 'stream-json/streamers/StreamArray.js';
+import type { Readable } from 'node:stream';
 import yauzl from 'yauzl';
+import { JsonArrayError, jsonArrayElements } from './json-array.js';
 
 /** A source the runner cannot read (the run fails with this message). */
 export class SourceError extends Error {
@@ -26,11 +27,10 @@ export const IMPORT_FORMATS = ['ror-v2'] as const;
 /** An import format. */
 export type ImportFormat = (typeof IMPORT_FORMATS)[number];
 
-/** One element of a source: its 0-based position and its parsed value. */
-export interface SourceElement {
-  position: number;
-  value: unknown;
-}
+/** One element of a source: its 0-based position and its parsed value, or why it could not be read (the run rejects it). */
+export type SourceElement =
+  | { position: number; value: unknown; error?: undefined }
+  | { position: number; error: string; value?: undefined };
 
 /** An opened source. */
 export interface Source {
@@ -120,23 +120,20 @@ async function openRorZip(path: string): Promise<Source> {
       } catch (err) {
         throw new SourceError(`Cannot read ${entry.fileName} in the zip: ${reason(err)}`);
       }
-      const counter = new PassThrough();
-      counter.on('data', (chunk: Buffer) => {
-        bytesRead += chunk.length;
-      });
-      const array = StreamArray.withParser();
-      let failure: Error | undefined;
-      pipeline(raw, counter, array, (err) => {
-        if (err) failure = err;
-      });
-      try {
-        for await (const item of array as AsyncIterable<{ key: number; value: unknown }>) {
-          yield { position: item.key, value: item.value };
+      const counted = async function* () {
+        for await (const chunk of raw as AsyncIterable<Buffer>) {
+          bytesRead += chunk.length;
+          yield chunk;
         }
+      };
+      try {
+        yield* jsonArrayElements(counted());
       } catch (err) {
-        throw new SourceError(`${entry.fileName} is not a readable JSON array: ${reason(failure ?? err)}`);
+        if (err instanceof JsonArrayError) throw new SourceError(`${entry.fileName} is not a readable JSON array: ${reason(err)}`);
+        throw new SourceError(`${entry.fileName} cannot be read from the zip (corrupt or truncated member?): ${reason(err)}`);
+      } finally {
+        raw.destroy();
       }
-      if (failure) throw new SourceError(`${entry.fileName} is not a readable JSON array: ${reason(failure)}`);
     },
   };
 }

@@ -20,7 +20,7 @@
 import { isAbsolute, resolve, sep } from 'node:path';
 import { isConnectionError, type Knex, type Logger, writeOutbox } from '@rdm/platform';
 import { type EntryRowInput, rowToDoc, toRowInput } from '../domain/documents.js';
-import { EntryError } from '../domain/entry.js';
+import { contentHash, type EntryDoc, EntryError } from '../domain/entry.js';
 import { isIndexedType } from '../domain/kinds.js';
 import { ENTRIES_CHANGED_SUBJECT, LOADED_SUBJECT } from '../domain/loader.service.js';
 import { DEPRECATED_TAG, mapRorRecord } from '../imports/ror.js';
@@ -148,21 +148,29 @@ const idOf = (v: unknown) => {
 };
 
 /** One element mapped to the rows it writes (or rejected); `hash` identifies its content whatever the targets. */
+/** One entry an element writes: its document and content hash (the row is built only when it must be written). */
+interface MappedEntry {
+  type: ImportType;
+  id: string;
+  doc: EntryDoc;
+  hash: string;
+}
 type Mapped =
-  | { position: number; id: string; hash: string; rows: EntryRowInput[] }
+  | { position: number; id: string; hash: string; rows: MappedEntry[] }
   | { position: number; id: string | null; reason: string };
 
 /** The pseudo-type under which a run remembers each source element's id (duplicates in the dump). */
 const SOURCE_KEY = '@source';
 
 function mapElement(targets: ImportType[], el: SourceElement): Mapped {
+  if (el.error !== undefined) return { position: el.position, id: null, reason: el.error };
   try {
     const r = mapRorRecord(el.value);
-    const affiliation = toRowInput('affiliations', r.affiliation);
-    const rows: EntryRowInput[] = [];
-    if (targets.includes('affiliations')) rows.push(affiliation);
-    if (targets.includes('funders') && r.funder) rows.push(toRowInput('funders', r.funder));
-    return { position: el.position, id: r.id, hash: affiliation.content_hash, rows };
+    const hash = contentHash(r.affiliation);
+    const rows: MappedEntry[] = [];
+    if (targets.includes('affiliations')) rows.push({ type: 'affiliations', id: r.id, doc: r.affiliation, hash });
+    if (targets.includes('funders') && r.funder) rows.push({ type: 'funders', id: r.id, doc: r.funder, hash: contentHash(r.funder) });
+    return { position: el.position, id: r.id, hash, rows };
   } catch (err) {
     if (err instanceof EntryError) return { position: el.position, id: idOf(el.value), reason: `${err.field}: ${err.message}` };
     throw err;
@@ -251,11 +259,15 @@ export async function executeRun(deps: RunnerDeps, claimed: RunRow, worker: stri
     hooks.onProgress?.({ ...state, counts: structuredClone(state.counts) });
   };
 
-  const applyElements = (batch: SourceElement[], bytesRead: number) =>
+  /** Apply mapped elements (in source order) in one transaction. */
+  const applyElements = (mapped: Mapped[], bytesRead: number) =>
     inBatch(async (trx) => {
-      const mapped = batch.map((el) => mapElement(targets, el));
       const byType = new Map<string, string[]>();
-      const add = (type: string, id: string) => byType.set(type, [...(byType.get(type) ?? []), id]);
+      const add = (type: string, id: string) => {
+        const ids = byType.get(type);
+        if (ids) ids.push(id);
+        else byType.set(type, [id]);
+      };
       for (const m of mapped) {
         if (!('rows' in m)) continue;
         add(SOURCE_KEY, m.id);
@@ -292,17 +304,20 @@ export async function executeRun(deps: RunnerDeps, claimed: RunRow, worker: stri
         sources.set(m.id, { hash: m.hash, position: m.position });
         seenRows.push({ run_id: claimed.id, type: SOURCE_KEY, id: m.id, content_hash: m.hash, position: m.position });
         for (const r of m.rows) {
-          seenRows.push({ run_id: claimed.id, type: r.type, id: r.id, content_hash: r.content_hash, position: m.position });
+          seenRows.push({ run_id: claimed.id, type: r.type, id: r.id, content_hash: r.hash, position: m.position });
           const before = existing.get(r.type)?.get(r.id);
           const c = delta.get(r.type)!;
-          if (before?.hash === r.content_hash) {
+          if (before?.hash === r.hash) {
             c.unchanged++;
             continue;
           }
+          const tags = (r.doc.tags as string[] | undefined) ?? [];
           if (!before) c.added++;
-          else if (r.tags.includes(DEPRECATED_TAG) && !before.tags.includes(DEPRECATED_TAG)) c.deprecated++;
+          else if (tags.includes(DEPRECATED_TAG) && !before.tags.includes(DEPRECATED_TAG)) c.deprecated++;
           else c.updated++;
-          writes.set(r.type, [...(writes.get(r.type) ?? []), r]);
+          const list = writes.get(r.type) ?? [];
+          list.push(toRowInput(r.type, r.doc));
+          writes.set(r.type, list);
         }
       }
       for (const [type, rows] of writes) {
@@ -315,8 +330,8 @@ export async function executeRun(deps: RunnerDeps, claimed: RunRow, worker: stri
       // Why after the writes: state is only advanced once the transaction's statements succeeded.
       for (const [t, c] of delta) for (const k of Object.keys(c) as (keyof TypeCounts)[]) state.counts[t][k] += c[k];
       state.erroredEntries += errors.length;
-      state.totalEntries += batch.length;
-      state.position = batch[batch.length - 1].position + 1;
+      state.totalEntries += mapped.length;
+      state.position = mapped[mapped.length - 1].position + 1;
       state.bytesRead = bytesRead;
     });
 
@@ -334,15 +349,30 @@ export async function executeRun(deps: RunnerDeps, claimed: RunRow, worker: stri
       }
       state.bytesTotal = source.bytesTotal;
       try {
-        let batch: SourceElement[] = [];
-        for await (const el of source.elements()) {
-          if (hooks.signal?.aborted) break;
-          if (el.position < claimed.position) continue; // committed by an earlier attempt
-          batch.push(el);
-          if (batch.length >= deps.batchSize) {
-            await applyElements(batch, source.bytesRead);
-            batch = [];
+        // Why a pipeline: the next batch is read and mapped (node's CPU) while the previous one is
+        // written (PostgreSQL's CPU); one transaction at a time, in source order.
+        let batch: Mapped[] = [];
+        let writing: Promise<void> | undefined;
+        const settle = async () => {
+          const w = writing;
+          writing = undefined;
+          await w;
+        };
+        try {
+          for await (const el of source.elements()) {
+            if (hooks.signal?.aborted) break;
+            if (el.position < claimed.position) continue; // committed by an earlier attempt
+            batch.push(mapElement(targets, el));
+            if (batch.length >= deps.batchSize) {
+              await settle();
+              writing = applyElements(batch, source.bytesRead);
+              writing.catch(() => undefined); // awaited by settle(); never an unhandled rejection meanwhile
+              batch = [];
+            }
           }
+          await settle();
+        } finally {
+          await writing?.catch(() => undefined);
         }
         if (hooks.signal?.aborted) {
           await releaseRun(db, claimed.id, worker);
