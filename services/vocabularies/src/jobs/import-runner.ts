@@ -155,9 +155,7 @@ interface MappedEntry {
   doc: EntryDoc;
   hash: string;
 }
-type Mapped =
-  | { position: number; id: string; hash: string; rows: MappedEntry[] }
-  | { position: number; id: string | null; reason: string };
+type Mapped = { position: number; id: string; hash: string; rows: MappedEntry[] } | { position: number; id: string | null; reason: string };
 
 /** The pseudo-type under which a run remembers each source element's id (duplicates in the dump). */
 const SOURCE_KEY = '@source';

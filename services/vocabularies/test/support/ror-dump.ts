@@ -13,8 +13,9 @@ import yazl from 'yazl';
 
 const CROCKFORD = '0123456789abcdefghjkmnpqrstvwxyz';
 
-/** The ROR id (`0` + 6 base-32 characters + ISO 7064 mod 97-10 checksum) of the number `n`. */
-export function rorId(n: number): string {
+/** The ROR id (`0` + 6 base-32 characters + ISO 7064 mod 97-10 checksum) of the number `n` (modulo 32⁶). */
+export function rorId(big: number): string {
+  const n = big % 32 ** 6;
   let s = '';
   let x = n;
   for (let i = 0; i < 6; i++) {
