@@ -43,8 +43,13 @@ export const jobsPolicy = definePolicy<JobAction>({ search: [administrator], cre
 /** Tasks a job may run. */
 export const TASKS = {
   [IMPORT_TASK]: {
-    description: 'Import a vocabulary from a published dump (ROR schema v2 zip → affiliations and funders).',
-    parameters: { type: 'affiliations | funders', format: 'ror-v2', source: 'file name inside the import directory' },
+    description:
+      'Import a vocabulary from a published dump (ROR schema v2 zip → affiliations and funders; JSON lines → any large vocabulary).',
+    parameters: {
+      type: 'affiliations | funders | awards | names | subjects',
+      format: 'ror-v2 | jsonl',
+      source: 'file name inside the import directory',
+    },
   },
 } as const;
 /** Rejected entries shown with a run. */

@@ -262,10 +262,15 @@ export const API = defineApi({
         properties: {
           type: {
             type: 'string',
-            enum: ['affiliations', 'funders'],
-            description: 'affiliations also writes the funders (organisations with a FundRef id).',
+            enum: ['affiliations', 'awards', 'funders', 'names', 'subjects'],
+            description: 'ror-v2: affiliations (also writes the funders: organisations with a FundRef id) or funders; jsonl: any of these.',
           },
-          format: { type: 'string', enum: ['ror-v2'], default: 'ror-v2' },
+          format: {
+            type: 'string',
+            enum: ['ror-v2', 'jsonl'],
+            default: 'ror-v2',
+            description: "ror-v2: a ROR release zip (schema v2 JSON); jsonl: InvenioRDM's JSON-lines vocabulary file, gzipped or not.",
+          },
           source: { type: 'string', description: 'A file inside the import directory (VOCABULARIES_IMPORT_DIR).' },
           deprecate_missing: {
             type: 'boolean',

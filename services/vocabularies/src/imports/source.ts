@@ -1,5 +1,6 @@
 /**
- * Streamed reading of an import source: the elements of the JSON array inside a ROR dump zip, one
+ * Streamed reading of an import source — `ror-v2`: the elements of the JSON array inside a ROR
+ * dump zip; `jsonl`: the lines of InvenioRDM's JSON-lines vocabulary files (gzipped or not) — one
  * at a time with their position, memory flat in the file's size (yauzl reads the zip's central
  * directory and inflates one member as a stream; `json-array.ts` splits it into elements, parsed
  * one at a time; the consumer's pace is the reader's pace). An element that is not valid JSON or
@@ -9,10 +10,14 @@
  * `elements()`. A file that cannot be read at all (not a zip, truncated, no JSON member, not a JSON
  * array, broken JSON) throws `SourceError` with a clear message: the run fails with it.
  */
-import { stat } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { open, stat } from 'node:fs/promises';
+import { basename } from 'node:path';
 import type { Readable } from 'node:stream';
+import { createGunzip } from 'node:zlib';
 import yauzl from 'yauzl';
 import { JsonArrayError, jsonArrayElements } from './json-array.js';
+import { jsonLines } from './json-lines.js';
 
 /** A source the runner cannot read (the run fails with this message). */
 export class SourceError extends Error {
@@ -23,7 +28,7 @@ export class SourceError extends Error {
 }
 
 /** The import formats. */
-export const IMPORT_FORMATS = ['ror-v2'] as const;
+export const IMPORT_FORMATS = ['ror-v2', 'jsonl'] as const;
 /** An import format. */
 export type ImportFormat = (typeof IMPORT_FORMATS)[number];
 
@@ -138,10 +143,55 @@ async function openRorZip(path: string): Promise<Source> {
   };
 }
 
+/** Open `path` as JSON lines (gzipped when it starts with gzip's magic bytes); progress counts the file's bytes. */
+async function openJsonLines(path: string): Promise<Source> {
+  let size: number;
+  let magic: Buffer;
+  try {
+    size = (await stat(path)).size;
+    const fh = await open(path, 'r');
+    try {
+      magic = Buffer.alloc(2);
+      await fh.read(magic, 0, 2, 0);
+    } finally {
+      await fh.close();
+    }
+  } catch (err) {
+    throw new SourceError(`Cannot read the source file ${path}: ${reason(err)}`);
+  }
+  const gzipped = magic[0] === 0x1f && magic[1] === 0x8b;
+  let bytesRead = 0;
+  let file: Readable | undefined;
+  return {
+    get bytesRead() {
+      return bytesRead;
+    },
+    bytesTotal: size,
+    close: () => file?.destroy(),
+    async *elements() {
+      const f = createReadStream(path);
+      file = f;
+      f.on('data', (c) => {
+        bytesRead += c.length;
+      });
+      const bytes: AsyncIterable<Buffer> = gzipped ? f.pipe(createGunzip()) : f;
+      try {
+        yield* jsonLines(bytes);
+      } catch (err) {
+        throw new SourceError(`${basename(path)} cannot be read${gzipped ? ' (corrupt or truncated gzip?)' : ''}: ${reason(err)}`);
+      } finally {
+        f.destroy();
+      }
+    },
+  };
+}
+
 /** Open a source of `format` at `path`; throws `SourceError` when it cannot be read at all. */
 export async function openSource(format: ImportFormat, path: string): Promise<Source> {
   switch (format) {
     case 'ror-v2':
       return openRorZip(path);
+    case 'jsonl':
+      return openJsonLines(path);
   }
 }

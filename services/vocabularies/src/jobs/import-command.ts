@@ -63,7 +63,7 @@ export async function importCommand({ config, logger, db }: ServiceContext<Confi
       type: values.type,
       source: values.source ? resolve(values.source) : undefined,
       format: values.format,
-      deprecate_missing: !values['keep-missing'],
+      deprecate_missing: (values.format ?? 'ror-v2') === 'ror-v2' ? !values['keep-missing'] : undefined,
     });
   } catch (err) {
     process.stderr.write(`${(err as Error).message}\n${USAGE}\n`);

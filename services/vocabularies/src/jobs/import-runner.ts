@@ -20,7 +20,7 @@
 import { isAbsolute, resolve, sep } from 'node:path';
 import { isConnectionError, type Knex, type Logger, writeOutbox } from '@rdm/platform';
 import { type EntryRowInput, rowToDoc, toRowInput } from '../domain/documents.js';
-import { contentHash, type EntryDoc, EntryError } from '../domain/entry.js';
+import { contentHash, type EntryDoc, EntryError, normalizeEntry } from '../domain/entry.js';
 import { isIndexedType } from '../domain/kinds.js';
 import { ENTRIES_CHANGED_SUBJECT, LOADED_SUBJECT } from '../domain/loader.service.js';
 import { DEPRECATED_TAG, mapRorRecord } from '../imports/ror.js';
@@ -44,7 +44,12 @@ import { bumpTypeRevision, countEntries, lockType, upsertEntries, upsertType } f
 /** The task name of a vocabulary import job. */
 export const IMPORT_TASK = 'vocabularies.import';
 /** Vocabulary types an import may target, with their pid types (invenio-vocabularies). */
-export const IMPORT_TYPES = { affiliations: 'aff', funders: 'fun' } as const;
+export const IMPORT_TYPES = { affiliations: 'aff', funders: 'fun', awards: 'awa', names: 'names', subjects: 'sub' } as const;
+/** The types each format can fill. */
+const FORMAT_TYPES: Record<ImportFormat, readonly ImportType[]> = {
+  'ror-v2': ['affiliations', 'funders'],
+  jsonl: ['affiliations', 'awards', 'funders', 'names', 'subjects'],
+};
 /** A type an import may target. */
 export type ImportType = keyof typeof IMPORT_TYPES;
 /** Most rejected elements whose reasons are stored per run (all are counted). */
@@ -75,12 +80,13 @@ export class ImportArgsError extends Error {
 /** Check an import's arguments (shape only; the file is opened when the run starts). */
 export function parseImportArgs(raw: unknown): ImportArgs {
   const a = (raw && typeof raw === 'object' && !Array.isArray(raw) ? raw : {}) as Record<string, unknown>;
-  if (typeof a.type !== 'string' || !(a.type in IMPORT_TYPES)) {
-    throw new ImportArgsError('args.type', `Must be one of: ${Object.keys(IMPORT_TYPES).join(', ')}.`);
-  }
   const format = a.format ?? 'ror-v2';
   if (typeof format !== 'string' || !(IMPORT_FORMATS as readonly string[]).includes(format)) {
     throw new ImportArgsError('args.format', `Must be one of: ${IMPORT_FORMATS.join(', ')}.`);
+  }
+  const types = FORMAT_TYPES[format as ImportFormat];
+  if (typeof a.type !== 'string' || !(types as readonly string[]).includes(a.type)) {
+    throw new ImportArgsError('args.type', `Must be one of: ${types.join(', ')}.`);
   }
   if (typeof a.source !== 'string' || a.source.trim() === '' || a.source.includes('\0')) {
     throw new ImportArgsError('args.source', 'Missing data for required field.');
@@ -88,7 +94,16 @@ export function parseImportArgs(raw: unknown): ImportArgs {
   if (a.deprecate_missing !== undefined && typeof a.deprecate_missing !== 'boolean') {
     throw new ImportArgsError('args.deprecate_missing', 'Not a valid boolean.');
   }
-  return { type: a.type as ImportType, format: format as ImportFormat, source: a.source, deprecate_missing: a.deprecate_missing !== false };
+  // Why ror-v2 only: its entries carry their origin (a ror identifier); a JSON-lines file's do not.
+  if (format !== 'ror-v2' && a.deprecate_missing === true) {
+    throw new ImportArgsError('args.deprecate_missing', 'Only ror-v2 imports can deprecate missing entries.');
+  }
+  return {
+    type: a.type as ImportType,
+    format: format as ImportFormat,
+    source: a.source,
+    deprecate_missing: format === 'ror-v2' && a.deprecate_missing !== false,
+  };
 }
 
 /** `source` resolved inside `dir`, or an `ImportArgsError` when it would leave it. */
@@ -101,7 +116,7 @@ export function sourceInside(dir: string, source: string): string {
 
 /** The types a run of `args` writes: a ROR import of affiliations also writes the funders (organisations with a FundRef id). */
 export function targetsOf(args: ImportArgs): ImportType[] {
-  return args.type === 'affiliations' ? ['affiliations', 'funders'] : [args.type];
+  return args.format === 'ror-v2' && args.type === 'affiliations' ? ['affiliations', 'funders'] : [args.type];
 }
 
 /** What a run reports after each committed batch. */
@@ -160,9 +175,14 @@ type Mapped = { position: number; id: string; hash: string; rows: MappedEntry[] 
 /** The pseudo-type under which a run remembers each source element's id (duplicates in the dump). */
 const SOURCE_KEY = '@source';
 
-function mapElement(targets: ImportType[], el: SourceElement): Mapped {
+function mapElement(args: ImportArgs, targets: ImportType[], el: SourceElement): Mapped {
   if (el.error !== undefined) return { position: el.position, id: null, reason: el.error };
   try {
+    if (args.format === 'jsonl') {
+      const doc = normalizeEntry(args.type, el.value);
+      const hash = contentHash(doc);
+      return { position: el.position, id: doc.id, hash, rows: [{ type: args.type, id: doc.id, doc, hash }] };
+    }
     const r = mapRorRecord(el.value);
     const hash = contentHash(r.affiliation);
     const rows: MappedEntry[] = [];
@@ -360,7 +380,7 @@ export async function executeRun(deps: RunnerDeps, claimed: RunRow, worker: stri
           for await (const el of source.elements()) {
             if (hooks.signal?.aborted) break;
             if (el.position < claimed.position) continue; // committed by an earlier attempt
-            batch.push(mapElement(targets, el));
+            batch.push(mapElement(args, targets, el));
             if (batch.length >= deps.batchSize) {
               await settle();
               writing = applyElements(batch, source.bytesRead);

@@ -75,6 +75,20 @@ describe('/api/jobs', () => {
       .send({ ...job, run_args: { type: 'affiliations', source: '../../etc/passwd' } })
       .expect(400);
     expect(outside.body.errors).toEqual([{ field: 'run_args.source', messages: ['Must name a file inside the import directory.'] }]);
+    const jsonl = await http
+      .post('/api/jobs')
+      .set(as(ADMIN))
+      .send({ ...job, run_args: { type: 'subjects', format: 'jsonl', source: 'subjects.jsonl', deprecate_missing: true } })
+      .expect(400);
+    expect(jsonl.body.errors).toEqual([
+      { field: 'run_args.deprecate_missing', messages: ['Only ror-v2 imports can deprecate missing entries.'] },
+    ]);
+    const rorSubjects = await http
+      .post('/api/jobs')
+      .set(as(ADMIN))
+      .send({ ...job, run_args: { type: 'subjects', format: 'ror-v2', source: 'ror.zip' } })
+      .expect(400);
+    expect(rorSubjects.body.errors).toEqual([{ field: 'run_args.type', messages: ['Must be one of: affiliations, funders.'] }]);
     await http.post('/api/jobs').set(as(ADMIN)).set('content-type', 'application/json').send('{"title":').expect(400);
     await http.get('/api/jobs/not-a-uuid').set(as(ADMIN)).expect(404);
     await http.get('/api/jobs/00000000-0000-4000-8000-000000000000/runs').set(as(ADMIN)).expect(404);

@@ -4,9 +4,10 @@
  * one resuming from the checkpoint without duplicates, and concurrent claims.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, readFile, rm, truncate } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { createLogger } from '@rdm/platform';
 import { type TestDb, testDb } from '@rdm/platform/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -221,6 +222,50 @@ describe(executeRun.name, () => {
       expect(run.message).toMatch(/is not a readable JSON array/);
       expect(run.position).toBe(7);
       expect(await entry('affiliations', rorId(1_000_000 + 600 * 7919))).toBeDefined();
+    });
+  });
+
+  describe('JSON lines', () => {
+    it('should import subjects from a gzipped JSON-lines file, reject bad lines with reasons, and change nothing the second time', async () => {
+      await t.db('job_runs').where({ status: 'QUEUED' }).delete();
+      const subjects = [...Array(12).keys()].map((i) => ({
+        id: `https://id.example.org/sub/${i}`,
+        scheme: 'EXAMPLE',
+        subject: `Sujet écologique ${i}`,
+        title: { en: `Ecological subject ${i}` },
+      }));
+      const text = [
+        ...subjects.slice(0, 5).map((x) => JSON.stringify(x)),
+        '{"id": "broken", ',
+        JSON.stringify({ id: 'no-scheme', subject: 'Orphan' }),
+        '',
+        ...subjects.slice(5).map((x) => JSON.stringify(x)),
+      ].join('\n');
+      await writeFile(join(dir, 'subjects.jsonl.gz'), gzipSync(text));
+      await queue('subjects.jsonl.gz', 'subjects', { format: 'jsonl' });
+      const { run } = await runQueued();
+      expect(run).toMatchObject({ status: 'PARTIAL_SUCCESS', total_entries: 14, errored_entries: 2 });
+      expect(run.counts).toEqual({ subjects: { added: 12, updated: 0, unchanged: 0, deprecated: 0 } });
+      expect((await listErrors(t.db, run.id, 10)).map((e) => [e.position, e.reason])).toEqual([
+        [5, expect.stringMatching(/^Malformed JSON/)],
+        [6, 'scheme: Missing data for required field.'],
+      ]);
+      expect(await entry('subjects', 'https://id.example.org/sub/3')).toMatchObject({ revision_id: 1 });
+      const before = await revisions('subjects');
+      await queue('subjects.jsonl.gz', 'subjects', { format: 'jsonl' });
+      const again = (await runQueued()).run;
+      expect(again.counts).toEqual({ subjects: { added: 0, updated: 0, unchanged: 12, deprecated: 0 } });
+      expect(await revisions('subjects')).toEqual(before);
+    });
+
+    it('should fail a run over a truncated gzip with a clear message', async () => {
+      await t.db('job_runs').where({ status: 'QUEUED' }).delete();
+      const gz = gzipSync(JSON.stringify({ id: 'x', scheme: 'S', subject: 'X' }).repeat(1).concat('\n').repeat(200));
+      await writeFile(join(dir, 'cut.jsonl.gz'), gz.subarray(0, Math.floor(gz.length / 2)));
+      await queue('cut.jsonl.gz', 'subjects', { format: 'jsonl' });
+      const { run } = await runQueued();
+      expect(run.status).toBe('FAILED');
+      expect(run.message).toMatch(/cannot be read \(corrupt or truncated gzip\?\)/);
     });
   });
 
