@@ -16,7 +16,7 @@ export PATH := $(ROOT)/.tools/bin:$(ROOT)/node_modules/.bin:$(PATH)
 
 .PHONY: help up deps browser node-deps pnpm infra minio opensearch migrate stop clean distclean \
 	test test-unit test-integration test-faults test-e2e fuzz bench lint typecheck \
-	user revoke-token deactivate-user kind-up reindex build images chart-check docker-up docker-down
+	user revoke-token deactivate-user kind-up reindex vocabularies-import build images chart-check docker-up docker-down
 
 help: ## list targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-z0-9-]+):.*## (.*)/  make \1\t\2/' | expand -t 28
@@ -170,6 +170,11 @@ test-faults: deps infra ## fault trials, long form: kill -9 / NATS restarts mid-
 reindex: node-deps infra ## make reindex SERVICE=<svc>: rebuild the service's search index from PostgreSQL and swap its alias (SEARCH_ENGINE=opensearch|elasticsearch)
 	@if [ -z "$${SERVICE:-}" ]; then echo 'usage: make reindex SERVICE=<records|communities|requests|users|vocabularies> [SEARCH_ENGINE=opensearch] [SEARCH_URL=…]' >&2; exit 2; fi
 	@cd $(ROOT)/services/$$SERVICE && SEARCH_ENGINE=$${SEARCH_ENGINE:-opensearch} $(TSX) src/main.ts reindex
+
+vocabularies-import: node-deps infra ## make vocabularies-import TYPE=affiliations SOURCE=<file> [FORMAT=ror-v2]: run an import job here (progress, then a summary)
+	@if [ -z "$${TYPE:-}" ] || [ -z "$${SOURCE:-}" ]; then echo 'usage: make vocabularies-import TYPE=<affiliations|funders> SOURCE=<file> [FORMAT=ror-v2]' >&2; exit 2; fi
+	@src="$$(realpath "$$SOURCE")" || exit 2; cd $(ROOT)/services/vocabularies && $(TSX) src/main.ts migrate >/dev/null && \
+		$(TSX) src/main.ts import --type "$$TYPE" --source "$$src" --format "$${FORMAT:-ror-v2}"
 
 test-e2e: deps browser infra ## e2e tests; E2E_RUNTIME=containers (default: images + testcontainers, gateway on 5900) or processes (ports 5900-5906)
 	@if [ "$(E2E_RUNTIME)" = containers ]; then cd $(ROOT) && bash scripts/images.sh all; fi

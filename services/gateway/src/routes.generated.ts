@@ -41,6 +41,21 @@ export const GENERATED_ROUTES: readonly RouteSpec[] = [
   { pattern: '/api/funders/{id+}', methods: ['GET', 'PUT', 'DELETE'], service: 'vocabularies', summary: 'Read one of funders' },
   { pattern: '/api/names/{id+}', methods: ['GET', 'PUT', 'DELETE'], service: 'vocabularies', summary: 'Read one of names' },
   { pattern: '/api/vocabularies/tasks', methods: ['POST'], service: 'vocabularies', summary: 'Run a vocabulary import task (system)' },
+  { pattern: '/api/jobs', methods: ['GET', 'POST'], service: 'vocabularies', summary: 'List jobs (administrators)', list: true },
+  { pattern: '/api/jobs/{id}', methods: ['GET'], service: 'vocabularies', summary: 'Read a job (administrators)' },
+  {
+    pattern: '/api/jobs/{id}/runs',
+    methods: ['GET', 'POST'],
+    service: 'vocabularies',
+    summary: "List a job's runs, newest first (administrators)",
+    list: true,
+  },
+  {
+    pattern: '/api/jobs/{id}/runs/{run_id}',
+    methods: ['GET'],
+    service: 'vocabularies',
+    summary: 'Read a run: status, progress, counts, rejected entries (administrators)',
+  },
   { pattern: '/api/records', methods: ['GET', 'POST'], service: 'records', summary: 'Search published records', list: true },
   { pattern: '/api/user/records', methods: ['GET'], service: 'records', summary: "The caller's drafts and records", list: true },
   {

@@ -162,6 +162,77 @@ export const VOCABULARY_ROUTES = defineRoutes({
   },
 });
 
+const JOB_ERRORS = [400, 403, 404, 429, 503] as const;
+const jobId = { id: { description: 'The job id (UUID).' } };
+
+/** Jobs and runs (invenio-jobs' `/api/jobs`): vocabulary imports; administrators only. */
+export const JOB_ROUTES = defineRoutes({
+  listJobs: {
+    method: 'GET',
+    path: '/api/jobs',
+    list: true,
+    auth: 'user',
+    summary: 'List jobs (administrators)',
+    parameters: [ref('parameters', 'page'), ref('parameters', 'size')],
+    responses: { '200': { description: 'A page of jobs.', content: json(ref('schemas', 'JobList')) } },
+    errors: JOB_ERRORS,
+  },
+  createJob: {
+    method: 'POST',
+    path: '/api/jobs',
+    auth: 'user',
+    summary: 'Create a vocabulary import job (administrators)',
+    body: ref('schemas', 'JobInput'),
+    responses: { '201': { description: 'The job.', content: json(ref('schemas', 'Job')) } },
+    errors: JOB_ERRORS,
+  },
+  readJob: {
+    method: 'GET',
+    path: '/api/jobs/{id}',
+    auth: 'user',
+    params: jobId,
+    summary: 'Read a job (administrators)',
+    responses: { '200': { description: 'The job.', content: json(ref('schemas', 'Job')) } },
+    errors: JOB_ERRORS,
+  },
+  listRuns: {
+    method: 'GET',
+    path: '/api/jobs/{id}/runs',
+    list: true,
+    auth: 'user',
+    params: jobId,
+    summary: "List a job's runs, newest first (administrators)",
+    parameters: [ref('parameters', 'page'), ref('parameters', 'size')],
+    responses: { '200': { description: 'A page of runs.', content: json(ref('schemas', 'JobRunList')) } },
+    errors: JOB_ERRORS,
+  },
+  startRun: {
+    method: 'POST',
+    path: '/api/jobs/{id}/runs',
+    auth: 'user',
+    params: jobId,
+    summary: 'Start a run of a job: queued, then executed by the vocabularies service (administrators)',
+    body: {
+      required: false,
+      content: json({
+        type: 'object',
+        properties: { title: { type: 'string' }, args: ref('schemas', 'ImportArgs') },
+      }),
+    },
+    responses: { '201': { description: 'The queued run.', content: json(ref('schemas', 'JobRun')) } },
+    errors: JOB_ERRORS,
+  },
+  readRun: {
+    method: 'GET',
+    path: '/api/jobs/{id}/runs/{run_id}',
+    auth: 'user',
+    params: { ...jobId, run_id: { description: 'The run id (UUID).' } },
+    summary: 'Read a run: status, progress, counts, rejected entries (administrators)',
+    responses: { '200': { description: 'The run.', content: json(ref('schemas', 'JobRun')) } },
+    errors: JOB_ERRORS,
+  },
+});
+
 const links = { type: 'object', properties: { self: { type: 'string', format: 'uri' } }, required: ['self'] };
 const listOf = (item: Json): Json => ({
   type: 'object',
@@ -182,9 +253,105 @@ const i18n = { type: 'object', additionalProperties: { type: 'string' } };
 /** The vocabularies service's HTTP surface (routes and OpenAPI components). */
 export const API = defineApi({
   service: 'vocabularies',
-  tables: [VOCABULARY_ROUTES],
+  tables: [VOCABULARY_ROUTES, JOB_ROUTES],
   components: {
     schemas: {
+      ImportArgs: {
+        type: 'object',
+        required: ['type', 'source'],
+        properties: {
+          type: {
+            type: 'string',
+            enum: ['affiliations', 'awards', 'funders', 'names', 'subjects'],
+            description: 'ror-v2: affiliations (also writes the funders: organisations with a FundRef id) or funders; jsonl: any of these.',
+          },
+          format: {
+            type: 'string',
+            enum: ['ror-v2', 'jsonl'],
+            default: 'ror-v2',
+            description: "ror-v2: a ROR release zip (schema v2 JSON); jsonl: InvenioRDM's JSON-lines vocabulary file, gzipped or not.",
+          },
+          source: { type: 'string', description: 'A file inside the import directory (VOCABULARIES_IMPORT_DIR).' },
+          deprecate_missing: {
+            type: 'boolean',
+            default: true,
+            description:
+              'Tag the entries of the same origin (ROR ids) that the source no longer holds `deprecated`; false for a partial file.',
+          },
+        },
+      },
+      JobInput: {
+        type: 'object',
+        required: ['title', 'task', 'run_args'],
+        properties: {
+          title: { type: 'string', maxLength: 250 },
+          description: { type: 'string' },
+          task: { type: 'string', enum: ['vocabularies.import'] },
+          active: { type: 'boolean', default: true },
+          run_args: ref('schemas', 'ImportArgs'),
+        },
+      },
+      JobRun: {
+        type: 'object',
+        required: ['id', 'job_id', 'status', 'created', 'updated', 'total_entries', 'errored_entries', 'progress', 'counts', 'links'],
+        properties: {
+          id: { type: 'string', format: 'uuid' },
+          job_id: { type: 'string', format: 'uuid' },
+          title: { type: 'string' },
+          args: ref('schemas', 'ImportArgs'),
+          status: { type: 'string', enum: ['QUEUED', 'RUNNING', 'SUCCESS', 'PARTIAL_SUCCESS', 'FAILED', 'CANCELLED'] },
+          message: { type: ['string', 'null'] },
+          created: { type: 'string', format: 'date-time' },
+          updated: { type: 'string', format: 'date-time' },
+          started_at: { type: ['string', 'null'], format: 'date-time' },
+          finished_at: { type: ['string', 'null'], format: 'date-time' },
+          started_by_id: { type: ['string', 'null'] },
+          total_entries: { type: 'integer', description: 'Source entries read.' },
+          errored_entries: { type: 'integer', description: 'Source entries rejected.' },
+          progress: {
+            type: 'object',
+            properties: {
+              phase: { type: 'string', enum: ['entries', 'deprecate', 'done'] },
+              percent: { type: 'integer' },
+              bytes_read: { type: 'integer' },
+              bytes_total: { type: ['integer', 'null'] },
+              position: { type: 'integer', description: 'Checkpoint: source entries committed.' },
+            },
+          },
+          counts: {
+            type: 'object',
+            description: 'Per vocabulary type: added, updated, unchanged, deprecated.',
+            additionalProperties: { type: 'object', additionalProperties: { type: 'integer' } },
+          },
+          errors: {
+            type: 'array',
+            description: 'The first rejected entries (single reads only).',
+            items: {
+              type: 'object',
+              properties: { position: { type: 'integer' }, entry_id: { type: ['string', 'null'] }, reason: { type: 'string' } },
+            },
+          },
+          links,
+        },
+      },
+      JobRunList: listOf(ref('schemas', 'JobRun')),
+      Job: {
+        type: 'object',
+        required: ['id', 'title', 'task', 'active', 'default_args', 'created', 'updated', 'links'],
+        properties: {
+          id: { type: 'string', format: 'uuid' },
+          title: { type: 'string' },
+          description: { type: ['string', 'null'] },
+          task: { type: 'string' },
+          active: { type: 'boolean' },
+          default_args: ref('schemas', 'ImportArgs'),
+          created: { type: 'string', format: 'date-time' },
+          updated: { type: 'string', format: 'date-time' },
+          last_run: { oneOf: [ref('schemas', 'JobRun'), { type: 'null' }] },
+          links: { type: 'object', properties: { self: { type: 'string' }, runs: { type: 'string' } } },
+        },
+      },
+      JobList: listOf(ref('schemas', 'Job')),
       VocabularyType: {
         type: 'object',
         required: ['id', 'pid_type', 'count', 'is_custom_vocabulary', 'links'],

@@ -1,0 +1,197 @@
+/**
+ * Streamed reading of an import source — `ror-v2`: the elements of the JSON array inside a ROR
+ * dump zip; `jsonl`: the lines of InvenioRDM's JSON-lines vocabulary files (gzipped or not) — one
+ * at a time with their position, memory flat in the file's size (yauzl reads the zip's central
+ * directory and inflates one member as a stream; `json-array.ts` splits it into elements, parsed
+ * one at a time; the consumer's pace is the reader's pace). An element that is not valid JSON or
+ * too large comes with its `error` (rejected, the run goes on).
+ *
+ * When to use: the import runner opens a run's source with `openSource(format, path)` and iterates
+ * `elements()`. A file that cannot be read at all (not a zip, truncated, no JSON member, not a JSON
+ * array, broken JSON) throws `SourceError` with a clear message: the run fails with it.
+ */
+import { createReadStream } from 'node:fs';
+import { open, stat } from 'node:fs/promises';
+import { basename } from 'node:path';
+import type { Readable } from 'node:stream';
+import { createGunzip } from 'node:zlib';
+import yauzl from 'yauzl';
+import { JsonArrayError, jsonArrayElements } from './json-array.js';
+import { jsonLines } from './json-lines.js';
+
+/** A source the runner cannot read (the run fails with this message). */
+export class SourceError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'SourceError';
+  }
+}
+
+/** The import formats. */
+export const IMPORT_FORMATS = ['ror-v2', 'jsonl'] as const;
+/** An import format. */
+export type ImportFormat = (typeof IMPORT_FORMATS)[number];
+
+/** One element of a source: its 0-based position and its parsed value, or why it could not be read (the run rejects it). */
+export type SourceElement =
+  | { position: number; value: unknown; error?: undefined }
+  | { position: number; error: string; value?: undefined };
+
+/** An opened source. */
+export interface Source {
+  /** The elements from the first one; `bytesRead` grows as they are read. */
+  elements(): AsyncIterable<SourceElement>;
+  /** Uncompressed bytes of the data read so far. */
+  readonly bytesRead: number;
+  /** Uncompressed size of the data (for progress), when known. */
+  readonly bytesTotal: number | null;
+  close(): void;
+}
+
+const openZip = (path: string) =>
+  new Promise<yauzl.ZipFile>((resolve, reject) =>
+    yauzl.open(path, { lazyEntries: true, autoClose: false, strictFileNames: false }, (err, zip) => (err ? reject(err) : resolve(zip))),
+  );
+
+/** Every member of the zip (its central directory only; nothing is inflated). */
+function zipEntries(zip: yauzl.ZipFile): Promise<yauzl.Entry[]> {
+  return new Promise((resolve, reject) => {
+    const out: yauzl.Entry[] = [];
+    zip.on('entry', (e: yauzl.Entry) => {
+      out.push(e);
+      zip.readEntry();
+    });
+    zip.once('end', () => resolve(out));
+    zip.once('error', reject);
+    zip.readEntry();
+  });
+}
+
+/** The ROR dump's schema v2 JSON member: `…_schema_v2.json`, else the only `.json` member. */
+export function pickRorMember(names: string[]): string | undefined {
+  const json = names.filter((n) => n.toLowerCase().endsWith('.json') && !n.endsWith('/'));
+  return json.find((n) => /schema_v2\.json$/i.test(n)) ?? (json.length === 1 ? json[0] : undefined);
+}
+
+const reason = (err: unknown) => (err instanceof Error ? err.message : String(err));
+
+/** Open `path` as a ROR v2 dump (zip holding the JSON array). */
+async function openRorZip(path: string): Promise<Source> {
+  try {
+    await stat(path);
+  } catch (err) {
+    throw new SourceError(`Cannot read the source file ${path}: ${reason(err)}`);
+  }
+  let zip: yauzl.ZipFile;
+  try {
+    zip = await openZip(path);
+  } catch (err) {
+    throw new SourceError(`The source is not a readable zip file (truncated or corrupt?): ${reason(err)}`);
+  }
+  let entries: yauzl.Entry[];
+  try {
+    entries = await zipEntries(zip);
+  } catch (err) {
+    zip.close();
+    throw new SourceError(`The zip's directory is unreadable: ${reason(err)}`);
+  }
+  const name = pickRorMember(entries.map((e) => e.fileName));
+  const entry = entries.find((e) => e.fileName === name);
+  if (!entry) {
+    zip.close();
+    throw new SourceError(
+      `The zip holds no ROR schema v2 JSON file (…_schema_v2.json or a single .json); members: ${entries
+        .map((e) => e.fileName)
+        .slice(0, 10)
+        .join(', ')}`,
+    );
+  }
+  let bytesRead = 0;
+  let opened = false;
+  return {
+    get bytesRead() {
+      return bytesRead;
+    },
+    bytesTotal: entry.uncompressedSize,
+    close: () => zip.close(),
+    async *elements() {
+      if (opened) throw new Error('A source is read once.');
+      opened = true;
+      let raw: Readable;
+      try {
+        raw = await new Promise<Readable>((resolve, reject) =>
+          zip.openReadStream(entry, (err, s) => (err ? reject(err) : resolve(s as Readable))),
+        );
+      } catch (err) {
+        throw new SourceError(`Cannot read ${entry.fileName} in the zip: ${reason(err)}`);
+      }
+      const counted = async function* () {
+        for await (const chunk of raw as AsyncIterable<Buffer>) {
+          bytesRead += chunk.length;
+          yield chunk;
+        }
+      };
+      try {
+        yield* jsonArrayElements(counted());
+      } catch (err) {
+        if (err instanceof JsonArrayError) throw new SourceError(`${entry.fileName} is not a readable JSON array: ${reason(err)}`);
+        throw new SourceError(`${entry.fileName} cannot be read from the zip (corrupt or truncated member?): ${reason(err)}`);
+      } finally {
+        raw.destroy();
+      }
+    },
+  };
+}
+
+/** Open `path` as JSON lines (gzipped when it starts with gzip's magic bytes); progress counts the file's bytes. */
+async function openJsonLines(path: string): Promise<Source> {
+  let size: number;
+  let magic: Buffer;
+  try {
+    size = (await stat(path)).size;
+    const fh = await open(path, 'r');
+    try {
+      magic = Buffer.alloc(2);
+      await fh.read(magic, 0, 2, 0);
+    } finally {
+      await fh.close();
+    }
+  } catch (err) {
+    throw new SourceError(`Cannot read the source file ${path}: ${reason(err)}`);
+  }
+  const gzipped = magic[0] === 0x1f && magic[1] === 0x8b;
+  let bytesRead = 0;
+  let file: Readable | undefined;
+  return {
+    get bytesRead() {
+      return bytesRead;
+    },
+    bytesTotal: size,
+    close: () => file?.destroy(),
+    async *elements() {
+      const f = createReadStream(path);
+      file = f;
+      f.on('data', (c) => {
+        bytesRead += c.length;
+      });
+      const bytes: AsyncIterable<Buffer> = gzipped ? f.pipe(createGunzip()) : f;
+      try {
+        yield* jsonLines(bytes);
+      } catch (err) {
+        throw new SourceError(`${basename(path)} cannot be read${gzipped ? ' (corrupt or truncated gzip?)' : ''}: ${reason(err)}`);
+      } finally {
+        f.destroy();
+      }
+    },
+  };
+}
+
+/** Open a source of `format` at `path`; throws `SourceError` when it cannot be read at all. */
+export async function openSource(format: ImportFormat, path: string): Promise<Source> {
+  switch (format) {
+    case 'ror-v2':
+      return openRorZip(path);
+    case 'jsonl':
+      return openJsonLines(path);
+  }
+}
