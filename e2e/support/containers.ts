@@ -35,6 +35,7 @@ import { chmodSync, createWriteStream, mkdirSync, readFileSync, writeFileSync } 
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { E2E_VOCABULARY_IMPORT_DIR } from './import-dir.js';
 import { GATEWAY, REPO_ROOT, SERVICES, type ServiceSpec, isAlive, waitHttpOk } from '../../scripts/up.js';
 
 const run = promisify(execFile);
@@ -464,6 +465,7 @@ export async function startContainerStack(o: ContainerStackOptions): Promise<Con
         name(svc),
       );
     const readyCheck = `node -e "require('http').get('http://127.0.0.1:8080/readyz',(r)=>process.exit(r.statusCode===200?0:1)).on('error',()=>process.exit(1))"`;
+    mkdirSync(E2E_VOCABULARY_IMPORT_DIR, { recursive: true });
     const serviceContainer = (svc: string, net: Started) =>
       startOne(
         svc,
@@ -477,6 +479,12 @@ export async function startContainerStack(o: ContainerStackOptions): Promise<Con
           if (svc === 'records') x = x.withBindMounts([{ source: o.mailDir, target: '/mail', mode: 'rw' }]);
           if (svc === 'files' || svc === 'communities') {
             x = x.withBindMounts([{ source: join(o.dataDir, svc), target: `/data/${svc}`, mode: 'rw' }]);
+          }
+          if (svc === 'vocabularies') {
+            // Import sources named through the jobs API: the folder the specs write dumps into, read-only.
+            x = x
+              .withEnvironment({ ...env, VOCABULARIES_IMPORT_DIR: '/imports' })
+              .withBindMounts([{ source: E2E_VOCABULARY_IMPORT_DIR, target: '/imports', mode: 'ro' }]);
           }
           return x;
         },

@@ -3,20 +3,19 @@
  * a ROR dump imported by a job run becomes usable at once: a deposit with one of its organisations
  * as affiliation (and funder) validates, where it was refused before the import.
  *
- * The dump is written where the vocabularies service reads API-named sources (its default
- * VOCABULARIES_IMPORT_DIR, `<tmpdir>/rdm-vocabulary-imports`), so this spec needs the stack on this
- * machine (E2E_RUNTIME=processes); in containers the import part is skipped, saying so.
+ * The dump is written where the vocabularies service reads API-named sources
+ * (E2E_VOCABULARY_IMPORT_DIR: its default VOCABULARIES_IMPORT_DIR on processes, bind-mounted into
+ * its container on containers).
  */
 import { mkdir } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { rorId, rorOrganization, writeRorZip } from '../../../services/vocabularies/test/support/ror-dump.js';
 import { api } from '../../support/client.js';
+import { E2E_VOCABULARY_IMPORT_DIR } from '../../support/import-dir.js';
 import { createUser, type TestUser, uniqueEmail } from '../../support/users.js';
 import { createDraft, walkthroughMetadata } from '../records/support.js';
 
-const onThisMachine = (process.env.E2E_RUNTIME ?? 'processes') === 'processes';
 let admin: TestUser;
 let user: TestUser;
 
@@ -61,8 +60,7 @@ describe('/api/jobs', () => {
     expect(res.body.errors).toEqual([{ field: 'run_args.source', messages: ['Must name a file inside the import directory.'] }]);
   });
 
-  it('should import a ROR dump through a job run, after which a deposit with an imported affiliation and funder validates', async (ctx) => {
-    if (!onThisMachine) ctx.skip();
+  it('should import a ROR dump through a job run, after which a deposit with an imported affiliation and funder validates', async () => {
     // Organisations with fresh ids (a multiple of 4 is a funder too), so reruns against a kept database stay meaningful.
     const base = 10_000 + Math.floor(Math.random() * 20_000) * 4;
     const orgs = [0, 1, 2, 3, 4].map((k) => rorOrganization(base + k));
@@ -81,7 +79,7 @@ describe('/api/jobs', () => {
     });
     expect(refused.status).toBe(400);
 
-    const dir = join(tmpdir(), 'rdm-vocabulary-imports');
+    const dir = E2E_VOCABULARY_IMPORT_DIR;
     await mkdir(dir, { recursive: true });
     const file = `e2e-ror-${base}.zip`;
     await writeRorZip(join(dir, file), orgs);
