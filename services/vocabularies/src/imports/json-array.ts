@@ -2,7 +2,7 @@
  * A streaming splitter of a top-level JSON array into its elements' texts: it scans bytes once
  * (tracking strings, escapes and nesting), hands each element's bytes to `JSON.parse` (native, far
  * faster than a token-level streaming parser) and keeps only one element in memory, so memory is
- * flat in the file's size. An element that is not valid JSON on its own, or larger than
+ * flat in the file's size. An element that is not valid UTF-8 or JSON on its own, or larger than
  * `maxElementBytes` (its bytes are skipped, never buffered), becomes a rejected element with its
  * reason; only a broken structure (no array, unbalanced brackets or strings, truncated text) throws
  * `JsonArrayError`, since nothing after it can be trusted.
@@ -10,6 +10,7 @@
  * When to use: sources that are one big JSON array (ROR dumps) — `for await (const el of
  * jsonArrayElements(stream))`.
  */
+import { isUtf8 } from 'node:buffer';
 import type { Readable } from 'node:stream';
 
 /** A structural error of the array (the rest of the text cannot be read). */
@@ -53,10 +54,12 @@ export async function* jsonArrayElements(input: Readable | AsyncIterable<Buffer>
   const finish = (): ArrayElement => {
     const pos = position++;
     if (oversized) return { position: pos, error: `Entry larger than ${max} bytes (${size} bytes): skipped.` };
-    const text = (parts.length === 1 ? parts[0] : Buffer.concat(parts)).toString('utf8');
+    const bytes = parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts);
     parts = [];
+    // Why check: `toString('utf8')` would turn invalid bytes into U+FFFD, a silent change of the data.
+    if (!isUtf8(bytes)) return { position: pos, error: 'Malformed JSON: the entry is not valid UTF-8.' };
     try {
-      return { position: pos, value: JSON.parse(text) };
+      return { position: pos, value: JSON.parse(bytes.toString('utf8')) };
     } catch (err) {
       return { position: pos, error: `Malformed JSON: ${(err as Error).message}` };
     }
