@@ -8,7 +8,9 @@ COREDNS_VERSION="${COREDNS_VERSION:-v1.12.1}"  # idem
 PAUSE_TAG="${PAUSE_TAG:-3.10.1}"               # idem; containerd's sandbox_image is 3.10 (both tagged)
 CONTAINERD_VERSION="${CONTAINERD_VERSION:-v2.3.4}"
 LOCAL_PATH_VERSION="${LOCAL_PATH_VERSION:-v0.0.30}"
-TRAEFIK_VERSION="${TRAEFIK_VERSION:-v3.7.13}"
+# v3.6.12: the newest Traefik whose go.mod has no replace into a nested module (v3.7.x points
+# github.com/traefik/traefik/dynamic/ext at ./pkg/config/dynamic/ext, which module zips leave out).
+TRAEFIK_VERSION="${TRAEFIK_VERSION:-v3.6.12}"
 # Tags kind v0.33.0 pins for its own images: packed as "built" so `kind build node-image` never pulls.
 KIND_KINDNETD_TAG="docker.io/kindest/kindnetd:v20260820-69b56db7"
 KIND_LOCAL_PATH_TAG="docker.io/kindest/local-path-provisioner:v20260820-69b56db7"
