@@ -2,7 +2,11 @@
 # Everything a kind cluster of this project is made of, built on this machine (no image registry)
 # and cached by version: `make kind-up` runs it first; run it alone to prepare a machine.
 #
-#   bash scripts/kind/build.sh        # prints the node image tag on its last line
+#   bash scripts/kind/build.sh [node|ingress|all]   # default all; prints the node image tag last
+#
+# `node` = what the cluster itself needs (steps 1-4 without Traefik); `ingress` = Traefik and its
+# image (scripts/kind/up.sh builds it after creating the cluster, so the two overlap nothing but
+# a cold Traefik compile no longer delays the cluster).
 #
 # Steps (each skipped when its result for the same versions/inputs exists):
 #   1. the Go programs (scripts/kind/build-bins.sh -> $RDM_KIND_DIR/<component>-<version>/bin);
@@ -80,9 +84,18 @@ debian_image() { # debian_image <tag> "<packages>" [binary ...]
   build_image "$tag" "$ctx"
 }
 
+PART="${1:-all}"
+case "$PART" in node | ingress | all) ;; *) die "usage: build.sh [node|ingress|all]" ;; esac
 t_start=$SECONDS
+if [ "$PART" = ingress ]; then
+  bash "$HERE/build-bins.sh" traefik
+  scratch_image "$TRAEFIK_IMAGE" "$(bin_dir "traefik-$TRAEFIK_VERSION")/traefik" /traefik
+  say "Traefik built or cached in $((SECONDS - t_start)) s"
+  echo "$TRAEFIK_IMAGE"
+  exit 0
+fi
 # ---- 1. binaries, 2. Debian minbase
-bash "$HERE/build-bins.sh"
+bash "$HERE/build-bins.sh" kind k8s etcd containerd coredns local-path
 (cd "$REPO_ROOT" && bash scripts/images.sh base) >"$LOGS/images-base.log" 2>&1 || { show_log "$LOGS/images-base.log"; die "scripts/images.sh base failed"; }
 
 K8S_BIN="$(bin_dir "kubernetes-$K8S_VERSION")"
@@ -109,7 +122,6 @@ scratch_image "$KIND_LOCAL_PATH_TAG" "$(bin_dir "local-path-provisioner-$LOCAL_P
 # both are the minbase under the tags kind expects.
 debian_image "$KIND_LOCAL_PATH_HELPER_TAG" ""
 debian_image "$KIND_KINDNETD_TAG" ""
-scratch_image "$TRAEFIK_IMAGE" "$(bin_dir "traefik-$TRAEFIK_VERSION")/traefik" /traefik
 
 # ---- 4. tarball + node image, keyed by kind, the base and every packed image
 packed=("registry.k8s.io/kube-proxy:$K8S_VERSION" "$ETCD_TAG" "$COREDNS_TAG" "registry.k8s.io/pause:$PAUSE_TAG" registry.k8s.io/pause:3.10
@@ -134,11 +146,14 @@ if [ "$(key_of "$NODE_IMAGE")" != "$node_key" ]; then
   # kind cannot label the image it builds: the key goes on a one-line derived build of the same tag.
   PATH="$HERE/shim:$PATH" nice -n 19 "$kind_bin" build node-image --type file --base-image "$BASE_KIND_IMAGE" \
     --image "$NODE_IMAGE-unlabelled" "$tgz" >"$LOGS/node-image.log" 2>&1 || { show_log "$LOGS/node-image.log"; die "kind build node-image failed"; }
-  grep -q 'Detected built images' "$LOGS/node-image.log" || say "warning: kind did not report the packed images as built (see $LOGS/node-image.log)"
   printf 'FROM %s\nLABEL org.rdm.kind.key=%s\n' "$NODE_IMAGE-unlabelled" "$node_key" | docker build -q -t "$NODE_IMAGE" - >/dev/null
   docker rmi "$NODE_IMAGE-unlabelled" >/dev/null
   rm -f "$tgz"
   echo "$(date -u +%FT%TZ) node-image $NODE_IMAGE $((SECONDS - t0))s" >>"$RDM_KIND_DIR/times.txt"
 fi
-say "everything built or cached in $((SECONDS - t_start)) s (times: $RDM_KIND_DIR/times.txt)"
+if [ "$PART" = all ]; then
+  bash "$HERE/build-bins.sh" traefik
+  scratch_image "$TRAEFIK_IMAGE" "$(bin_dir "traefik-$TRAEFIK_VERSION")/traefik" /traefik
+fi
+say "$PART built or cached in $((SECONDS - t_start)) s (times: $RDM_KIND_DIR/times.txt)"
 echo "$NODE_IMAGE"
