@@ -16,7 +16,7 @@ export PATH := $(ROOT)/.tools/bin:$(ROOT)/node_modules/.bin:$(PATH)
 
 .PHONY: help up deps browser node-deps pnpm infra minio opensearch migrate stop clean distclean \
 	test test-unit test-integration test-faults test-e2e fuzz bench lint typecheck \
-	user revoke-token deactivate-user kind-up reindex vocabularies-import build images chart-check docker-up docker-down
+	user revoke-token deactivate-user kind-build kind-up kind-down reindex vocabularies-import build images chart-check docker-up docker-down
 
 help: ## list targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-z0-9-]+):.*## (.*)/  make \1\t\2/' | expand -t 28
@@ -245,5 +245,12 @@ chart-check: node-deps ## helm lint + template of charts/rdm (3 value sets), API
 	@$(VITEST) --project charts
 
 
-kind-up: ## kind cluster + image + helm install charts/rdm + smoke test through the ingress (needs Docker; exits 1 without)
-	@bash $(INFRA)/kind-up.sh
+kind-build: ## build (or reuse, cached by version in /var/lib/rdm-kind) kind, Kubernetes, the node image and Traefik; cold ~40 min
+	@bash $(INFRA)/docker.sh start
+	@bash scripts/kind/build.sh
+
+kind-up: node-deps ## kind cluster built here + Traefik ingress + images + helm install charts/rdm + smoke test through the ingress
+	@bash scripts/kind/up.sh
+
+kind-down: ## delete the kind cluster of kind-up (cached builds and images stay)
+	@bash scripts/kind/down.sh

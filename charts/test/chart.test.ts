@@ -136,6 +136,18 @@ describe.each(SETS)('charts/rdm with $name', (values) => {
     expect(Boolean(ing.spec.tls)).toBe(values.files.includes('ci/production-values.yaml'));
   });
 
+  it("routes the gateway's routes outside /api (OAI-PMH /oai2d, the sitemaps, the landing pages) through the ingress too", () => {
+    const [ing] = byKind(objs, 'Ingress');
+    const paths = ing.spec.rules[0].http.paths as Manifest[];
+    const route = (p: string) => paths.find((x) => x.path === p);
+    expect(route('/oai2d')?.pathType).toBe('Exact');
+    expect(route('/sitemap.xml')?.pathType).toBe('Exact');
+    expect(route('/sitemaps')?.pathType).toBe('Prefix');
+    // The landing pages (web service, behind the gateway) that the API's `*_html` links name.
+    for (const p of ['/records', '/communities', '/search', '/doi', '/static']) expect(route(p)?.pathType, p).toBe('Prefix');
+    for (const p of paths) expect(p.backend.service.name).toBe(route('/api')?.backend.service.name);
+  });
+
   it('migrates every service with a database in a hook Job before its pods (after the in-cluster database exists)', () => {
     const jobs = byKind(objs, 'Job');
     const inCluster = !values.files.includes('ci/production-values.yaml');
