@@ -73,11 +73,14 @@ describe(jsonArrayElements.name, () => {
  */
 describe(`${jsonArrayElements.name} against JSON.parse`, () => {
   /** A small seeded PRNG (mulberry32), so that a failure is reproducible from its seed. */
-  const rng = (seed: number) => () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  const rng = (seed: number) => {
+    let state = seed;
+    return () => {
+      state = (state + 0x6d2b79f5) | 0;
+      let t = Math.imul(state ^ (state >>> 15), 1 | state);
+      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
   };
   const PIECES = ['"', '\\', '[', ']', '{', '}', ',', ':', ' ', '\n', 'a', 'é', '€', '😀', '\u0000', '\u001f', '\u2028', '\ud800'];
   const value = (r: () => number, depth: number): unknown => {
