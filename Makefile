@@ -164,7 +164,7 @@ test-unit: deps ## unit tests only
 test-integration: deps infra minio opensearch ## integration tests (real PostgreSQL, NATS and MinIO)
 	@$(VITEST) --project integration
 
-test-faults: deps infra ## fault trials, long form: kill -9 / NATS restarts mid-saga, FAULT_TRIALS (20) per kill point (private stack on 5940-5946)
+test-faults: deps infra ## fault trials, long form: kill -9 / NATS restarts mid-saga, FAULT_TRIALS (20) per kill point (private stack on 5940-5947, its PostgreSQL on 5959)
 	@cd $(ROOT) && FAULT_TRIALS=$${FAULT_TRIALS:-20} $(ROOT)/node_modules/.bin/vitest run --project faults
 
 reindex: node-deps infra ## make reindex SERVICE=<svc>: rebuild the service's search index from PostgreSQL and swap its alias (SEARCH_ENGINE=opensearch|elasticsearch)
@@ -176,7 +176,7 @@ vocabularies-import: node-deps infra ## make vocabularies-import TYPE=affiliatio
 	@src="$$(realpath "$$SOURCE")" || exit 2; cd $(ROOT)/services/vocabularies && $(TSX) src/main.ts migrate >/dev/null && \
 		$(TSX) src/main.ts import --type "$$TYPE" --source "$$src" --format "$${FORMAT:-ror-v2}"
 
-test-e2e: deps browser infra ## e2e tests; E2E_RUNTIME=containers (default: images + testcontainers, gateway on 5900) or processes (ports 5900-5906)
+test-e2e: deps browser infra ## e2e tests; E2E_RUNTIME=containers (default: images + testcontainers, gateway on 5900) or processes (ports 5900-5907)
 	@if [ "$(E2E_RUNTIME)" = containers ]; then cd $(ROOT) && bash scripts/images.sh all; fi
 	@cd $(ROOT) && E2E_RUNTIME=$(E2E_RUNTIME) $(ROOT)/node_modules/.bin/vitest run --project e2e
 

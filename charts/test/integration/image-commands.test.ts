@@ -172,7 +172,9 @@ describe('the image commands of charts/rdm, run from a production build outside 
       'requests',
       'users',
       'vocabularies',
+      'web',
     ]);
+    // Every service but the web pages (no database) has its migration Job.
     expect(jobs.length).toBe(6);
   });
 

@@ -1,12 +1,12 @@
 /**
  * A private stack for fault trials: its own PostgreSQL cluster (initdb into .data/faults-pg, port
- * `FAULTS_PG_PORT` 5947, through `scripts/infra/postgres.sh private-start`; the trials stop and
+ * `FAULTS_PG_PORT` 5959, through `scripts/infra/postgres.sh private-start`; the trials stop and
  * start it — the shared cluster on 5432 is never touched; `FAULTS_DATABASE_URL` runs on another
  * server instead, and then nothing restarts it) with its own database (`FAULTS_DATABASE_NAME`,
  * default rdm_faults, dropped and created fresh), its own nats-server (JetStream, store under .data/faults-nats, port
  * `FAULTS_NATS_PORT` 4228, monitoring `FAULTS_NATS_MONITOR_PORT` 8228) and every service plus the
- * gateway as real processes from scripts/up.ts on `FAULTS_PORT_BASE` (5940: gateway, +1…+6 users
- * vocabularies records files requests communities), logs in .data/faults-logs/<svc>.log. Nothing
+ * gateway as real processes from scripts/up.ts on `FAULTS_PORT_BASE` (5940: gateway, +1…+7 users
+ * vocabularies records files requests communities web), logs in .data/faults-logs/<svc>.log. Nothing
  * is shared with the e2e stack (5900, 4223), the benches or a dev stack (5000, 4222).
  *
  * Use it from `e2e/faults/*.test.ts` when a test must kill -9 a service, restart it, or stop and
@@ -39,7 +39,7 @@ export const CI = !!env.CI && env.CI !== 'false' && env.CI !== '0';
 const DATA = join(REPO_ROOT, '.data');
 /** Where the services' logs go. */
 export const LOG_DIR = join(DATA, 'faults-logs');
-const PG_PORT = Number(env.FAULTS_PG_PORT ?? 5947);
+const PG_PORT = Number(env.FAULTS_PG_PORT ?? 5959);
 const ADMIN_URL = env.FAULTS_DATABASE_URL ?? `postgres://rdm:rdm@127.0.0.1:${PG_PORT}/rdm`;
 const DB_NAME = env.FAULTS_DATABASE_NAME ?? 'rdm_faults';
 const PORT_BASE = Number(env.FAULTS_PORT_BASE ?? 5940);
