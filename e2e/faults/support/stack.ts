@@ -118,11 +118,13 @@ export async function probeInfra(): Promise<string[]> {
   } finally {
     await client.end().catch(() => undefined);
   }
-  if (missing.length > 0) await privatePostgres?.stop('fast').catch(() => undefined);
   if (!natsBin()) missing.push(`a nats-server binary (${NATS_BINS.join(', ')}; \`make deps\` installs it)`);
   const ports = [PORT_BASE, ...SERVICES.map((_, i) => PORT_BASE + 1 + i), NATS_PORT, NATS_MONITOR_PORT];
   const busy = (await Promise.all(ports.map(async (p) => ((await portOpen(p)) ? p : null)))).filter((p) => p !== null);
   if (busy.length) missing.push(`free ports (in use: ${busy.join(', ')}; another fault run? set FAULTS_PORT_BASE / FAULTS_NATS_PORT)`);
+  if (privatePostgres && ports.includes(PG_PORT)) missing.push(`FAULTS_PG_PORT ${PG_PORT} outside the stack's ports (${ports.join(', ')})`);
+  // Why last: whatever is missing, the trials will not run, and the cluster started above must not outlive them.
+  if (missing.length > 0) await privatePostgres?.stop('fast').catch(() => undefined);
   return missing;
 }
 
