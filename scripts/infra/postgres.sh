@@ -148,7 +148,8 @@ fsync = off
 CONF
   fi
   if ! as_pg_owner "$bin/pg_ctl" -D "$dir" status >/dev/null 2>&1; then
-    as_pg_owner "$bin/pg_ctl" -D "$dir" -l "$dir/server.log" -w -t 60 start >/dev/null ||
+    # Why -p as well: the port written at initdb is only the default; a later PORT wins.
+    as_pg_owner "$bin/pg_ctl" -D "$dir" -l "$dir/server.log" -o "-p $port" -w -t 60 start >/dev/null ||
       { show_log "$dir/server.log"; die "private cluster $dir did not start on port $port"; }
   fi
   as_pg_owner "$bin/psql" -X -q -At -v ON_ERROR_STOP=1 -h "$dir" -p "$port" -U postgres -d postgres <<'SQL' >/dev/null || die "could not create role/database rdm in $dir"
