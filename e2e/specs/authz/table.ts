@@ -2398,6 +2398,62 @@ export const TABLE: Row[] = [
       any    200  200   200   200    200     200     200    200
     `,
   },
+  // Jobs (vocabulary imports, issue 25): administrators only; an unknown job is 404 only for them.
+  {
+    op: 'GET /api/jobs',
+    scope: 'global',
+    expect: `
+      state  anon owner other reader curator manager cowner admin
+      any    403  403   403   403    403     403     403    200
+    `,
+  },
+  {
+    // An empty body: an allowed call is refused as invalid and creates nothing.
+    op: 'POST /api/jobs',
+    scope: 'global',
+    body: () => ({}),
+    expect: `
+      state  anon owner other reader curator manager cowner admin
+      any    403  403   403   403    403     403     403    400
+    `,
+  },
+  {
+    op: 'GET /api/jobs/{id}',
+    path: '/api/jobs/00000000-0000-4000-8000-00000000a11d',
+    scope: 'global',
+    expect: `
+      state  anon owner other reader curator manager cowner admin
+      any    403  403   403   403    403     403     403    404
+    `,
+  },
+  {
+    op: 'GET /api/jobs/{id}/runs',
+    path: '/api/jobs/00000000-0000-4000-8000-00000000a11d/runs',
+    scope: 'global',
+    expect: `
+      state  anon owner other reader curator manager cowner admin
+      any    403  403   403   403    403     403     403    404
+    `,
+  },
+  {
+    op: 'POST /api/jobs/{id}/runs',
+    path: '/api/jobs/00000000-0000-4000-8000-00000000a11d/runs',
+    scope: 'global',
+    body: () => ({}),
+    expect: `
+      state  anon owner other reader curator manager cowner admin
+      any    403  403   403   403    403     403     403    404
+    `,
+  },
+  {
+    op: 'GET /api/jobs/{id}/runs/{run_id}',
+    path: '/api/jobs/00000000-0000-4000-8000-00000000a11d/runs/00000000-0000-4000-8000-00000000a11d',
+    scope: 'global',
+    expect: `
+      state  anon owner other reader curator manager cowner admin
+      any    403  403   403   403    403     403     403    404
+    `,
+  },
   {
     op: 'POST /api/vocabularies/tasks',
     scope: 'global',
