@@ -7,19 +7,11 @@
  * When to edit: access-request.routes.ts or access-request.service.ts change. Only the platform
  * and constants may be imported here (the gateway's route generator imports it).
  */
-import { defineRoutes, type Json, json, operationRoute, ref, schemaRef } from '@rdm/platform';
+import { defineRoutes, type Json, json, operationRoute, schemaRef } from '@rdm/platform';
+import { errorResponse, errorsOf } from './decl-errors.js';
 
 const TAGS = ['records'];
-const E: Record<string, Json> = {
-  '400': ref('responses', 'BadRequest'),
-  '401': ref('responses', 'InvalidToken'),
-  '403': ref('responses', 'PermissionDenied'),
-  '404': ref('responses', 'NotFound'),
-  '410': { description: 'The record was deleted.', content: json(schemaRef('Error')) },
-  '429': ref('responses', 'TooManyRequests'),
-  '503': ref('responses', 'ServiceUnavailable'),
-};
-const errors = (): Json => Object.fromEntries(Object.entries(E));
+const errors = errorsOf(['400', '401', '403', '404', '410', '429', '503'], { '410': errorResponse('The record was deleted.') });
 const idParam = { name: 'id', in: 'path', required: true, schema: { type: 'string' }, description: 'Record id.' };
 const tokenParam = {
   name: 'access_request_token',

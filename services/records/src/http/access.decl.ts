@@ -7,19 +7,11 @@
  * When to edit: access.routes.ts, access-links.service.ts or grants.service.ts change. Only the
  * platform and constants may be imported here (the gateway's route generator imports it).
  */
-import { AUTHENTICATED, defineRoutes, type Json, json, operationRoute, ref, schemaRef } from '@rdm/platform';
+import { AUTHENTICATED, defineRoutes, type Json, json, operationRoute, schemaRef } from '@rdm/platform';
+import { errorsOf } from './decl-errors.js';
 
 const TAGS = ['records'];
-const E: Record<string, Json> = {
-  '400': ref('responses', 'BadRequest'),
-  '401': ref('responses', 'InvalidToken'),
-  '403': ref('responses', 'PermissionDenied'),
-  '404': ref('responses', 'NotFound'),
-  '429': ref('responses', 'TooManyRequests'),
-  '503': ref('responses', 'ServiceUnavailable'),
-};
-const errors = (...codes: string[]): Json =>
-  Object.fromEntries([...new Set(['400', '401', '403', '404', '429', '503', ...codes])].sort().map((c) => [c, E[c]]));
+const errors = errorsOf(['400', '401', '403', '404', '429', '503']);
 const idParam = {
   name: 'id',
   in: 'path',

@@ -6,21 +6,14 @@
  * When to edit: deletion.routes.ts, abuse.routes.ts or their components change. Only the platform
  * and constants may be imported here (the gateway's route generator imports it).
  */
-import { AUTHENTICATED, defineRoutes, type Json, json, operationRoute, rate, ref, schemaRef } from '@rdm/platform';
+import { AUTHENTICATED, defineRoutes, type Json, json, operationRoute, rate, schemaRef } from '@rdm/platform';
+import { errorResponse, errorsOf } from './decl-errors.js';
 
 const TAGS = ['records'];
-const E: Record<string, Json> = {
-  '400': ref('responses', 'BadRequest'),
-  '401': ref('responses', 'InvalidToken'),
-  '403': ref('responses', 'PermissionDenied'),
-  '404': ref('responses', 'NotFound'),
-  '410': { description: 'The record has been deleted (body with `tombstone`).', content: json(schemaRef('Error')) },
-  '412': { description: 'If-Match does not match the revision.', content: json(schemaRef('Error')) },
-  '429': ref('responses', 'TooManyRequests'),
-  '503': ref('responses', 'ServiceUnavailable'),
-};
-const errors = (...codes: string[]): Json =>
-  Object.fromEntries([...new Set(['400', '401', '429', '503', ...codes])].sort().map((c) => [c, E[c]]));
+const errors = errorsOf(['400', '401', '429', '503'], {
+  '410': errorResponse('The record has been deleted (body with `tombstone`).'),
+  '412': errorResponse('If-Match does not match the revision.'),
+});
 const idParam = { name: 'id', in: 'path', required: true, schema: { type: 'string' }, description: 'Record id (`abcde-12345`).' };
 const str = { type: 'string' };
 
