@@ -57,6 +57,9 @@ export function isAppError(e: unknown): e is AppError {
 }
 
 /** Catalog of errors shared by all services; services add their own next to their domain. */
+/** Seconds a client is asked to wait (`Retry-After`) when a dependency is unreachable. */
+export const RETRY_AFTER_SECONDS = 5;
+
 export const Errors = {
   /** 400 with field errors (marshmallow-style validation failure). */
   validation: (fieldErrors: FieldError[], message = 'A validation error occurred.') =>
@@ -124,17 +127,15 @@ export const Errors = {
   /** 429 with rate-limit headers. */
   tooManyRequests: (headers: Record<string, string>) =>
     new AppError('rate_limited', 429, 'Too many requests. Please slow down.', { headers }),
-  /** 503 when a dependency cannot be reached in time. */
-  serviceUnavailable: (message = 'Service unavailable.') => new AppError('service_unavailable', 503, message),
+  /** 503 when a dependency cannot be reached in time; always with `Retry-After` (clients and ingresses back off by it). */
+  serviceUnavailable: (message = 'Service unavailable.', retryAfterSeconds = RETRY_AFTER_SECONDS) =>
+    new AppError('service_unavailable', 503, message, { headers: { 'Retry-After': String(retryAfterSeconds) } }),
   /** 500 for a bug; the message is never shown to clients. */
   internal: (message = 'Internal error.') => new AppError('internal_error', 500, message),
 } as const;
 
 /** Generic body text of an unexpected failure. */
 export const INTERNAL_MESSAGE = 'Internal server error.';
-
-/** Seconds a client is asked to wait (`Retry-After`) when a dependency is unreachable. */
-export const RETRY_AFTER_SECONDS = 5;
 
 /** Socket error codes of a dependency that cannot be reached (refused, reset, unroutable, timed out). */
 const CONNECTION_CODES = new Set([
@@ -188,7 +189,7 @@ export function isConnectionError(err: unknown, depth = 0): boolean {
 export function toAppError(err: unknown): AppError {
   if (isAppError(err)) return err;
   if (isConnectionError(err)) {
-    return new AppError('service_unavailable', 503, 'Service unavailable.', { headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) } });
+    return Errors.serviceUnavailable();
   }
   if ((err as { code?: unknown } | null)?.code === '54000') {
     return Errors.payloadTooLarge('The request is too large to be stored or indexed.');

@@ -195,8 +195,9 @@ export function hasRequestBody(h: IncomingHttpHeaders): boolean {
   return len !== undefined && len !== '0';
 }
 
-const unavailable = (reason: string, cause?: unknown, headers?: Record<string, string>): AppError => {
-  const e = headers ? new AppError('service_unavailable', 503, 'Service unavailable.', { headers }) : Errors.serviceUnavailable();
+/** 503 with `Retry-After` (a full pool: its queue timeout; anything else: the platform's default). */
+const unavailable = (reason: string, cause?: unknown, retryAfterSeconds?: number): AppError => {
+  const e = Errors.serviceUnavailable(undefined, retryAfterSeconds);
   (e as { reason?: string }).reason = reason;
   if (cause !== undefined) (e as { cause?: unknown }).cause = cause;
   return e;
@@ -279,7 +280,7 @@ class Forward implements Dispatcher.DispatchHandler, Waiter {
     readonly drain: DrainLimits,
     readonly timeouts: BodyTimeouts,
     readonly upload: boolean,
-    readonly retryAfter: string,
+    readonly retryAfter: number,
     /** Upload routes: see ProxyOptions.uploadIdleMs (0 = none). */
     readonly uploadIdleMs: number,
   ) {}
@@ -357,7 +358,7 @@ class Forward implements Dispatcher.DispatchHandler, Waiter {
     if (this.finished) return;
     // The body was not read: discard it within bounds so the client gets the 503.
     answerEarly(this.ex.req, this.ex.res, this.drain);
-    this.fail(unavailable(`${this.name}: no connection free in time`, undefined, { 'Retry-After': this.retryAfter }));
+    this.fail(unavailable(`${this.name}: no connection free in time`, undefined, this.retryAfter));
   }
 
   /** The service holds the upload back, or has it all and owes the answer: start its clock. */
@@ -716,11 +717,11 @@ function onResDrain(this: WithFwd<ServerResponse>): void {
 /** Forwards requests to services over pooled keep-alive connections (upstream.ts). */
 export class UpstreamProxy {
   private readonly pools = new Map<Upstream, UpstreamPool>();
-  private readonly retryAfter: string;
+  private readonly retryAfter: number;
 
   constructor(private readonly opts: ProxyOptions) {
     // Retry-After of a full pool: the queue timeout, at least a second.
-    this.retryAfter = String(Math.max(1, Math.ceil(opts.queueTimeoutMs / 1000)));
+    this.retryAfter = Math.max(1, Math.ceil(opts.queueTimeoutMs / 1000));
   }
 
   /** The pool of a service (created on first use). */

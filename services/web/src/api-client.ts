@@ -13,7 +13,7 @@
  *
  * When to use: every page handler; never read a database or import a service.
  */
-import { AppError, type Identity, signIdentity } from '@rdm/platform';
+import { AppError, Errors, type Identity, signIdentity } from '@rdm/platform';
 
 /** Where each service's API lives (internal base URLs, no trailing slash). */
 export interface ApiUpstreams {
@@ -67,7 +67,7 @@ export class ApiClient {
         signal: AbortSignal.timeout(this.timeoutMs),
       });
     } catch {
-      throw new AppError('service_unavailable', 503, 'Service unavailable.');
+      throw Errors.serviceUnavailable();
     }
     const text = await res.text();
     let body: any;

@@ -449,6 +449,7 @@ describe('gateway streaming and failures', () => {
     const started = Date.now();
     const res = await fetch(`${down.url}/api/requests`);
     expect(res.status).toBe(503);
+    expect(res.headers.get('retry-after')).toBe('5');
     expect(await res.json()).toEqual({ status: 503, message: 'Service unavailable.' });
     expect(Date.now() - started).toBeLessThan(1000);
   });
@@ -458,6 +459,7 @@ describe('gateway streaming and failures', () => {
     const started = Date.now();
     const res = await fetch(`${slow.url}/api/requests/x/comments/never`);
     expect(res.status).toBe(503);
+    expect(res.headers.get('retry-after')).toBe('5');
     await res.arrayBuffer();
     const ms = Date.now() - started;
     expect(ms).toBeGreaterThanOrEqual(290);

@@ -10,7 +10,7 @@
  * of partial hits and counts; a search whose client went away is aborted (the engine cancels a search
  * whose HTTP connection closes) and answers 499.
  */
-import { AppError, RETRY_AFTER_SECONDS } from '../../errors.js';
+import { type AppError, Errors } from '../../errors.js';
 import { clientGoneSignal } from '../../request-scope.js';
 import { QuerySyntaxError } from '../ast.js';
 import { clientClosedRequest, searchStatementTimeout, searchTooLong } from '../pg-read.js';
@@ -89,7 +89,7 @@ export function isEngineDown(e: unknown): boolean {
 
 /** 503 `Service unavailable.` with Retry-After (the search engine is down). */
 export function searchUnavailable(): AppError {
-  return new AppError('service_unavailable', 503, 'Service unavailable.', { headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) } });
+  return Errors.serviceUnavailable();
 }
 
 /**
