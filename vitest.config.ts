@@ -12,8 +12,8 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          // scripts/*.test.ts: the scripts `make test` itself relies on (its summary).
-          include: ['proto/lib/**/*.test.ts', 'services/*/src/**/*.test.ts', 'scripts/*.test.ts'],
+          // scripts/*.test.ts: the scripts `make test` itself relies on (its summary); e2e/support: the e2e client's own behaviour.
+          include: ['proto/lib/**/*.test.ts', 'services/*/src/**/*.test.ts', 'scripts/*.test.ts', 'e2e/support/*.test.ts'],
           environment: 'node',
         },
       },

@@ -1,7 +1,20 @@
 /**
  * Black-box HTTP client for e2e specs: talks only to the gateway at E2E_BASE_URL (set by the
  * global setup). Never import services/* from e2e.
+ *
+ * `overloadRetries(n, fn)`: inside `fn` (and everything it awaits), a 503 — the stack overloaded
+ * on a busy machine, never an answer a spec asserts there — is asked again up to `n` times after
+ * its `Retry-After` (capped at 5 s). For fixture set-up only: a spec that asserts statuses calls
+ * `api` outside it. Streamed bodies are never replayed.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
+
+const retries = new AsyncLocalStorage<number>();
+
+/** Run `fn` with 503s retried up to `n` times after their Retry-After (fixture set-up only). */
+export function overloadRetries<T>(n: number, fn: () => Promise<T>): Promise<T> {
+  return retries.run(n, fn);
+}
 
 /** Base URL of the gateway under test. */
 export function baseUrl(): string {
@@ -50,7 +63,14 @@ export async function api<T = any>(path: string, o: CallOptions = {}): Promise<A
     redirect: o.redirect ?? 'manual',
     duplex: 'half',
   };
-  const res = await fetch(url, init as RequestInit);
+  let res = await fetch(url, init as RequestInit);
+  const replayable = body === undefined || typeof body === 'string' || body instanceof Uint8Array;
+  for (let left = replayable ? (retries.getStore() ?? 0) : 0; res.status === 503 && left > 0; left--) {
+    const wait = Math.min(5, Math.max(1, Number(res.headers.get('retry-after')) || 1));
+    await res.arrayBuffer();
+    await new Promise((r) => setTimeout(r, wait * 1000));
+    res = await fetch(url, init as RequestInit);
+  }
   const text = await res.text();
   let parsed: any;
   try {

@@ -12,7 +12,7 @@
  *   cell (operation, actor, state, expected, got) in one summary, then fails.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type ApiResponse, api } from '../../support/client.js';
+import { type ApiResponse, api, overloadRetries } from '../../support/client.js';
 import { ACTORS, type Actor, buildWorld, COMMUNITY_STATES, PLAIN_ACTORS, RECORD_STATES, REQUEST_STATES, type World } from './fixtures.js';
 import { type Cell, EXCLUDED, KNOWN, type Row, type Scope, TABLE, type Vars } from './table.js';
 
@@ -228,7 +228,8 @@ describe('authorisation matrix', () => {
   let w: World;
   beforeAll(async () => {
     const t = Date.now();
-    w = await buildWorld();
+    // One 503 in set-up (an RPC timing out on a loaded machine) would fail every cell: retried.
+    w = await overloadRetries(3, buildWorld);
     process.stderr.write(`[authz] world built in ${((Date.now() - t) / 1000).toFixed(1)} s\n`);
   }, 600_000);
 
