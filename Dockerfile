@@ -1,6 +1,6 @@
 # syntax=docker/dockerfile:1
 # One image for every service (see charts/README.md, "Image"): the command picks the service,
-#   docker run rdm:<tag> --enable-source-maps dist/<service>/main.js [migrate]
+#   docker run rdm:<tag> dist/<service>/main.js [migrate]
 # Build: `make images` (docker or podman), or docker build -t rdm:dev .
 # Stage 1 installs the workspace (dev dependencies included: tsx carries esbuild) and bundles each
 # service with scripts/build.ts; stage 2 is distroless: node, the bundles, the event schemas.
@@ -46,4 +46,4 @@ COPY --from=build /out/ /app/
 USER 65532:65532
 EXPOSE 8080
 # ENTRYPOINT is the image's node; no HEALTHCHECK: Kubernetes probes /readyz and /healthz.
-CMD ["--enable-source-maps", "dist/gateway/main.js"]
+CMD ["dist/gateway/main.js"]

@@ -1,6 +1,7 @@
 /**
  * Production build: every service bundled with esbuild into `dist/<svc>/` as plain ESM
- * JavaScript with source maps, started with `node --enable-source-maps dist/<svc>/main.js`.
+ * JavaScript with source maps, started with `node dist/<svc>/main.js` (logged stacks are mapped to TypeScript lazily by the
+ * platform's stack-map.ts, never with --enable-source-maps: see there).
  *
  * When to use: `make build` (and `make up`, which rebuilds when a source is newer than dist),
  * and the Dockerfile's build stage. `pnpm exec tsx scripts/build.ts [--only=users,records]

@@ -11,7 +11,7 @@
  *   migration aborts the start. A service whose package.json has a `fixtures` script (e.g. the
  *   vocabularies loader) gets that script run after all migrations, in the same order.
  * - Runtime (`StackOptions.runtime`): `dist` runs the production build,
- *   `node --enable-source-maps dist/<svc>/main.js` with NODE_ENV=production (what the image and
+ *   `node dist/<svc>/main.js` with NODE_ENV=production (what the image and
  *   the Kubernetes Deployment run; `scripts/build.ts` makes it). `tsx` runs
  *   `node --import tsx src/main.ts` (same as `tsx src/main.ts`, but one process per service, so
  *   the pid we signal is the server itself). The CLI (`make up`) uses `dist` and rebuilds the
@@ -192,7 +192,7 @@ export function planStack(opts: StackOptions = {}): { specs: ServiceSpec[]; skip
     const extra = opts.nodeArgs?.(name) ?? [];
     const args =
       runtime === 'dist'
-        ? ['--enable-source-maps', ...extra, join(root, 'dist', name, 'main.js')]
+        ? [...extra, join(root, 'dist', name, 'main.js')] // stacks mapped when logged (platform stack-map.ts)
         : ['--enable-source-maps', ...extra, ...(opts.watch ? ['--watch'] : []), '--import', loader, 'src/main.ts'];
     specs.push({
       name,

@@ -99,7 +99,7 @@ describe.each(SETS)('charts/rdm with $name', (values) => {
       expect(c.livenessProbe.httpGet).toEqual({ path: '/healthz', port: 'http' });
       expect(c.resources.requests.cpu && c.resources.requests.memory && c.resources.limits.memory).toBeTruthy();
       const svc = d.metadata.name.replace(/^rdm-/, '');
-      expect(c.args).toEqual(['--enable-source-maps', `dist/${svc}/main.js`]);
+      expect(c.args).toEqual([`dist/${svc}/main.js`]);
       expect(pod.automountServiceAccountToken).toBe(false);
     }
   });
@@ -155,7 +155,7 @@ describe.each(SETS)('charts/rdm with $name', (values) => {
     for (const j of jobs) {
       const svc = j.metadata.name.replace(/^rdm-|-migrate$/g, '');
       expect(j.metadata.annotations['helm.sh/hook']).toBe(inCluster ? 'post-install,pre-upgrade' : 'pre-install,pre-upgrade');
-      expect(j.spec.template.spec.containers[0].args).toEqual(['--enable-source-maps', `dist/${svc}/main.js`, 'migrate']);
+      expect(j.spec.template.spec.containers[0].args).toEqual([`dist/${svc}/main.js`, 'migrate']);
       expect(Boolean(j.spec.template.spec.initContainers)).toBe(inCluster);
     }
     // What the Jobs read exists before them: the ConfigMap (and the chart's Secret) are hooks of a lower weight.

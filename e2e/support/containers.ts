@@ -434,7 +434,7 @@ export async function startContainerStack(o: ContainerStackOptions): Promise<Con
         (c) =>
           c
             .withEnvironment(env)
-            .withCommand(['--enable-source-maps', `dist/${svc}/main.js`, 'migrate'])
+            .withCommand([`dist/${svc}/main.js`, 'migrate'])
             .withWaitStrategy(Wait.forOneShotStartup()),
         180_000,
       );
@@ -473,7 +473,7 @@ export async function startContainerStack(o: ContainerStackOptions): Promise<Con
         (c) => {
           let x = c
             .withEnvironment(svc === 'records' ? { ...env, MAIL_SINK: 'true', MAIL_SINK_DIR: '/mail', MAIL_SINK_PORT: '2525' } : env)
-            .withCommand(['--enable-source-maps', `dist/${svc}/main.js`])
+            .withCommand([`dist/${svc}/main.js`])
             .withTmpFs({ '/tmp': 'rw' })
             .withWaitStrategy(Wait.forSuccessfulCommand(readyCheck));
           if (svc === 'records') x = x.withBindMounts([{ source: o.mailDir, target: '/mail', mode: 'rw' }]);

@@ -267,7 +267,7 @@ function startBare(recordFile: string): ChildProcess {
 }
 
 function startGateway(main: string, port: number, natsUrl: string, recordsUrl: string | undefined, logFile: string): ChildProcess {
-  const args = ['--enable-source-maps'];
+  const args: string[] = [];
   if (CPU_PROF) {
     const dir = join(CPU_PROF, port === GW_PORT ? 'gateway' : 'baseline');
     mkdirSync(dir, { recursive: true });
@@ -306,7 +306,7 @@ function startBaselineRecords(main: string, s: Stack, logFile: string): ChildPro
   const spec = s.specs.find((x) => x.name === 'records');
   if (!spec) throw new Error('the stack has no records service');
   const out = openSync(logFile, 'a');
-  const c = spawn(process.execPath, ['--enable-source-maps', main], {
+  const c = spawn(process.execPath, [main], {
     cwd: spec.cwd,
     env: { ...env, ...spec.env, PORT: String(BASE_RECORDS_PORT) },
     stdio: ['ignore', out, out],

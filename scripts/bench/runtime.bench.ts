@@ -1,6 +1,6 @@
 /**
  * Benchmark: the production build (`make build`: esbuild bundles in dist/, run by plain
- * `node --enable-source-maps dist/<svc>/main.js`, what `make up` and the image run) against the
+ * `node dist/<svc>/main.js`, what `make up` and the image run) against the
  * sources through tsx (`node --import tsx src/main.ts`, `DEV=1 make up`), on the same database,
  * same NATS, same machine, one after the other:
  *

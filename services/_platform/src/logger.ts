@@ -1,5 +1,6 @@
 /** pino JSON logger; secrets and tokens are redacted wherever they appear in log objects. */
 import pino, { type Logger } from 'pino';
+import { mapStack } from './stack-map.js';
 
 export type { Logger } from 'pino';
 
@@ -27,11 +28,20 @@ export function createLogger(service: string, level = 'info', dest: 'stdout' | '
       base: { service },
       redact: { paths: REDACT, censor: '[redacted]' },
       timestamp: pino.stdTimeFunctions.isoTime,
+      // Bundled builds: stacks name TypeScript lines, mapped only when an error is logged (stack-map.ts).
+      serializers: { err: serializeError },
     },
     // Why async: a synchronous write per request line blocks the event loop on every request.
     // pino flushes the buffer on normal exit; a hard crash may lose the last lines, not data.
     pino.destination({ dest: dest === 'stdout' ? 1 : 2, sync: false }),
   );
+}
+
+/** pino's error serializer, with bundled stack frames mapped to their TypeScript positions (causes too). */
+export function serializeError(err: Error): ReturnType<typeof pino.stdSerializers.err> {
+  const out = pino.stdSerializers.err(err);
+  if (typeof out.stack === 'string') out.stack = mapStack(out.stack);
+  return out;
 }
 
 /** Strip `access_token`/`token` query values from a URL before it is logged. */
