@@ -437,28 +437,8 @@ class Compiler {
     const start = `(${spec.expr})`;
     const end = spec.endExpr ? `(${spec.endExpr})` : start;
     if (n.type === 'exists') return frag(`${start} IS NOT NULL`);
-    const now = this.opts.now ?? new Date();
-    const period = (v: string) => {
-      const p = parseDatePeriod(v, now, type);
-      if (!p) throw new QuerySyntaxError(`Invalid date '${v}' for field '${name}'.`, -1);
-      return p;
-    };
     // Query interval [lo, hi) against the document interval [start, end] (a point when there is no endExpr).
-    let lo: string | undefined;
-    let hi: string | undefined;
-    if (n.type === 'term' || n.type === 'phrase') {
-      if (n.type === 'term' && n.wildcard) throw new QuerySyntaxError(`Wildcards are not supported on date field '${name}'.`, -1);
-      const p = period(n.value);
-      lo = p.start;
-      hi = p.next;
-    } else if (n.type === 'range') {
-      if (n.gte !== undefined) lo = period(n.gte).start;
-      if (n.gt !== undefined) lo = period(n.gt).next;
-      if (n.lte !== undefined) hi = period(n.lte).next;
-      if (n.lt !== undefined) hi = period(n.lt).start;
-    } else {
-      throw new QuerySyntaxError(`Regular expressions are not supported on date field '${name}'.`, -1);
-    }
+    const { lo, hi } = dateQueryInterval(name, n, this.opts.now ?? new Date(), type);
     const conds: SqlFragment[] = [];
     if (lo !== undefined) conds.push(frag(`${end} >= ?::${type}`, lo));
     if (hi !== undefined) conds.push(frag(`${start} < ?::${type}`, hi));
@@ -569,6 +549,40 @@ interface DateBounds {
   start: string;
   /** First instant (or day) after the period. */
   next: string;
+}
+
+/**
+ * The interval [lo, hi) a date query node asks for (a term or phrase: its period; a range: its
+ * bounds), as SQL literal strings; shared by the SQL and engine translators so both read a date
+ * query alike. Throws QuerySyntaxError for an invalid date, a wildcard or a regular expression.
+ */
+export function dateQueryInterval(
+  name: string,
+  n: QueryAst,
+  now: Date,
+  type: 'timestamptz' | 'date',
+): { lo: string | undefined; hi: string | undefined } {
+  const period = (v: string) => {
+    const p = parseDatePeriod(v, now, type);
+    if (!p) throw new QuerySyntaxError(`Invalid date '${v}' for field '${name}'.`, -1);
+    return p;
+  };
+  let lo: string | undefined;
+  let hi: string | undefined;
+  if (n.type === 'term' || n.type === 'phrase') {
+    if (n.type === 'term' && n.wildcard) throw new QuerySyntaxError(`Wildcards are not supported on date field '${name}'.`, -1);
+    const p = period(n.value);
+    lo = p.start;
+    hi = p.next;
+  } else if (n.type === 'range') {
+    if (n.gte !== undefined) lo = period(n.gte).start;
+    if (n.gt !== undefined) lo = period(n.gt).next;
+    if (n.lte !== undefined) hi = period(n.lte).next;
+    if (n.lt !== undefined) hi = period(n.lt).start;
+  } else {
+    throw new QuerySyntaxError(`Regular expressions are not supported on date field '${name}'.`, -1);
+  }
+  return { lo, hi };
 }
 
 const DAY = 86_400_000;

@@ -23,7 +23,7 @@
  */
 import { type QueryAst, QuerySyntaxError } from '../ast.js';
 import { foldText } from '../fold.js';
-import { parseDatePeriod } from '../sql.js';
+import { dateQueryInterval } from '../sql.js';
 import type { AggSpec, DslFieldMap, DslFieldSpec, DslOptions, SearchRequest, SortKey } from './port.js';
 
 /** A query DSL clause. */
@@ -258,27 +258,7 @@ class Builder {
   private onDate(name: string, spec: DslFieldSpec, n: QueryAst): Frag {
     const type = spec.type ?? 'timestamptz';
     if (n.type === 'exists') return { exists: { field: spec.path } };
-    const now = this.opts.now ?? new Date();
-    const period = (v: string) => {
-      const p = parseDatePeriod(v, now, type);
-      if (!p) throw new QuerySyntaxError(`Invalid date '${v}' for field '${name}'.`, -1);
-      return p;
-    };
-    let lo: string | undefined;
-    let hi: string | undefined;
-    if (n.type === 'term' || n.type === 'phrase') {
-      if (n.type === 'term' && n.wildcard) throw new QuerySyntaxError(`Wildcards are not supported on date field '${name}'.`, -1);
-      const p = period(n.value);
-      lo = p.start;
-      hi = p.next;
-    } else if (n.type === 'range') {
-      if (n.gte !== undefined) lo = period(n.gte).start;
-      if (n.gt !== undefined) lo = period(n.gt).next;
-      if (n.lte !== undefined) hi = period(n.lte).next;
-      if (n.lt !== undefined) hi = period(n.lt).start;
-    } else {
-      throw new QuerySyntaxError(`Regular expressions are not supported on date field '${name}'.`, -1);
-    }
+    const { lo, hi } = dateQueryInterval(name, n, this.opts.now ?? new Date(), type);
     const end = spec.endPath ?? spec.path;
     const conds: Dsl[] = [];
     if (lo !== undefined) conds.push({ range: { [end]: { gte: lo } } });
