@@ -287,21 +287,7 @@ class Compiler {
   private fielded(name: string, n: QueryAst & { field?: string }, lenient = false): Frag {
     if (/[*?]/.test(name)) {
       // Field glob: OR over every matching name; a type error on one of them just skips it (as OpenSearch is lenient there).
-      const re = new RegExp(
-        `^${name
-          .replace(/[.+^${}()|[\]\\]/g, '\\$&')
-          .replace(/\*/g, '.*')
-          .replace(/\?/g, '.')}$`,
-      );
-      const seen = new Set<FieldSpec>();
-      const parts: Array<Frag | undefined> = [];
-      for (const key of Object.keys(this.fields)) {
-        const spec = re.test(key) ? this.lookup(key) : undefined;
-        if (!spec || seen.has(spec)) continue;
-        seen.add(spec);
-        parts.push(this.onField(key, spec, n, true));
-      }
-      return orOf(parts);
+      return orOf(fieldsMatching(name, this.fields, (k) => this.lookup(k)).map(([key, spec]) => this.onField(key, spec, n, true)));
     }
     const spec = this.lookup(name);
     if (!spec) return frag('FALSE');
@@ -549,6 +535,32 @@ interface DateBounds {
   start: string;
   /** First instant (or day) after the period. */
   next: string;
+}
+
+/**
+ * The distinct fields a field glob (`metadata.*`, `titl?`) names, as [name, spec] in declaration
+ * order (a spec reached by two names counted once); shared by the SQL and engine translators.
+ */
+export function fieldsMatching<S>(
+  glob: string,
+  fields: Record<string, unknown>,
+  lookup: (name: string) => S | undefined,
+): Array<[string, S]> {
+  const re = new RegExp(
+    `^${glob
+      .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+      .replace(/\*/g, '.*')
+      .replace(/\?/g, '.')}$`,
+  );
+  const seen = new Set<S>();
+  const out: Array<[string, S]> = [];
+  for (const key of Object.keys(fields)) {
+    const spec = re.test(key) ? lookup(key) : undefined;
+    if (spec === undefined || seen.has(spec)) continue;
+    seen.add(spec);
+    out.push([key, spec]);
+  }
+  return out;
 }
 
 /**

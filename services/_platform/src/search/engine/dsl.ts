@@ -23,7 +23,7 @@
  */
 import { type QueryAst, QuerySyntaxError } from '../ast.js';
 import { foldText } from '../fold.js';
-import { dateQueryInterval } from '../sql.js';
+import { dateQueryInterval, fieldsMatching } from '../sql.js';
 import type { AggSpec, DslFieldMap, DslFieldSpec, DslOptions, SearchRequest, SortKey } from './port.js';
 
 /** A query DSL clause. */
@@ -159,21 +159,7 @@ class Builder {
 
   private fielded(name: string, n: QueryAst): Frag {
     if (/[*?]/.test(name)) {
-      const re = new RegExp(
-        `^${name
-          .replace(/[.+^${}()|[\]\\]/g, '\\$&')
-          .replace(/\*/g, '.*')
-          .replace(/\?/g, '.')}$`,
-      );
-      const seen = new Set<DslFieldSpec>();
-      const parts: Array<Frag | undefined> = [];
-      for (const key of Object.keys(this.fields)) {
-        const spec = re.test(key) ? this.lookup(key) : undefined;
-        if (!spec || seen.has(spec)) continue;
-        seen.add(spec);
-        parts.push(this.onField(key, spec, n, true));
-      }
-      return orOf(parts);
+      return orOf(fieldsMatching(name, this.fields, (k) => this.lookup(k)).map(([key, spec]) => this.onField(key, spec, n, true)));
     }
     const spec = this.lookup(name);
     if (!spec) return MATCH_NONE;
