@@ -276,6 +276,13 @@ export const GENERATED_ROUTES: readonly RouteSpec[] = [
     summary: 'Requests received by a community (curators, managers, owners)',
     list: true,
   },
+  {
+    pattern: '/api/records/{id}/requests',
+    methods: ['GET'],
+    service: 'requests',
+    summary: "A record's requests (topic the record or its parent)",
+    list: true,
+  },
   { pattern: '/api/requests/{id}', methods: ['GET', 'PUT', 'DELETE'], service: 'requests', summary: 'Read a request' },
   {
     pattern: '/api/requests/{id}/actions/{action}',
