@@ -116,6 +116,12 @@ export const GENERATED_ROUTES: readonly RouteSpec[] = [
   },
   { pattern: '/api/records/{id}/restore', methods: ['POST'], service: 'records', summary: 'Restore a deleted record (administrators)' },
   {
+    pattern: '/api/records/{id}/request-deletion',
+    methods: ['POST'],
+    service: 'records',
+    summary: "The owner asks for the record's deletion",
+  },
+  {
     pattern: '/api/records/{id}/report-abuse',
     methods: ['POST'],
     service: 'records',
