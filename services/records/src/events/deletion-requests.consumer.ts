@@ -10,7 +10,8 @@
  *   owner may ask again.
  * - `records-deletion-request-mailer` (stream REQUESTS): e-mails the site's moderation address
  *   (`ABUSE_EMAIL_TO`) of a request that waits for an administrator (`created`, not immediate),
- *   and the owner of a declined one.
+ *   and the owner of a declined one. `created` is published while records' ask has not committed
+ *   its `deletion_requests` row yet: an event whose row is missing is retried with back-off.
  * - `records-deletion-mailer` (stream RECORDS, `rdm.records.record.deleted` with a `request_id`):
  *   e-mails the owner that the record was deleted.
  * Mail delivery as the other mailers: an SMTP failure rolls the transaction back and the message
@@ -132,7 +133,9 @@ export function deletionRequestWorkers(o: DeletionRequestWorkersOptions) {
       handler: async (trx, e) => {
         const r = e.data as unknown as RequestEventData;
         const slot = await dr.byRequestId(trx, r.id, true);
-        if (!slot) return;
+        // Why retry: the requests service publishes `created` from inside records' ask, before
+        // records commits its row; a redelivery (back-off) finds it.
+        if (!slot) throw new Error(`deletion request ${r.id} not recorded yet`);
         const title = await titleOf(trx, slot.record_id);
         const base = { from: o.from, baseUrl: o.baseUrl, requestId: r.id, recordId: slot.record_id, title };
         if (e.type === 'rdm.requests.request.created') {

@@ -195,6 +195,27 @@ describe('record-deletion requests (records side)', () => {
     expect(next.body.id).not.toBe(res.body.id);
   });
 
+  it('should mail the administrators of a request whose created event arrives before records committed its row', async () => {
+    const r = await publish(400);
+    const requestId = randomUUID();
+    const request = {
+      id: requestId,
+      created_by: { user: OWNER },
+      receiver: { group: 'admin' },
+      topic: { record: r.id },
+      payload: { reason: 'spam' },
+    };
+    await requestEvent('created', request);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    await env
+      .db('deletion_requests')
+      .insert({ id: randomUUID(), request_id: requestId, record_id: r.id, parent_id: r.parent.id, requester: OWNER });
+    await waitFor(() => smtp.received.some((m) => m.to.includes('moderators@rdm.example.org') && m.text.includes(requestId)), {
+      timeoutMs: 15_000,
+    });
+    await env.db('deletion_requests').where({ request_id: requestId }).update({ is_open: false });
+  });
+
   it('should report a deletion it cannot apply (record already deleted) as deletion-failed, keeping the request open', async () => {
     const r = await publish(400);
     const res = await env.request.post(`/api/records/${r.id}/request-deletion`).set(as(OWNER)).send({ reason: 'spam' });
