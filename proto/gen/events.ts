@@ -416,7 +416,7 @@ export interface InclusionRemovedV1 {
 }
 
 /**
- * Data of `rdm.records.record.deleted` v1: An administrator deleted a published record (tombstone).
+ * Data of `rdm.records.record.deleted` v1: A published record was deleted (tombstone): by an administrator, or through its owner's accepted record-deletion request (then with `request_id`).
  */
 export interface RecordDeletedV1 {
   /**
@@ -439,6 +439,25 @@ export interface RecordDeletedV1 {
    * Whether the tombstone is shown (410) or hidden (404).
    */
   is_visible: boolean;
+  /**
+   * The accepted record-deletion request this deletion applies (absent for an administrator's deletion).
+   */
+  request_id?: string;
+}
+
+/**
+ * Data of `rdm.records.record.deletion-failed` v1: Records could not apply an accepted record-deletion request (record unknown or already deleted). Requests puts the request back to submitted with a log event carrying the message.
+ */
+export interface RecordDeletionFailedV1 {
+  /**
+   * The request.
+   */
+  request_id: string;
+  /**
+   * The request topic.
+   */
+  record_id: string;
+  message: string;
 }
 
 /**
@@ -1182,6 +1201,7 @@ export interface EventData {
   'rdm.records.inclusion.added': InclusionAddedV1;
   'rdm.records.inclusion.removed': InclusionRemovedV1;
   'rdm.records.record.deleted': RecordDeletedV1;
+  'rdm.records.record.deletion-failed': RecordDeletionFailedV1;
   'rdm.records.record.embargo-lifted': RecordEmbargoLiftedV1;
   'rdm.records.record.published': RecordPublishedV1;
   'rdm.records.record.restored': RecordRestoredV1;

@@ -77,6 +77,20 @@ export const RPC_REQUEST_SCHEMAS: Readonly<Record<RpcSubject, Readonly<Record<st
       bucket: { const: 'media', description: 'Ask for the media-files bucket (absent: the files bucket).' },
     },
   },
+  'rdm.records.rpc.authorize-record': {
+    type: 'object',
+    required: ['record_id', 'identity'],
+    properties: {
+      record_id: { type: 'string', minLength: 1, maxLength: 200 },
+      identity: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['sub', 'roles'],
+        description: "The caller's identity as the gateway forwarded it to the calling service.",
+        properties: { sub: { type: ['string', 'null'] }, roles: { type: 'array', items: { type: 'string' } } },
+      },
+    },
+  },
   'rdm.records.rpc.community-usage': {
     type: 'object',
     required: ['community_id'],

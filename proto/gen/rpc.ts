@@ -280,6 +280,28 @@ export interface BucketGrant {
 export type RecordsAuthorizeFilesReply = BucketGrant;
 
 /**
+ * Request of `rdm.records.rpc.authorize-record`: May `identity` read the published record `record_id` (its metadata, as GET /api/records/<id>)? Answers the record and its parent; errors 404/403/410 exactly as that route would answer. The requests service re-authorizes the topic of GET /api/records/<id>/requests with it.
+ */
+export interface RecordsAuthorizeRecordRequest {
+  record_id: string;
+  /**
+   * The caller's identity as the gateway forwarded it to the calling service.
+   */
+  identity: {
+    sub: string | null;
+    roles: string[];
+  };
+}
+
+/**
+ * Reply data of `rdm.records.rpc.authorize-record`.
+ */
+export interface RecordsAuthorizeRecordReply {
+  record_id: string;
+  parent_id: string;
+}
+
+/**
  * Request of `rdm.records.rpc.community-usage`: Usage totals (views and downloads over every version) of the records in a community: its statistics.record_views / record_downloads.
  */
 export interface RecordsCommunityUsageRequest {
@@ -562,6 +584,7 @@ export interface RpcContract {
   'rdm.files.rpc.lock': { request: FilesLockRequest; reply: FilesLockReply };
   'rdm.files.rpc.manifest': { request: FilesManifestRequest; reply: FilesManifestReply };
   'rdm.records.rpc.authorize-files': { request: RecordsAuthorizeFilesRequest; reply: RecordsAuthorizeFilesReply };
+  'rdm.records.rpc.authorize-record': { request: RecordsAuthorizeRecordRequest; reply: RecordsAuthorizeRecordReply };
   'rdm.records.rpc.community-usage': { request: RecordsCommunityUsageRequest; reply: RecordsCommunityUsageReply };
   'rdm.requests.rpc.action': { request: RequestsActionRequest; reply: RequestsActionReply };
   'rdm.requests.rpc.comment': { request: RequestsCommentRequest; reply: RequestsCommentReply };
@@ -593,6 +616,7 @@ export const RPC_SUBJECTS = {
   },
   records: {
     authorizeFiles: 'rdm.records.rpc.authorize-files',
+    authorizeRecord: 'rdm.records.rpc.authorize-record',
     communityUsage: 'rdm.records.rpc.community-usage',
   },
   requests: {

@@ -413,6 +413,43 @@ export const TABLE: Row[] = [
     `,
   },
   {
+    // Only the owner asks for a deletion (InvenioRDM's `can_request_deletion`: RecordOwners);
+    // administrators delete directly. The owner acts on a fresh record (deleted at once: within the
+    // grace period). Anonymous callers are refused before the record is looked up.
+    op: 'POST /api/records/{id}/request-deletion',
+    scope: 'record',
+    body: () => ({ reason: 'spam', comment: 'authz matrix' }),
+    prepare: async (c) => ({ id: await freshPublished(c.w) }),
+    expect: `
+      state            anon owner other reader curator manager cowner admin lview lprev ledit
+      draft            403  404   404   404    404     404     404    404   403   403   403
+      review           403  404   404   404    404     404     404    404   403   403   403
+      public           403  201   403   403    403     403     403    403   403   403   403
+      restricted       403  201   403   403    403     403     403    403   403   403   403
+      embargoed        403  201   403   403    403     403     403    403   403   403   403
+      restrictedFiles  403  201   403   403    403     403     403    403   403   403   403
+      deleted          403  410   410   410    410     410     410    410   403   403   403
+    `,
+  },
+  {
+    // The record is read first (its 404/403/410, secret links not honoured: the requests
+    // service asks records without the token), then the request search, authenticated only:
+    // each caller sees the requests on the record it may read (the review that published it:
+    // its creator, C's curators, managers and owners, administrators), a stranger none.
+    op: 'GET /api/records/{id}/requests',
+    scope: 'record',
+    expect: `
+      state            anon owner other reader curator manager cowner admin lview lprev ledit
+      draft            404  404   404   404    404     404     404    404   404   404   404
+      review           404  404   404   404    404     404     404    404   404   404   404
+      public           403  200   #0    #0     200     200     200    200   403   403   403
+      restricted       403  200   403   #0     200     200     200    200   403   403   403
+      embargoed        403  200   #0    #0     200     200     200    200   403   403   403
+      restrictedFiles  403  200   #0    #0     200     200     200    200   403   403   403
+      deleted          410  410   410   410    410     410     410    410   410   410   410
+    `,
+  },
+  {
     op: 'GET /api/records/{id}/draft',
     scope: 'record',
     expect: `

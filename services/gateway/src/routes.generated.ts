@@ -116,6 +116,12 @@ export const GENERATED_ROUTES: readonly RouteSpec[] = [
   },
   { pattern: '/api/records/{id}/restore', methods: ['POST'], service: 'records', summary: 'Restore a deleted record (administrators)' },
   {
+    pattern: '/api/records/{id}/request-deletion',
+    methods: ['POST'],
+    service: 'records',
+    summary: "The owner asks for the record's deletion",
+  },
+  {
     pattern: '/api/records/{id}/report-abuse',
     methods: ['POST'],
     service: 'records',
@@ -274,6 +280,13 @@ export const GENERATED_ROUTES: readonly RouteSpec[] = [
     methods: ['GET'],
     service: 'requests',
     summary: 'Requests received by a community (curators, managers, owners)',
+    list: true,
+  },
+  {
+    pattern: '/api/records/{id}/requests',
+    methods: ['GET'],
+    service: 'requests',
+    summary: "A record's requests (topic the record or its parent)",
     list: true,
   },
   { pattern: '/api/requests/{id}', methods: ['GET', 'PUT', 'DELETE'], service: 'requests', summary: 'Read a request' },

@@ -24,6 +24,7 @@ import { dataciteWorkers } from './datacite/doi.consumer.js';
 import { DoiSync } from './datacite/doi-sync.js';
 import { EmbargoLifter } from './jobs/embargo.job.js';
 import { accessRequestWorkers } from './events/access-requests.consumer.js';
+import { deletionRequestWorkers } from './events/deletion-requests.consumer.js';
 import { filesCommittedWorker } from './events/files-committed.consumer.js';
 import { mailerWorker } from './events/mailer.consumer.js';
 import { requestConsumerWorkers } from './events/requests-accepted.consumer.js';
@@ -97,6 +98,10 @@ export async function recordsWorkers(d: WorkersDeps) {
     ...accessRequestWorkers({
       ...{ db, nats, logger, from, baseUrl: config.PUBLIC_BASE_URL, secret: config.IDENTITY_SECRET },
       ...{ effects: accessEffects, links: accessLinks, sender: smtpSender(smtpUrl) },
+    }),
+    ...deletionRequestWorkers({
+      ...{ db, nats, logger, from, admins: to, baseUrl: config.PUBLIC_BASE_URL },
+      ...{ deletion: parts.deletion, users: clients.users, sender: smtpSender(smtpUrl) },
     }),
     // DOI_PROVIDER=datacite: DOIs are registered at DataCite by consumers of the outbox events.
     ...(config.DOI_PROVIDER === 'datacite' ? dataciteWorkers({ db, nats, logger, sync: doiSync(d) }) : []),

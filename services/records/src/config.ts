@@ -75,6 +75,13 @@ export const configProperties = {
     description: 'Days after a draft was created during which a public record may still be made restricted.',
   },
   ALLOW_RESTRICTION_AFTER_GRACE_PERIOD: { type: 'boolean', default: false },
+  RECORDS_DELETION_GRACE_PERIOD_DAYS: {
+    type: 'integer',
+    default: 30,
+    minimum: 0,
+    description:
+      "Days after a record's publication during which its owner's deletion request is accepted at once (records without an external DOI); later, an administrator decides.",
+  },
   ALLOW_RESTRICTED_RECORDS: {
     type: 'boolean',
     default: true,

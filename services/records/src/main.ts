@@ -1,5 +1,5 @@
 /**
- * Entry point of the records service: HTTP, the authorize-files and community-usage RPCs, the
+ * Entry point of the records service: HTTP, the authorize-files, authorize-record and community-usage RPCs, the
  * outbox relay and the workers of bootstrap.ts (`tsx src/main.ts`); `tsx src/main.ts migrate`
  * migrates and exits.
  */
@@ -7,6 +7,7 @@ import { serviceMain } from '@rdm/platform';
 import { createApp } from './app.js';
 import * as boot from './bootstrap.js';
 import { serveAuthorizeFilesRpc } from './rpc/authorize-files.rpc.js';
+import { serveAuthorizeRecordRpc } from './rpc/authorize-record.rpc.js';
 import { serveCommunityUsageRpc } from './rpc/community-usage.rpc.js';
 import { StatsPublisher } from './stats/publisher.js';
 
@@ -24,7 +25,11 @@ await serviceMain({
     return {
       app: parts.app,
       health: parts.health,
-      rpc: [serveAuthorizeFilesRpc(nats.nc, parts.service, logger), serveCommunityUsageRpc(nats.nc, db, logger)],
+      rpc: [
+        serveAuthorizeFilesRpc(nats.nc, parts.service, logger),
+        serveAuthorizeRecordRpc(nats.nc, parts.service, logger),
+        serveCommunityUsageRpc(nats.nc, db, logger),
+      ],
       workers: await boot.recordsWorkers({ config, logger, db, nats, parts, clients }),
       consumers: search?.indexers(nats, logger) ?? [],
       closers: search ? [search.close] : [],

@@ -20,6 +20,7 @@ import type { RecordsServiceConfig } from './domain/component.js';
 import { parseCustomFields } from './domain/custom-fields.js';
 import type { CommunitiesPort, FilesPort, RequestsPort, SearchIndexPort, VocabulariesPort } from './domain/ports.js';
 import { recordComponents, RecordsService } from './domain/records.service.js';
+import { DeletionRequestService } from './deletion/deletion-request.service.js';
 import { DeletionService } from './deletion/deletion.service.js';
 import { AccessRequestEffects } from './events/access-request-effects.js';
 import { ReviewSaga } from './events/review-saga.js';
@@ -37,6 +38,7 @@ export interface PartsDeps {
       Pick<
         RecordsConfig,
         | 'RESTRICTION_GRACE_PERIOD_DAYS'
+        | 'RECORDS_DELETION_GRACE_PERIOD_DAYS'
         | 'ALLOW_RESTRICTION_AFTER_GRACE_PERIOD'
         | 'ABUSE_REPORTS_PER_WINDOW'
         | 'ABUSE_REPORTS_WINDOW_SECONDS'
@@ -121,6 +123,14 @@ export function buildRecordsParts(deps: PartsDeps) {
     service,
     search,
     deletion: new DeletionService({ db, index, vocabularies: deps.vocabularies }),
+    deletionRequests:
+      deps.requests &&
+      new DeletionRequestService({
+        db,
+        requests: deps.requests,
+        vocabularies: deps.vocabularies,
+        gracePeriodDays: config.RECORDS_DELETION_GRACE_PERIOD_DAYS ?? 30,
+      }),
     abuse: new AbuseService({ db }),
     accessLinks,
     grants: new GrantsService({ db, index, require }),

@@ -9,7 +9,7 @@ import { ActionsService } from './domain/actions.service.js';
 import { CommentsService } from './domain/comments.service.js';
 import { EffectWaiter } from './domain/effects.js';
 import { RequestLinks } from './domain/links.js';
-import type { CommunitiesPort } from './domain/ports.js';
+import type { CommunitiesPort, RecordsPort } from './domain/ports.js';
 import { RequestsService } from './domain/requests.service.js';
 import { effectSubjects } from './domain/types/registry.js';
 import { requestsRouter } from './http/requests.routes.js';
@@ -24,6 +24,8 @@ export interface AppDeps {
   logger: Logger;
   db: Knex;
   communities: CommunitiesPort;
+  /** The records service (a record's requests re-authorize their record there). */
+  records: RecordsPort;
   /** NATS connection: readiness and the effect waiter (without it accepts never wait). */
   nc?: NatsHandle['nc'];
   /** Search engine index (SEARCH_ENGINE opensearch/elasticsearch); absent: the postgres engine. */
@@ -48,6 +50,7 @@ export function createApp(deps: AppDeps): RequestsApp {
   const requests = new RequestsService({
     db: deps.db,
     communities: deps.communities,
+    records: deps.records,
     links: new RequestLinks(deps.config.PUBLIC_BASE_URL),
     logger: deps.logger,
     config: {

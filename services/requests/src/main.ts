@@ -9,6 +9,7 @@ import { communitiesClient, reindexRequests, requestsSearch } from './bootstrap.
 import { configProperties } from './config.js';
 import { ExpiryJob } from './domain/expiry.js';
 import { startEffectConsumers } from './events/consumers.js';
+import { NatsRecordsClient } from './rpc/records.client.js';
 import { serveRequestsRpc } from './rpc/requests.rpc.js';
 
 await serviceMain({
@@ -18,7 +19,8 @@ await serviceMain({
   async start({ config, logger, db, nats }) {
     const communities = await communitiesClient(config, nats.nc, logger);
     const indexed = await requestsSearch(config, db, nats, logger);
-    const deps = { config, logger, db, communities, nc: nats.nc, search: indexed.search };
+    const records = new NatsRecordsClient(nats.nc, { timeoutMs: config.RPC_TIMEOUT_MS });
+    const deps = { config, logger, db, communities, records, nc: nats.nc, search: indexed.search };
     const { app, health, requests, actions, comments, waiter } = createApp(deps);
     await waiter.start();
     return {

@@ -122,28 +122,67 @@ export class DeletionService {
       const record = await this.lockRecord(trx, id);
       if (record.deletion_status !== 'P') throw Errors.badRequest('Record is already deleted.');
       checkRevision(ifMatch, record.revision_id);
-      const removalDate = new Date();
-      await del.upsertTombstone(trx, {
-        record_id: id,
-        removal_reason: reason,
-        note: input.note,
-        citation_text: input.citationText,
+      await this.deleteLocked(trx, record, { ...input, reason, removedBy: { user: String(identity.sub) } });
+    });
+  }
+
+  /**
+   * An owner's accepted `record-deletion` request (events/record-deletion-requests.ts), inside the
+   * consumer's transaction: the same deletion as an administrator's, `removed_by` the requester,
+   * and `rdm.records.record.deleted` carrying `request_id` (the requests saga's confirmation).
+   * Throws a 4xx AppError when the record cannot be deleted (unknown, already deleted).
+   */
+  async deleteForRequest(
+    trx: Knex.Transaction,
+    req: { requestId: string; recordId: string; requester: string; reasonId?: string; note: string },
+  ): Promise<void> {
+    const reason = req.reasonId ? await this.removalReason(req.reasonId) : null;
+    const record = await this.lockRecord(trx, req.recordId);
+    if (record.deletion_status !== 'P') throw Errors.badRequest('Record is already deleted.');
+    await this.deleteLocked(trx, record, {
+      ...(req.reasonId ? { reasonId: req.reasonId } : {}),
+      note: req.note,
+      citationText: '',
+      isVisible: true,
+      reason,
+      removedBy: { user: req.requester },
+      requestId: req.requestId,
+    });
+  }
+
+  /** Tombstone, deleted status, re-index and `record.deleted` of a locked published record. */
+  private async deleteLocked(
+    trx: Knex.Transaction,
+    record: { id: string; parent_id: string; bucket_id: string },
+    input: DeletionInput & {
+      reason: { id: string; title?: Record<string, string> } | null;
+      removedBy: { user: string };
+      requestId?: string;
+    },
+  ): Promise<void> {
+    const id = record.id;
+    const removalDate = new Date();
+    await del.upsertTombstone(trx, {
+      record_id: id,
+      removal_reason: input.reason,
+      note: input.note,
+      citation_text: input.citationText,
+      is_visible: input.isVisible,
+      removed_by: input.removedBy,
+      removal_date: removalDate,
+    });
+    const revision = await this.setStatus(trx, id, 'D', removalDate);
+    await writeOutbox(trx, {
+      subject: 'rdm.records.record.deleted',
+      aggregate: { type: 'record', id, revision },
+      data: {
+        id,
+        parent_id: record.parent_id,
+        bucket_id: record.bucket_id,
+        ...(input.reasonId ? { removal_reason: input.reasonId } : {}),
         is_visible: input.isVisible,
-        removed_by: { user: String(identity.sub) },
-        removal_date: removalDate,
-      });
-      const revision = await this.setStatus(trx, id, 'D', removalDate);
-      await writeOutbox(trx, {
-        subject: 'rdm.records.record.deleted',
-        aggregate: { type: 'record', id, revision },
-        data: {
-          id,
-          parent_id: record.parent_id,
-          bucket_id: record.bucket_id,
-          ...(input.reasonId ? { removal_reason: input.reasonId } : {}),
-          is_visible: input.isVisible,
-        },
-      });
+        ...(input.requestId ? { request_id: input.requestId } : {}),
+      },
     });
   }
 

@@ -16,6 +16,8 @@ export interface LinkSubject {
   defaultPreview?: string | null;
   /** The draft has a review request (adds `submit-review`). */
   hasReview?: boolean;
+  /** The caller may ask for the record's deletion (its owner: adds `request_deletion`). */
+  mayRequestDeletion?: boolean;
 }
 
 /** Link building configuration. */
@@ -106,7 +108,7 @@ export function itemLinks(s: LinkSubject, cfg: LinkConfig): Record<string, unkno
   links.communities = `${rec}/communities`;
   links['communities-suggestions'] = `${rec}/communities-suggestions`;
   if (isRecord) {
-    links.request_deletion = `${rec}/request-deletion`;
+    if (s.mayRequestDeletion) links.request_deletion = `${rec}/request-deletion`;
     links.file_modification = `${rec}/file-modification`;
   }
   links.quota_increase = `${rec}/quota-increase`;

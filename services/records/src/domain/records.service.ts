@@ -502,6 +502,27 @@ export class RecordsService {
     return this.files.refreshDraftFiles(trx, bucketId);
   }
 
+  /**
+   * RPC rdm.records.rpc.authorize-record: may `identity` read the published record `id` (as
+   * `GET /api/records/<id>` decides: 404 unknown or a draft, 410 deleted, 403 refused)? Answers
+   * its id and its parent's id.
+   */
+  async authorizeRecord(req: { record_id: string; identity: { sub: string | null; roles: string[] } }): Promise<{
+    record_id: string;
+    parent_id: string;
+  }> {
+    const identity = { sub: req.identity.sub, roles: req.identity.roles } as Identity;
+    const found = await repo.getRecordWithParent(this.d.db, req.record_id);
+    if (!found?.parent) {
+      if (await repo.getDraft(this.d.db, req.record_id)) throw Errors.pidNotRegistered();
+      throw Errors.pidDoesNotExist();
+    }
+    const { record, parent } = found;
+    if (record.deletion_status !== 'P') throw Errors.gone();
+    await this.access.require('read', identity, ctxOf(record, parent), parent);
+    return { record_id: record.id, parent_id: parent.id };
+  }
+
   /** RPC rdm.records.rpc.authorize-files. */
   authorizeFiles(req: AuthorizeFilesRequest): Promise<BucketGrant> {
     return this.files.authorize(req);

@@ -215,6 +215,8 @@ export function serializeItem(doc: ItemDoc, o: SerializeOptions): Record<string,
       fileKeys: canReadFiles ? fileKeys : [],
       defaultPreview: canReadFiles ? (item.files?.default_preview ?? null) : null,
       hasReview: !!item.parent?.review,
+      // InvenioRDM's `can_request_deletion`: the record's owners only.
+      mayRequestDeletion: o.identity.sub !== null && !!ctx.ownerId && String(ctx.ownerId) === String(o.identity.sub),
     },
     { baseUrl: o.baseUrl, doiResolverUrl: o.doiResolverUrl },
   );

@@ -6,13 +6,17 @@
  *
  * When to use: mount `tombstoneMiddleware` on the app before the router (app.ts).
  */
-import { type AppContext, type AppState, bindRoutes, ifMatch, isAppError, jsonBody, type Router } from '@rdm/platform';
+import { AppError, type AppContext, type AppState, bindRoutes, ifMatch, isAppError, jsonBody, type Router } from '@rdm/platform';
 import type { Middleware } from 'koa';
+import type { DeletionRequestService } from '../deletion/deletion-request.service.js';
 import type { DeletionService } from '../deletion/deletion.service.js';
 import { DELETION_ROUTES } from './lifecycle.decl.js';
 
-/** Register `DELETE /api/records/{id}/delete` (also `POST`, as the gateway table) and `POST …/restore`. */
-export function registerDeletionRoutes(router: Router<AppState>, deletion: DeletionService): void {
+/**
+ * Register `DELETE /api/records/{id}/delete` (also `POST`, as the gateway table), `POST …/restore`
+ * and the owner's `POST …/request-deletion` (501 without the requests service).
+ */
+export function registerDeletionRoutes(router: Router<AppState>, deletion: DeletionService, requests?: DeletionRequestService): void {
   const remove = async (ctx: AppContext) => {
     const body = await jsonBody(ctx, { limit: '64kb' });
     await deletion.delete(ctx.state.identity, String(ctx.params.id), body, ifMatch(ctx));
@@ -27,6 +31,12 @@ export function registerDeletionRoutes(router: Router<AppState>, deletion: Delet
       restoreRecord: async (ctx: AppContext) => {
         await deletion.restore(ctx.state.identity, String(ctx.params.id));
         ctx.status = 204;
+      },
+      requestDeletion: async (ctx: AppContext) => {
+        if (!requests) throw new AppError('not_implemented', 501, 'Deletion requests need the requests service.');
+        const body = await jsonBody(ctx, { limit: '64kb' });
+        ctx.body = (await requests.request(ctx.state.identity, String(ctx.params.id), body)).request;
+        ctx.status = 201;
       },
     },
     router,

@@ -1,6 +1,6 @@
 /**
  * Route tables of deletion, restore and abuse reports (part of the records API, routes.decl.ts):
- * `/api/records/{id}/delete`, `…/restore`, `…/report-abuse`, with their documentation and schemas.
+ * `/api/records/{id}/delete`, `…/restore`, `…/request-deletion`, `…/report-abuse`, with their documentation and schemas.
  * The `stats` block is described on the record schema.
  *
  * When to edit: deletion.routes.ts, abuse.routes.ts or their components change. Only the platform
@@ -45,6 +45,42 @@ export const DELETION_ROUTES = defineRoutes({
       tags: TAGS,
       security: AUTHENTICATED,
       responses: { '204': { description: 'Restored.', headers: rate }, ...errors('403', '404') },
+    },
+    [idParam],
+  ),
+  requestDeletion: operationRoute(
+    'POST',
+    '/api/records/{id}/request-deletion',
+    {
+      operationId: 'requestRecordDeletion',
+      summary: "The owner asks for the record's deletion",
+      description:
+        'Creates a `record-deletion` request (receiver the administrators, topic the record; `comment` becomes its first comment) and answers it (201). ' +
+        'Within `RECORDS_DELETION_GRACE_PERIOD_DAYS` of its publication and without an external DOI the request is accepted at once by the system and the record deleted with a tombstone (`removed_by` the owner); otherwise an administrator accepts (the record is deleted) or declines it, and the owner may cancel it. ' +
+        '`reason` (required): an id of the `removalreasons` vocabulary (400 `Invalid value <id>.`). Only the owner (403 otherwise, anonymous included); ' +
+        '400 `A deletion request for this record is already open: <id>` while one is open; 404 unknown or a draft; 410 deleted.',
+      tags: TAGS,
+      security: AUTHENTICATED,
+      requestBody: {
+        required: true,
+        content: json({
+          type: 'object',
+          required: ['reason'],
+          additionalProperties: false,
+          properties: {
+            reason: { oneOf: [str, { type: 'object', required: ['id'], properties: { id: str } }] },
+            comment: { type: 'string', maxLength: 5000 },
+          },
+        }),
+      },
+      responses: {
+        '201': {
+          description: 'The request (accepted when the deletion was immediate, `submitted` otherwise).',
+          headers: rate,
+          content: json({ type: 'object', additionalProperties: true }),
+        },
+        ...errors('403', '404'),
+      },
     },
     [idParam],
   ),

@@ -123,6 +123,7 @@ describe(openapiFromRoutes.name, () => {
         'POST /api/records/{id}/delete',
         'POST /api/records/{id}/restore',
         'POST /api/records/{id}/report-abuse',
+        'POST /api/records/{id}/request-deletion',
         'PUT /api/records/{id}/draft',
         'POST /api/records/{id}/draft',
         'DELETE /api/records/{id}/draft',

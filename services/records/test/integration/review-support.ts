@@ -103,8 +103,10 @@ export class FakeRequests {
             number: String(++this.seq),
             type: r.type,
             title: r.title ?? '',
-            status: 'created',
-            is_open: false,
+            // Types created directly submitted by records (as the requests registry says).
+            status: r.type === 'record-deletion' ? 'submitted' : 'created',
+            is_open: r.type === 'record-deletion',
+            payload: r.payload,
             is_closed: false,
             created_by: r.created_by,
             receiver: r.receiver,
@@ -132,6 +134,11 @@ export class FakeRequests {
         async (r) => {
           this.calls.push({ subject: 'action', payload: r });
           const req = find(r.id);
+          // The system's accept of an owner's deletion request (the effect follows over NATS).
+          if (r.action === 'accept' && req.type === 'record-deletion' && req.status === 'submitted') {
+            Object.assign(req, { status: 'accepted', is_open: false, is_closed: true });
+            return { request: req };
+          }
           if (r.action !== 'submit' || req.status !== 'created') {
             throw new AppError('bad_request', 400, `Error for action '${r.action}': Could not execute the action`);
           }

@@ -10,6 +10,7 @@ import supertest from 'supertest';
 import { type AppDeps, createApp } from '../../src/app.js';
 import type { Manifest, ManifestEntry, VocabEntry } from '../../src/domain/ports.js';
 import { serveAuthorizeFilesRpc } from '../../src/rpc/authorize-files.rpc.js';
+import { serveAuthorizeRecordRpc } from '../../src/rpc/authorize-record.rpc.js';
 import { RpcFilesClient } from '../../src/rpc/files.client.js';
 import { RpcCommunitiesClient } from '../../src/rpc/communities.client.js';
 import { RpcRequestsClient } from '../../src/rpc/requests.client.js';
@@ -245,6 +246,7 @@ export async function startEnv(o: { search?: { engine: SearchEngine; prefix: str
   const parts = createApp(deps);
   const { app, service } = parts;
   const authz = serveAuthorizeFilesRpc(nats.nc, service, logger);
+  const authzRecord = serveAuthorizeRecordRpc(nats.nc, service, logger);
   return {
     request: supertest(gatewayFront(app.callback(), SECRET)),
     files,
@@ -263,6 +265,7 @@ export async function startEnv(o: { search?: { engine: SearchEngine; prefix: str
     },
     async close() {
       await authz.stop();
+      await authzRecord.stop();
       for (const s of servers) await s.stop();
       await nats.close();
       await tdb.destroy();

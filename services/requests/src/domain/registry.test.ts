@@ -41,7 +41,7 @@ function req(type: string, status: Status, over: Partial<RequestRow> = {}): Requ
 }
 
 describe('request type registry', () => {
-  it('should register the four community types and the two access request types as data', () => {
+  it('should register the four community types, the two access request types and the record deletion type as data', () => {
     expect(
       requestTypes()
         .map((t) => t.id)
@@ -52,6 +52,7 @@ describe('request type registry', () => {
       'community-membership-request',
       'community-submission',
       'guest-access-request',
+      'record-deletion',
       'user-access-request',
     ]);
     expect(requestType('community-invitation')).toMatchObject({
@@ -66,6 +67,8 @@ describe('request type registry', () => {
       'rdm.records.access-request.failed',
       'rdm.records.access-request.granted',
       'rdm.records.inclusion.added',
+      'rdm.records.record.deleted',
+      'rdm.records.record.deletion-failed',
       'rdm.records.record.published',
       'rdm.records.review.failed',
     ]);

@@ -50,7 +50,7 @@ import { RequestErrors } from './errors.js';
 import type { RequestLinks } from './links.js';
 import { isClosedStatus, parseRef, type Ref, type RequestRow, REF_TYPES, SHOWN_STATUSES } from './model.js';
 import { callerRef, canDelete, canRead, canUpdate } from './policy.js';
-import type { CommunitiesPort } from './ports.js';
+import type { CommunitiesPort, RecordsPort } from './ports.js';
 import { type RequestChangeKind, writeRequestEvent } from './request-events.js';
 import { contextCommunityId, requestType, requestTypes, typeLabel } from './types/registry.js';
 import type { RequestType } from './types/request-type.js';
@@ -65,6 +65,8 @@ const FULL_TEXT = { tsvector: 'search_vector', config: 'simple' } as const;
 export interface RequestsDeps {
   db: Knex;
   communities: CommunitiesPort;
+  /** Re-authorizes the record of `GET /api/records/<id>/requests`. */
+  records: RecordsPort;
   links: RequestLinks;
   logger: Pick<Logger, 'warn' | 'info' | 'error'>;
   config: { lockingEnabled: boolean; commentMaxLength: number; effectWaitMs: number };
@@ -369,12 +371,37 @@ export class RequestsService {
     await this.indexed([req.id]);
   }
 
-  /** Request lists: `GET /api/requests` (`all`), `/api/user/requests` (`user`), `/api/communities/<id>/requests` (`community`). */
+  /** The `readable` scope of a user: their own requests and those their community roles let them read, per type. */
+  private async readableScope(userId: string): Promise<SearchScope> {
+    const roles = await this.deps.communities.roles(userId);
+    const grants: TypeGrant[] = requestTypes().map((t) => ({
+      type: t.id,
+      creatorCommunities: Object.keys(roles).filter((c) => t.needsContext.creator.includes(roles[c])),
+      receiverCommunities: Object.keys(roles).filter((c) => t.needsContext.receiver.includes(roles[c])),
+    }));
+    return { kind: 'readable', userId, grants };
+  }
+
+  /**
+   * Request lists: `GET /api/requests` (`all`), `/api/user/requests` (`user`),
+   * `/api/communities/<id>/requests` (`community`), `/api/records/<id>/requests` (`record`: the
+   * requests the caller may read whose topic is the record or its parent, once the records
+   * service said the caller may read the record — its 404/403/410 otherwise, as InvenioRDM's
+   * `RecordRequestsService` reads the record first).
+   */
   async search(
     identity: Identity,
     query: Record<string, string | string[] | undefined>,
-    mode: { kind: 'all' } | { kind: 'user' } | { kind: 'community'; communityId: string },
+    mode: { kind: 'all' } | { kind: 'user' } | { kind: 'community'; communityId: string } | { kind: 'record'; recordId: string },
   ): Promise<{ body: Record<string, unknown>; path: string }> {
+    let topics: Ref[] | undefined;
+    if (mode.kind === 'record') {
+      const rec = await this.deps.records.authorizeRecord(mode.recordId, identity);
+      topics = [
+        { type: 'record', id: rec.record_id },
+        { type: 'record', id: rec.parent_id },
+      ];
+    }
     if (identity.sub === null) throw Errors.permissionDenied();
     const args: ListArgs = parseListArgs(query, LIST_OPTIONS);
     let ast: QueryAst | undefined;
@@ -408,16 +435,10 @@ export class RequestsService {
       }
       if (!cid) throw Errors.permissionDenied();
       scope = { kind: 'community', communityId: cid, excludeTypes: ['community-membership-request'] };
-    } else if (superuser) {
-      scope = { kind: 'all' };
     } else {
-      const roles = await this.deps.communities.roles(identity.sub);
-      const grants: TypeGrant[] = requestTypes().map((t) => ({
-        type: t.id,
-        creatorCommunities: Object.keys(roles).filter((c) => t.needsContext.creator.includes(roles[c])),
-        receiverCommunities: Object.keys(roles).filter((c) => t.needsContext.receiver.includes(roles[c])),
-      }));
-      scope = { kind: 'readable', userId: identity.sub, grants };
+      // `all` and `record`: the requests the caller may read (a record's are then narrowed by topic).
+      if (mode.kind === 'record') path = `/api/records/${encodeURIComponent(mode.recordId)}/requests`;
+      scope = superuser ? { kind: 'all' } : await this.readableScope(identity.sub);
     }
     const filters: { is_open?: boolean; created_by?: Ref[]; receiver?: Ref[]; topic?: Ref[] } = {};
     const isOpen = first(query.is_open);
@@ -440,7 +461,7 @@ export class RequestsService {
       if (refs.length) filters[name] = refs;
     }
     const facets = { type: all(query.type), status: all(query.status) };
-    const common = { scope, filters, facets, sort: args.sort, limit: args.size, offset: args.from };
+    const common = { scope, filters, topics, facets, sort: args.sort, limit: args.size, offset: args.from };
     const res = this.deps.search
       ? await this.deps.search.search({ ...common, ast })
       : await searchRequests(this.deps.db, { ...common, where, rank });

@@ -31,6 +31,9 @@ export function requestsRouter(deps: RequestsRoutesDeps): Router<AppState> {
     searchCommunityRequests: async (ctx) => {
       ctx.body = (await deps.requests.search(ctx.state.identity, ctx.query, { kind: 'community', communityId: ctx.params.id })).body;
     },
+    searchRecordRequests: async (ctx) => {
+      ctx.body = (await deps.requests.search(ctx.state.identity, ctx.query, { kind: 'record', recordId: ctx.params.id })).body;
+    },
 
     readRequest: async (ctx) => {
       ctx.body = await deps.requests.read(ctx.state.identity, ctx.params.id);

@@ -8,7 +8,7 @@
  * When to edit: a route, its parameters, or the Request / event JSON (http/serializers.ts) change.
  * Only the platform and constants may be imported here (the generator imports this file).
  */
-import { defineApi, defineRoutes, type Json, json, rate, ref } from '@rdm/platform';
+import { defineApi, defineRoutes, type Json, json, rate, ref, schemaRef } from '@rdm/platform';
 import { REQUEST_SORTS } from '../domain/requests.service.js';
 
 const common: Json = {
@@ -70,6 +70,24 @@ export const REQUEST_ROUTES = defineRoutes({
     security,
     parameters: filterParams,
     responses: { '200': ok('A page of requests.', ref('schemas', 'RequestList')), '400': ref('responses', 'BadRequest'), ...common },
+  },
+  searchRecordRequests: {
+    method: 'GET',
+    path: '/api/records/{id}/requests',
+    list: true,
+    summary: "A record's requests (topic the record or its parent)",
+    description:
+      'The requests the caller may read (as `GET /api/requests`) whose topic is the record or its parent. The record is read first, as `GET /api/records/<id>` (404 unknown or a draft, 410 deleted, 403 when the caller may not read it); anonymous callers get 403.',
+    params: { id: { description: 'Published record id.' } },
+    security,
+    parameters: filterParams,
+    responses: {
+      '200': ok('A page of requests.', ref('schemas', 'RequestList')),
+      '400': ref('responses', 'BadRequest'),
+      '404': ref('responses', 'NotFound'),
+      '410': { description: 'The record has been deleted.', content: json(schemaRef('Error')) },
+      ...common,
+    },
   },
   readRequest: {
     method: 'GET',

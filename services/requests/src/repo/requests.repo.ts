@@ -250,6 +250,8 @@ export interface RequestSearch {
   where?: SqlFragment;
   rank?: SqlFragment;
   filters: { is_open?: boolean; created_by?: Ref[]; receiver?: Ref[]; topic?: Ref[] };
+  /** Topics every hit must have besides the caller's filters (a record's requests: the record and its parent). */
+  topics?: Ref[];
   /** Facet filters (post-filter: aggregations ignore them). */
   facets: { type: string[]; status: string[] };
   sort: string;
@@ -310,6 +312,7 @@ function baseQuery(db: Knex, s: RequestSearch): Knex.QueryBuilder {
   applyRefs(q, 'created_by', s.filters.created_by);
   applyRefs(q, 'receiver', s.filters.receiver);
   applyRefs(q, 'topic', s.filters.topic);
+  applyRefs(q, 'topic', s.topics);
   return q;
 }
 

@@ -143,6 +143,7 @@ export async function searchRequestsOnEngine(engine: SearchEngine, alias: string
   if (s.filters.created_by) filters.push(refs('scope.created_by', s.filters.created_by));
   if (s.filters.receiver) filters.push(refs('scope.receiver', s.filters.receiver));
   if (s.filters.topic) filters.push(refs('scope.topic', s.filters.topic));
+  if (s.topics) filters.push(refs('scope.topic', s.topics));
   // InvenioRDM's post_filter: the facet selections narrow the hits, never the counts.
   const postFilters: QueryAst[] = [];
   if (s.facets.type.length) postFilters.push(anyOf('scope.type', s.facets.type));

@@ -6,7 +6,7 @@
  * durable effect consumers.
  */
 import { createServer } from 'node:net';
-import { type ConsumerHandle, ensureStream, type EventEnvelope, OutboxRelay, type RpcServer, serveRpc } from '@rdm/platform';
+import { AppError, type ConsumerHandle, ensureStream, type EventEnvelope, OutboxRelay, type RpcServer, serveRpc } from '@rdm/platform';
 import {
   type NatsServerProcess,
   spawnNatsServer,
@@ -25,6 +25,7 @@ import type { CommunitySummary } from '../../src/domain/ports.js';
 import { startEffectConsumers } from '../../src/events/consumers.js';
 import { REQUESTS_STREAM, REQUESTS_STREAM_SUBJECTS } from '../../src/events/streams.js';
 import { NatsCommunitiesClient } from '../../src/rpc/communities.client.js';
+import { NatsRecordsClient } from '../../src/rpc/records.client.js';
 import { serveRequestsRpc } from '../../src/rpc/requests.rpc.js';
 import { gatewayFront } from '@rdm/platform/testing';
 
@@ -121,6 +122,38 @@ export class FakeCommunities {
   }
 }
 
+/** Fake records service: published records (id → parent and who may read them) behind the real authorize-record subject. */
+export class FakeRecords {
+  /** record id → parent id, readers (user ids; `*` everyone), deleted. */
+  readonly records = new Map<string, { parent: string; readers: string[]; deleted?: boolean }>();
+  private servers: RpcServer[] = [];
+
+  /** Serve `rdm.records.rpc.authorize-record` with the records service's answers (404, 410, 403). */
+  serve(nc: Parameters<typeof serveRpc>[0]): void {
+    this.servers.push(
+      serveRpc<{ record_id: string; identity: { sub: string | null; roles: string[] } }, unknown>(
+        nc,
+        'rdm.records.rpc.authorize-record',
+        async (req) => {
+          const r = this.records.get(req.record_id);
+          if (!r) throw new AppError('not_found', 404, 'The persistent identifier does not exist.');
+          if (r.deleted) throw new AppError('gone', 410, 'Record deleted');
+          const admin = req.identity.roles.includes('admin');
+          if (!admin && !r.readers.includes('*') && !(req.identity.sub && r.readers.includes(req.identity.sub)))
+            throw new AppError('permission_denied', 403, 'Permission denied.');
+          return { record_id: req.record_id, parent_id: r.parent };
+        },
+        { queue: 'records', logger: testLogger('fake-records') },
+      ),
+    );
+  }
+
+  /** Stop serving. */
+  async stop(): Promise<void> {
+    await Promise.all(this.servers.map((s) => s.stop()));
+  }
+}
+
 /** A running test environment. */
 export interface Env extends RequestsApp {
   http: ReturnType<typeof supertest>;
@@ -128,6 +161,8 @@ export interface Env extends RequestsApp {
   nats: Awaited<ReturnType<typeof testNats>>;
   server: NatsServerProcess;
   fake: FakeCommunities;
+  /** Fake records (authorize-record). */
+  records: FakeRecords;
   expiry: ExpiryJob;
   consumers: ConsumerHandle[];
   /** Publish a fake effect event (as records/communities would: JetStream with msg id = envelope id). */
@@ -153,6 +188,8 @@ export async function startEnv(o: { effectWaitMs?: number; lockingEnabled?: bool
   const tdb = await testDb('requests', { pool: { max: 10 } });
   const fake = new FakeCommunities();
   fake.serve(nats.nc);
+  const fakeRecords = new FakeRecords();
+  fakeRecords.serve(nats.nc);
   await nats.nc.flush();
   const logger = testLogger('requests');
   const communities = new NatsCommunitiesClient(nats.nc, { ttlMs: 0, timeoutMs: 2000, logger });
@@ -168,6 +205,7 @@ export async function startEnv(o: { effectWaitMs?: number; lockingEnabled?: bool
     logger,
     db: tdb.db,
     communities,
+    records: new NatsRecordsClient(nats.nc, { timeoutMs: 2000 }),
     nc: nats.nc,
   };
   const built = createApp(appDeps);
@@ -184,6 +222,7 @@ export async function startEnv(o: { effectWaitMs?: number; lockingEnabled?: bool
     nats,
     server,
     fake,
+    records: fakeRecords,
     expiry,
     consumers: [],
     async publishEffect(subject, data, id = randomUUID()) {
@@ -214,6 +253,7 @@ export async function startEnv(o: { effectWaitMs?: number; lockingEnabled?: bool
       communities.stop();
       await relay.stop();
       await fake.stop();
+      await fakeRecords.stop();
       await nats.close();
       await server.stop();
       await tdb.destroy();

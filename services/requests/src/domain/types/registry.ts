@@ -14,9 +14,10 @@
 import type { Ref } from '../model.js';
 import { ACCESS_TYPES } from './access.types.js';
 import { COMMUNITY_TYPES } from './community.types.js';
+import { RECORD_TYPES } from './record.types.js';
 import type { RequestType } from './request-type.js';
 
-const REGISTRY = new Map<string, RequestType>([...COMMUNITY_TYPES, ...ACCESS_TYPES].map((t) => [t.id, t]));
+const REGISTRY = new Map<string, RequestType>([...COMMUNITY_TYPES, ...ACCESS_TYPES, ...RECORD_TYPES].map((t) => [t.id, t]));
 
 /** The type `id`, or undefined. */
 export function requestType(id: string): RequestType | undefined {

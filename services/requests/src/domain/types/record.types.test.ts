@@ -1,0 +1,66 @@
+import type { Identity } from '@rdm/platform';
+import { describe, expect, it } from 'vitest';
+import type { RequestRow, Status } from '../model.js';
+import { availableActions, canDelete, canRead, mayRunAction } from '../policy.js';
+import { RECORD_DELETED_SUBJECT, RECORD_DELETION_FAILED_SUBJECT } from './record.types.js';
+import { effectSubjects, requestType } from './registry.js';
+
+const user = (sub: string, roles: string[] = []): Identity => ({ sub, roles });
+const SYSTEM: Identity = { sub: 'system', roles: ['system'] };
+const ADMIN = user('9', ['admin']);
+const OWNER = user('1');
+const STRANGER = user('3');
+
+function req(status: Status): RequestRow {
+  return {
+    id: 'r',
+    number: 1,
+    type: 'record-deletion',
+    status,
+    title: 'Ocean temperatures',
+    description: null,
+    payload: { reason: 'spam', comment: 'Uploaded by mistake.' },
+    created_by: { type: 'user', id: '1' },
+    receiver: { type: 'group', id: 'admin' },
+    topic: { type: 'record', id: 'abcde-12345' },
+    expires_at: null,
+    is_locked: false,
+    accept_actor: null,
+    accept_comment: null,
+    created: new Date(),
+    updated: new Date(),
+    last_activity_at: new Date(),
+    revision_id: 1,
+  };
+}
+
+describe('record-deletion type', () => {
+  const t = requestType('record-deletion')!;
+
+  it('should be created submitted, never expire, and take effect through the records deletion saga', () => {
+    expect(t).toMatchObject({ initialStatus: 'submitted', expiresInDays: null, label: 'Record deletion', deletable: false });
+    expect(t.refs).toEqual({ created_by: ['user'], receiver: ['group'], topic: ['record'] });
+    expect(t.effect).toEqual({ mode: 'saga', confirm: [RECORD_DELETED_SUBJECT], fail: [RECORD_DELETION_FAILED_SUBJECT] });
+    expect(effectSubjects()).toEqual(expect.arrayContaining([RECORD_DELETED_SUBJECT, RECORD_DELETION_FAILED_SUBJECT]));
+    expect(t.actions.expire).toBeUndefined();
+  });
+
+  it('should let administrators and the system accept or decline, the owner only cancel, a stranger nothing', () => {
+    const open = req('submitted');
+    expect(availableActions(ADMIN, open, t, {}).sort()).toEqual(['accept', 'decline']);
+    expect(availableActions(SYSTEM, open, t, {}).sort()).toEqual(['accept', 'cancel', 'decline']);
+    expect(availableActions(OWNER, open, t, {})).toEqual(['cancel']);
+    expect(availableActions(STRANGER, open, t, {})).toEqual([]);
+    expect(mayRunAction('accept', OWNER, open, t, {})).toBe(false);
+    for (const s of ['accepted', 'declined', 'cancelled'] as const) expect(availableActions(ADMIN, req(s), t, {})).toEqual([]);
+  });
+
+  it('should be readable by its creator and administrators only, and never deleted', () => {
+    const open = req('submitted');
+    expect(canRead(OWNER, open, t, {})).toBe(true);
+    expect(canRead(ADMIN, open, t, {})).toBe(true);
+    expect(canRead(STRANGER, open, t, {})).toBe(false);
+    expect(canRead(user('admin'), open, t, {})).toBe(false);
+    expect(canDelete(OWNER, req('created'), t, {})).toBe(false);
+  });
+});

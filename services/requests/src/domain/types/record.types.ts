@@ -1,0 +1,46 @@
+/**
+ * Registry entries of the requests a record's owner makes to the site's administrators
+ * (InvenioRDM 13+/14 `RecordDeletionRequest`, type `record-deletion`):
+ *
+ * - `record-deletion`: created by the owner (`{user}`) through records'
+ *   `POST /api/records/<id>/request-deletion`, received by the administrators (`{group: "admin"}`:
+ *   no user stands for them; administrators read and act on every request), topic the record;
+ *   `payload` `{reason, comment?}` (reason: an id of the `removalreasons` vocabulary). Records
+ *   creates it directly `submitted` and, within its grace period and without an external DOI,
+ *   accepts it at once as the system (the auto-accept comment names why). Accepting makes records
+ *   delete the record with a tombstone (`removed_by` the owner): a `saga` confirmed by
+ *   `rdm.records.record.deleted` carrying the `request_id`, failed by
+ *   `rdm.records.record.deletion-failed` (record already deleted or unknown).
+ *   Decline by administrators, cancel by the owner; it never expires.
+ */
+import type { RequestType } from './request-type.js';
+
+/** The receiver of requests to the site's administrators. */
+export const ADMINS_REF = { group: 'admin' } as const;
+/** Subject of records' deletion, confirming an accepted `record-deletion` (with `request_id`). */
+export const RECORD_DELETED_SUBJECT = 'rdm.records.record.deleted';
+/** Subject of records' event reporting a `record-deletion` it could not apply. */
+export const RECORD_DELETION_FAILED_SUBJECT = 'rdm.records.record.deletion-failed';
+
+/** The record-owner request types. */
+export const RECORD_TYPES: RequestType[] = [
+  {
+    id: 'record-deletion',
+    label: 'Record deletion',
+    initialStatus: 'submitted',
+    refs: { created_by: ['user'], receiver: ['group'], topic: ['record'] },
+    needsContext: { creator: [], receiver: [] },
+    actions: {
+      accept: { from: ['submitted'], to: 'accepted', who: ['admin', 'system'], log: 'accepted' },
+      decline: { from: ['submitted'], to: 'declined', who: ['admin', 'system'], log: 'declined' },
+      cancel: { from: ['submitted'], to: 'cancelled', who: ['creator', 'system'], log: 'cancelled' },
+    },
+    effect: { mode: 'saga', confirm: [RECORD_DELETED_SUBJECT], fail: [RECORD_DELETION_FAILED_SUBJECT] },
+    expiresInDays: null,
+    deletable: false,
+    // Records passes the record's title.
+    defaultTitle: () => 'Record deletion',
+    selfHtml: (req) => `/me/requests/${req.id}`,
+    contextCommunity: 'receiver',
+  },
+];
