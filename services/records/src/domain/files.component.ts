@@ -215,7 +215,11 @@ function withMetadata(grant: BucketGrant, row: DraftRow | RecordRow, req: Author
     metadata.rights = m.rights.map((r: Record<string, unknown>) => ({
       ...(typeof r.id === 'string' ? { id: r.id } : {}),
       ...(r.title && typeof r.title === 'object' ? { title: r.title } : {}),
-      ...(typeof r.link === 'string' ? { link: r.link } : {}),
+      ...(typeof r.link === 'string'
+        ? { link: r.link }
+        : typeof (r.props as { url?: unknown })?.url === 'string'
+          ? { link: (r.props as { url: string }).url }
+          : {}),
     }));
   }
   if (Array.isArray(m.creators)) {
