@@ -14,7 +14,7 @@ INFRA := $(ROOT)/scripts/infra
 DEPS_STAMP := $(ROOT)/node_modules/.rdm-deps-stamp
 export PATH := $(ROOT)/.tools/bin:$(ROOT)/node_modules/.bin:$(PATH)
 
-.PHONY: help up deps browser node-deps pnpm infra minio opensearch migrate stop clean distclean \
+.PHONY: help up deps browser iiif-validator node-deps pnpm infra minio opensearch migrate stop clean distclean \
 	test test-unit test-integration test-faults test-e2e fuzz bench lint typecheck \
 	user revoke-token deactivate-user kind-build kind-up kind-down reindex vocabularies-import build images chart-check docker-up docker-down
 
@@ -32,6 +32,9 @@ deps: node-deps ## install pnpm, node_modules, PostgreSQL, nats-server and xmlli
 
 browser: ## install Debian's chromium when missing (the landing pages' browser spec; make test and test-e2e need it)
 	@bash $(INFRA)/chromium.sh install
+
+iiif-validator: ## install the IIIF Image API validator (PyPI iiif-validator) in a venv under ~/.cache/rdm when missing (the IIIF validator spec; make test and test-e2e need it)
+	@bash $(INFRA)/iiif-validator.sh install
 
 pnpm:
 	@command -v pnpm >/dev/null 2>&1 || { echo "installing pnpm@9 (npm install -g pnpm@9)" >&2; \
@@ -90,7 +93,7 @@ VITEST := cd $(ROOT) && $(ROOT)/node_modules/.bin/vitest run
 # `containers` project checks the runtime's failure modes (the default); E2E_RUNTIME=processes: the
 # e2e stack of processes (no engine, no images), what `make up` runs for development.
 E2E_RUNTIME ?= containers
-test: deps browser infra ## typecheck, lint, unit, charts, integration, fault trials (short form, 3 per kill point), images + container checks (E2E_RUNTIME=containers), e2e on PostgreSQL search and again on OpenSearch, then a summary; fails if any project fails
+test: deps browser iiif-validator infra ## typecheck, lint, unit, charts, integration, fault trials (short form, 3 per kill point), images + container checks (E2E_RUNTIME=containers), e2e on PostgreSQL search and again on OpenSearch, then a summary; fails if any project fails
 	@cd $(ROOT); rc=0; summary=""; opensearch_up=1; images_pid=""; export E2E_RUNTIME=$(E2E_RUNTIME); \
 	case "$$E2E_RUNTIME" in containers|processes) ;; *) echo "E2E_RUNTIME=$$E2E_RUNTIME: expected containers or processes" >&2; exit 2;; esac; \
 	case "$${CI:-}" in ""|false|0) ci=0 ;; *) ci=1 ;; esac; \
@@ -176,7 +179,7 @@ vocabularies-import: node-deps infra ## make vocabularies-import TYPE=affiliatio
 	@src="$$(realpath "$$SOURCE")" || exit 2; cd $(ROOT)/services/vocabularies && $(TSX) src/main.ts migrate >/dev/null && \
 		$(TSX) src/main.ts import --type "$$TYPE" --source "$$src" --format "$${FORMAT:-ror-v2}"
 
-test-e2e: deps browser infra ## e2e tests; E2E_RUNTIME=containers (default: images + testcontainers, gateway on 5900) or processes (ports 5900-5907)
+test-e2e: deps browser iiif-validator infra ## e2e tests; E2E_RUNTIME=containers (default: images + testcontainers, gateway on 5900) or processes (ports 5900-5907)
 	@if [ "$(E2E_RUNTIME)" = containers ]; then cd $(ROOT) && bash scripts/images.sh all; fi
 	@cd $(ROOT) && E2E_RUNTIME=$(E2E_RUNTIME) $(ROOT)/node_modules/.bin/vitest run --project e2e
 

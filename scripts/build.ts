@@ -12,8 +12,8 @@
  * every `.ts` file the code names with `new URL('./x.ts', import.meta.url)` (records' search
  * routes), and the non-TypeScript assets of `src/` (JSON schemas, vocabulary fixtures). Shared
  * code (@rdm/platform, third-party packages) goes into `dist/<svc>/chunks/`, so a migration and
- * `main.js` share one copy of each module. Everything is bundled: the image needs no
- * node_modules. Event schemas are found by `@rdm/contracts` walking up to `proto/events` (the image
+ * `main.js` share one copy of each module. Everything is bundled but the native packages of
+ * `NATIVE` (sharp), copied with what they load into `dist/<svc>/node_modules/`. Event schemas are found by `@rdm/contracts` walking up to `proto/events` (the image
  * copies it to `/app/proto/events`; `RDM_EVENTS_DIR` overrides); RPC request schemas are bundled
  * (generated into proto/gen/rpc-schemas.ts).
  *
@@ -23,7 +23,7 @@
  * lookups (`new URL('./db/migrations', import.meta.url)`, `../schema/`) keep working after
  * bundling. `createRequire(import.meta.url)('x')` becomes a bundled lazy `require('x')`.
  */
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -66,6 +66,32 @@ const NEVER_LOADED = [
   '@opentelemetry/exporter-jaeger',
   '@opentelemetry/winston-transport',
 ];
+
+/**
+ * Native packages never bundled: left external and copied, with the packages they load (their
+ * dependencies and the installed optional ones: the platform's prebuilt binaries), into
+ * `dist/<svc>/node_modules/`, for the services that depend on them. sharp (files' IIIF image
+ * server) loads `@img/sharp-<platform>` and its libvips at run time.
+ */
+const NATIVE: Record<string, string[]> = { files: ['sharp'] };
+
+/** Copy `name` (resolved from `fromDir`) and what it loads into `<outdir>/node_modules/`. */
+function copyNativePackage(name: string, fromDir: string, outdir: string, seen = new Set<string>()): void {
+  if (seen.has(name)) return;
+  // Why not require.resolve(`${name}/package.json`): `exports` may hide it; node's lookup of the folder instead.
+  let dir: string | undefined;
+  for (let d = fromDir; !dir; d = dirname(d)) {
+    if (existsSync(join(d, 'node_modules', name, 'package.json'))) dir = realpathSync(join(d, 'node_modules', name));
+    else if (dirname(d) === d) return; // An optional dependency of another platform: not installed here.
+  }
+  seen.add(name);
+  const pkgJson = join(dir, 'package.json');
+  cpSync(dir, join(outdir, 'node_modules', name), { recursive: true, dereference: true });
+  const pkg = JSON.parse(readFileSync(pkgJson, 'utf8')) as Record<string, Record<string, string> | undefined>;
+  for (const dep of [...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.optionalDependencies ?? {})]) {
+    copyNativePackage(dep, dir, outdir, seen);
+  }
+}
 
 const ROOT_PLACEHOLDER = '__RDM_DIST_ROOT__';
 // Every output file (entry or chunk) starts with this line; ROOT_PLACEHOLDER is then replaced
@@ -174,7 +200,7 @@ export async function buildService(svc: string, out: string, root = ROOT): Promi
     sourcemap: true,
     sourcesContent: false,
     chunkNames: 'chunks/[name]-[hash]',
-    external: NEVER_LOADED,
+    external: [...NEVER_LOADED, ...(NATIVE[svc] ?? [])],
     banner: { js: BANNER },
     define: { 'process.env.NODE_ENV': 'process.env.NODE_ENV' },
     plugins: [mirrorUrls(svc, root)],
@@ -188,6 +214,7 @@ export async function buildService(svc: string, out: string, root = ROOT): Promi
     cpSync(join(src, f), join(outdir, f));
   }
   writeFileSync(join(outdir, 'package.json'), `${JSON.stringify({ type: 'module' })}\n`);
+  for (const name of NATIVE[svc] ?? []) copyNativePackage(name, join(root, 'services', svc), outdir);
   return Object.keys(result.metafile.outputs).length;
 }
 

@@ -52,7 +52,7 @@ exit 0`,
   writeFileSync(join(root, 'package.json'), '{}');
   writeFileSync(join(root, 'pnpm-lock.yaml'), '');
   writeFileSync(join(root, 'node_modules', '.rdm-deps-stamp'), '');
-  for (const name of ['postgres', 'nats', 'xmllint', 'chromium', 'helm']) script(join(infra, `${name}.sh`), 'exit 0');
+  for (const name of ['postgres', 'nats', 'xmllint', 'chromium', 'iiif-validator', 'helm']) script(join(infra, `${name}.sh`), 'exit 0');
   for (const [name, down] of [
     ['minio', 'FAKE_MINIO_DOWN'],
     ['opensearch', 'FAKE_OPENSEARCH_DOWN'],

@@ -75,6 +75,11 @@ export const RPC_REQUEST_SCHEMAS: Readonly<Record<RpcSubject, Readonly<Record<st
       },
       access_token: { type: 'string' },
       bucket: { const: 'media', description: 'Ask for the media-files bucket (absent: the files bucket).' },
+      with_metadata: {
+        type: 'boolean',
+        description:
+          "Add the record's descriptive `metadata` (title, description, publication_date, rights, creators) to the grant: the IIIF manifests' labels (files service, issue 24).",
+      },
     },
   },
   'rdm.records.rpc.authorize-record': {

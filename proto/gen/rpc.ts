@@ -258,6 +258,10 @@ export interface RecordsAuthorizeFilesRequest {
    * Ask for the media-files bucket (absent: the files bucket).
    */
   bucket?: 'media';
+  /**
+   * Add the record's descriptive `metadata` (title, description, publication_date, rights, creators) to the grant: the IIIF manifests' labels (files service, issue 24).
+   */
+  with_metadata?: boolean;
 }
 
 /**
@@ -274,6 +278,18 @@ export interface BucketGrant {
    * Echo of the request's `bucket: "media"` (files refuses a media grant without it).
    */
   bucket?: 'media';
+  /**
+   * With `with_metadata`: `{title?, description?, publication_date?, rights?: [{id?, title?, link?}], creators?: [{name}]}` of the draft/record the grant is for.
+   */
+  metadata?: {
+    title?: string;
+    description?: string;
+    publication_date?: string;
+    rights?: Record<string, unknown>[];
+    creators?: {
+      name?: string;
+    }[];
+  };
 }
 
 /** Reply data of `rdm.records.rpc.authorize-files`. */

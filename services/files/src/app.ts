@@ -13,15 +13,28 @@ import {
   natsHealthCheck,
   UNSTORABLE_MESSAGE,
 } from '@rdm/platform';
-import { type FilesConfig, maxFileBytes } from './config.js';
+import { configProperties, type FilesConfig, maxFileBytes } from './config.js';
 import type { FilesAuthorizer } from './domain/authorizer.js';
 import { FilesService } from './domain/files.service.js';
 import { FileLinks } from './domain/links.js';
 import { StorageGc } from './domain/storage-gc.js';
 import { downloadStatsMiddleware } from './http/download-stats.js';
 import { filesRouter } from './http/files.routes.js';
+import { iiifRouter } from './http/iiif.routes.js';
+import { IiifService } from './iiif/iiif.service.js';
 import { API } from './http/routes.decl.js';
 import type { ObjectStorage } from './storage/index.js';
+
+/** The IIIF settings (defaults from config.ts when absent). */
+type IiifSetting =
+  | 'FILES_IIIF_MAX_WIDTH'
+  | 'FILES_IIIF_MAX_HEIGHT'
+  | 'FILES_IIIF_MAX_AREA'
+  | 'FILES_IIIF_MAX_PIXELS'
+  | 'FILES_IIIF_MAX_INPUT_BYTES'
+  | 'FILES_IIIF_CONCURRENCY'
+  | 'FILES_IIIF_CACHE_BYTES'
+  | 'FILES_IIIF_THREADS';
 
 /** Dependencies of createApp. */
 export interface AppDeps {
@@ -35,7 +48,7 @@ export interface AppDeps {
     | 'FILES_UPLOAD_STALE_MS'
     | 'FILES_JANITOR_INTERVAL_MS'
   > &
-    Partial<Pick<FilesConfig, 'FILES_MULTIPART_MAX_PART_BYTES'>>;
+    Partial<Pick<FilesConfig, 'FILES_MULTIPART_MAX_PART_BYTES' | IiifSetting>>;
   logger: Logger;
   db: Knex;
   storage: ObjectStorage;
@@ -52,6 +65,7 @@ export interface FilesApp {
   health: ReturnType<typeof createHttpApp>['health'];
   service: FilesService;
   gc: StorageGc;
+  iiif: IiifService;
 }
 
 /** Build the app and the domain service. */
@@ -95,5 +109,23 @@ export function createApp(deps: AppDeps): FilesApp {
   if (deps.js) app.use(downloadStatsMiddleware({ js: deps.js, secret: config.IDENTITY_SECRET }));
   mountRouter(app, openapiRouter(API));
   mountRouter(app, filesRouter({ service, links: new FileLinks(config.PUBLIC_BASE_URL, config.FILES_UPLOAD_STALE_MS) }));
-  return { app, health, service, gc };
+  const setting = (k: IiifSetting) => (config[k] as number | undefined) ?? (configProperties[k].default as number);
+  const iiif = new IiifService({
+    files: service,
+    storage,
+    db,
+    logger,
+    options: {
+      maxWidth: setting('FILES_IIIF_MAX_WIDTH'),
+      maxHeight: setting('FILES_IIIF_MAX_HEIGHT'),
+      maxArea: setting('FILES_IIIF_MAX_AREA'),
+      maxInputPixels: setting('FILES_IIIF_MAX_PIXELS'),
+      maxInputBytes: setting('FILES_IIIF_MAX_INPUT_BYTES'),
+      concurrency: setting('FILES_IIIF_CONCURRENCY'),
+      cacheBytes: setting('FILES_IIIF_CACHE_BYTES'),
+      threads: setting('FILES_IIIF_THREADS'),
+    },
+  });
+  mountRouter(app, iiifRouter({ iiif, baseUrl: config.PUBLIC_BASE_URL }));
+  return { app, health, service, gc, iiif };
 }

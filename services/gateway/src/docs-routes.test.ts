@@ -94,7 +94,8 @@ describe('routes named in the READMEs', () => {
     expect(concrete('/api/records/{id}/draft/files/{key+}/content')).toBe('/api/records/x/draft/files/x/content');
     expect(concrete('/api/records…')).toBe('/api/records');
     expect(concrete('/api/user/records?shared_with_me=true')).toBe('/api/user/records');
-    expect(owner('/api/iiif/<uuid>/info.json')).toBeNull();
+    expect(owner('/api/iiif/<uuid>/info.json')).toBe('files');
+    expect(owner('/api/no-such-area/<id>')).toBeNull();
     expect(owner('/api/groups…')).toBeNull();
     expect(owner('/api/communities/<id>/requests')).toBe('requests');
   });

@@ -267,6 +267,27 @@ export const GENERATED_ROUTES: readonly RouteSpec[] = [
     upload: true,
   },
   { pattern: '/api/records/{id}/media-files/{key+}/commit', methods: ['POST'], service: 'files', summary: 'Commit an uploaded media file' },
+  { pattern: '/api/iiif/{uuid}/info.json', methods: ['GET'], service: 'files', summary: 'IIIF Image API 2.1 image information' },
+  {
+    pattern: '/api/iiif/{uuid}/manifest',
+    methods: ['GET'],
+    service: 'files',
+    summary: "IIIF Presentation manifest of a record's or draft's images",
+  },
+  { pattern: '/api/iiif/{uuid}/sequence/default', methods: ['GET'], service: 'files', summary: 'IIIF Presentation 2.1 default sequence' },
+  {
+    pattern: '/api/iiif/{uuid}/canvas/{key}',
+    methods: ['GET'],
+    service: 'files',
+    summary: 'IIIF Presentation 2.1 canvas of one image file',
+  },
+  {
+    pattern: '/api/iiif/{uuid}/{region}/{size}/{rotation}/{quality_format}',
+    methods: ['GET'],
+    service: 'files',
+    summary: 'IIIF Image API 2.1 image request',
+  },
+  { pattern: '/api/iiif/{uuid}', methods: ['GET'], service: 'files', summary: 'IIIF image base URI: redirects to its info.json' },
   { pattern: '/api/requests', methods: ['GET'], service: 'requests', summary: 'Search requests the caller may read', list: true },
   {
     pattern: '/api/user/requests',

@@ -25,6 +25,8 @@ export interface AuthorizeOptions {
   listing?: boolean;
   /** A write to an entry that exists: a grant remembered for this identity may answer (domain/grant-cache.ts). */
   reuse?: boolean;
+  /** Ask records for the record's descriptive metadata too (`with_metadata`: IIIF manifests; never from the local copy). */
+  metadata?: boolean;
 }
 
 /** Asks the records service (or its local copy, domain/record-access.ts); rejects with its 404/403/410 `AppError`s. */

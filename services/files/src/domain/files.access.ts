@@ -31,6 +31,7 @@ export class FilesAccess {
       scope: t.scope,
       ...(t.token ? { access_token: t.token } : {}),
       ...(t.kind === 'media' ? { bucket: 'media' as const } : {}),
+      ...(opts.metadata ? { with_metadata: true } : {}),
     };
     try {
       return await this.d.authorizer.authorize({ ...base, action, identity: { sub: t.identity.sub, roles: t.identity.roles } }, opts);

@@ -61,6 +61,13 @@ export class FilesService {
     return { grant, files };
   }
 
+  /** Every entry with the grant and the record's descriptive metadata (IIIF manifests: src/iiif/). */
+  async listWithMetadata(t: FilesTarget): Promise<FilesResult> {
+    const grant = await this.access.authorize(t, 'read', undefined, { listing: true, metadata: true });
+    const files = grant.enabled ? await repo.listFiles(this.d.db, grant.bucket_id, { withDraftOnly: t.scope === 'draft' }) : [];
+    return { grant, files };
+  }
+
   /** Committed entries for a zip archive. */
   async archive(t: FilesTarget): Promise<FilesResult> {
     const grant = await this.access.authorize(t, 'read');

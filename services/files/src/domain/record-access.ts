@@ -7,7 +7,8 @@
  * `FILES_LOCAL_AUTHZ`.
  *
  * What the copy may decide: only "anyone may read this published version's files" — scope
- * `record`, action `read`, the files bucket (not media), no secret-link token, not a listing (its
+ * `record`, action `read`, the files bucket (not media), no secret-link token, not a listing nor a
+ * request for metadata (IIIF manifests; its
  * `order`/`default_preview` are records' alone), and a row that is published, not deleted, with
  * access status `open` (record and files public, files enabled, no active embargo). Everything
  * else — drafts, restricted or embargoed files, owners' and grants' rights, deleted records — is
@@ -48,7 +49,14 @@ export interface LocalAccessDeps {
 
 /** Could the copy answer `req` at all (a public read of a published version's files bucket)? */
 export function copyMayAnswer(req: AuthorizeFilesRequest, opts: AuthorizeOptions = {}): boolean {
-  return req.scope === 'record' && req.action === 'read' && req.bucket === undefined && req.access_token === undefined && !opts.listing;
+  return (
+    req.scope === 'record' &&
+    req.action === 'read' &&
+    req.bucket === undefined &&
+    req.access_token === undefined &&
+    !opts.listing &&
+    !req.with_metadata
+  );
 }
 
 /** The grant the copy gives for `req`, or undefined when records must decide. */

@@ -9,7 +9,9 @@ import type { FilesAuthorizer } from '../domain/authorizer.js';
 import type { FilesService } from '../domain/files.service.js';
 import { FileLinks } from '../domain/links.js';
 import type { ObjectStorage } from '../storage/index.js';
+import type { IiifService } from '../iiif/iiif.service.js';
 import { filesRouter } from './files.routes.js';
+import { iiifRouter } from './iiif.routes.js';
 import { API } from './routes.decl.js';
 
 type Doc = { paths: Record<string, Record<string, any>>; components: Record<string, Record<string, any>> };
@@ -78,6 +80,15 @@ describe(openapiFromRoutes.name, () => {
           `PUT ${R}/media-files/{key}/content/{part}`,
           `POST ${R}/media-files/{key}/commit`,
         ])
+        // IIIF (issue 24): Image API 2.1 and Presentation documents.
+        .concat([
+          'GET /api/iiif/{uuid}',
+          'GET /api/iiif/{uuid}/info.json',
+          'GET /api/iiif/{uuid}/manifest',
+          'GET /api/iiif/{uuid}/sequence/default',
+          'GET /api/iiif/{uuid}/canvas/{key}',
+          'GET /api/iiif/{uuid}/{region}/{size}/{rotation}/{quality_format}',
+        ])
         .sort(),
     );
     expect(fragment.paths[`${R}/media-files/{key}/content/{part}`].put.operationId).toBe('uploadRecordMediaFilePart');
@@ -111,10 +122,16 @@ describe(openapiFromRoutes.name, () => {
   });
 
   it('should only document operations the files router serves, each with a unique operationId', () => {
-    const router = filesRouter({ service: {} as FilesService, links: new FileLinks('http://x') });
+    const files = filesRouter({ service: {} as FilesService, links: new FileLinks('http://x') });
+    const iiif = iiifRouter({ iiif: {} as IiifService, baseUrl: 'http://x' });
     const ids = new Set<string>();
     for (const [path, item] of Object.entries(fragment.paths)) {
-      const concrete = path.replace('{key}', 'dir/a.txt').replace('{id}', 'abcde-12345');
+      const router = path.startsWith('/api/iiif/') ? iiif : files;
+      const concrete = path
+        .replace('{key}', path.startsWith('/api/iiif/') ? 'a.png' : 'dir/a.txt')
+        .replace('{id}', 'abcde-12345')
+        .replace('{uuid}', 'record:abcde-12345:a.png')
+        .replace('{region}/{size}/{rotation}/{quality_format}', 'full/max/0/default.jpg');
       for (const m of METHODS.filter((k) => item[k])) {
         // koa-router answers HEAD with the GET route.
         const method = m === 'head' ? 'GET' : m.toUpperCase();

@@ -18,6 +18,7 @@
  */
 import { AUTHENTICATED, defineApi, defineRoutes, type Json, json, type RouteDecl, rate, ref, schemaRef } from '@rdm/platform';
 import { TRANSFER_TYPES } from '../domain/input.js';
+import { IIIF_ROUTES } from './iiif.decl.js';
 
 const error = (description: string, headers?: Json) => ({
   description,
@@ -363,7 +364,7 @@ const metadata = { type: ['object', 'null'], description: 'Free-form metadata of
 /** The files service's HTTP surface. */
 export const API = defineApi({
   service: 'files',
-  tables: [FILE_ROUTES, MEDIA_FILE_ROUTES],
+  tables: [FILE_ROUTES, MEDIA_FILE_ROUTES, IIIF_ROUTES],
   components: {
     schemas: {
       FileEntry: {

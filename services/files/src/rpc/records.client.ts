@@ -29,6 +29,7 @@ export class RpcFilesAuthorizer implements FilesAuthorizer {
       locked: g.locked === true,
       default_preview: g.default_preview ?? null,
       order: Array.isArray(g.order) ? g.order : [],
+      ...(req.with_metadata && g.metadata ? { metadata: g.metadata } : {}),
     };
   }
 }

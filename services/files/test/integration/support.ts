@@ -78,6 +78,8 @@ export interface StubRecord {
   mediaEnabled?: boolean;
   /** Answer media grants like a records service that predates them (the files grant, no echo). */
   noMediaSupport?: boolean;
+  /** Descriptive metadata answered to `with_metadata` (IIIF manifests). */
+  metadata?: BucketGrant['metadata'];
 }
 
 /** Stub of the records service's authorize-files RPC, with the records' permission rules reduced to owner/public. */
@@ -133,6 +135,7 @@ export class StubRecords {
       locked,
       default_preview: rec.default_preview ?? null,
       order: rec.order ?? [],
+      ...(req.with_metadata ? { metadata: rec.metadata ?? {} } : {}),
     };
   }
 
@@ -239,7 +242,11 @@ export interface Harness extends FilesApp {
 }
 
 /** Build the real app over a fresh schema, a private NATS with the records stub, and `engine` (`grantCacheMs`: the authorizer wrapped as in production, domain/grant-cache.ts). */
-export async function createHarness(engine: TestEngine, limits: HarnessLimits = {}, o: { grantCacheMs?: number } = {}): Promise<Harness> {
+export async function createHarness(
+  engine: TestEngine,
+  limits: HarnessLimits = {},
+  o: { grantCacheMs?: number; iiif?: Partial<Record<`FILES_IIIF_${string}`, number>> } = {},
+): Promise<Harness> {
   const nats = await privateNats();
   const tdb = await testDb('files');
   const stubConn = await testNats(nats.url, 'stub-records');
@@ -258,6 +265,7 @@ export async function createHarness(engine: TestEngine, limits: HarnessLimits = 
       FILES_MAX_FILE_BYTES: limits.FILES_MAX_FILE_BYTES as number,
       FILES_UPLOAD_STALE_MS: 24 * 3600 * 1000,
       FILES_JANITOR_INTERVAL_MS: 60_000,
+      ...o.iiif,
     },
     logger: testLogger('files'),
     db: tdb.db,

@@ -193,14 +193,39 @@ export class FilesComponent implements RecordComponent {
     if (req.scope === 'draft') {
       const { draft, parent, hasRecord } = await loadDraft(this.d.db, req.record_id, { write: req.action === 'update' });
       await this.d.access.require(req.action === 'update' ? 'update_draft' : 'read_draft', identity, ctxOf(draft, parent), parent);
-      return grantOf(draft, hasRecord);
+      return withMetadata(grantOf(draft, hasRecord), draft, req);
     }
     const { record, parent } = await loadRecord(this.d.db, req.record_id);
     if (req.action === 'update') throw Errors.permissionDenied();
     const ctx = await this.d.access.require('read', identity, ctxOf(record, parent), parent);
     await this.d.access.require('read_files', identity, ctx, parent);
-    return grantOf(record, true);
+    return withMetadata(grantOf(record, true), record, req);
   }
+}
+
+/** The grant plus, when asked (`with_metadata`: IIIF manifests), the descriptive metadata the files service labels with. */
+function withMetadata(grant: BucketGrant, row: DraftRow | RecordRow, req: AuthorizeFilesRequest): BucketGrant {
+  if (!req.with_metadata) return grant;
+  const m = row.metadata ?? {};
+  const metadata: NonNullable<BucketGrant['metadata']> = {};
+  if (typeof m.title === 'string') metadata.title = m.title;
+  if (typeof m.description === 'string') metadata.description = m.description;
+  if (typeof m.publication_date === 'string') metadata.publication_date = m.publication_date;
+  if (Array.isArray(m.rights)) {
+    metadata.rights = m.rights.map((r: Record<string, unknown>) => ({
+      ...(typeof r.id === 'string' ? { id: r.id } : {}),
+      ...(r.title && typeof r.title === 'object' ? { title: r.title } : {}),
+      ...(typeof r.link === 'string'
+        ? { link: r.link }
+        : typeof (r.props as { url?: unknown })?.url === 'string'
+          ? { link: (r.props as { url: string }).url }
+          : {}),
+    }));
+  }
+  if (Array.isArray(m.creators)) {
+    metadata.creators = m.creators.map((c: { person_or_org?: { name?: unknown } }) => ({ name: String(c?.person_or_org?.name ?? '') }));
+  }
+  return { ...grant, metadata };
 }
 
 function grantOf(row: DraftRow | RecordRow, locked: boolean): BucketGrant {

@@ -101,4 +101,23 @@ describe(`RPC ${SUBJECT}`, () => {
     expect(await failure({ record_id: 'x', scope: 'bucket', action: 'read', identity: user(null) })).toMatchObject({ status: 400 });
     expect(await failure({ scope: 'draft' })).toMatchObject({ status: 400 });
   });
+  it('should add the descriptive metadata with with_metadata (IIIF manifests), and only then', async () => {
+    const d = (await env.request.post('/api/records').set(as(OWNER)).send({ metadata: fullMetadata() })).body;
+    const plain = await authorize({ record_id: d.id, scope: 'draft', action: 'read', identity: user(OWNER) });
+    expect(plain.metadata).toBeUndefined();
+    const grant = await authorize({ record_id: d.id, scope: 'draft', action: 'read', identity: user(OWNER), with_metadata: true });
+    expect(grant).toMatchObject({ bucket_id: d.id, record_id: d.id });
+    const m = grant.metadata as Record<string, any>;
+    expect(m).toMatchObject({ title: 'A Romans story', publication_date: '2020-06-01', description: '<p>A <b>description</b></p>' });
+    expect(m.creators.map((c: { name: string }) => c.name)).toEqual([expect.stringMatching(/Brown/), 'Mars Institute']);
+    expect(m.rights).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ id: 'cc-by-4.0' }),
+        expect.objectContaining({ link: 'https://customlicense.org/licenses/by/4.0/' }),
+      ]),
+    );
+    expect(await failure({ record_id: d.id, scope: 'draft', action: 'read', identity: user(OTHER), with_metadata: true })).toMatchObject({
+      status: 403,
+    });
+  });
 });
