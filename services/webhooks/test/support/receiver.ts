@@ -20,8 +20,8 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-/** Start a receiver on 127.0.0.1 (a random port). */
-export async function startReceiver(respond: Receiver['respond'] = () => 200): Promise<Receiver> {
+/** Start a receiver on 127.0.0.1 (a random port), answering after `delayMs`. */
+export async function startReceiver(respond: Receiver['respond'] = () => 200, delayMs = 0): Promise<Receiver> {
   const received: Received[] = [];
   const hanging = new Set<import('node:http').ServerResponse>();
   const r: Receiver = { url: '', received, respond, close: async () => undefined };
@@ -36,8 +36,12 @@ export async function startReceiver(respond: Receiver['respond'] = () => 200): P
         hanging.add(res);
         return;
       }
-      res.writeHead(how, { 'content-type': 'text/plain' });
-      res.end(`answer ${n} ${'x'.repeat(3000)}`);
+      const answer = () => {
+        res.writeHead(how, { 'content-type': 'text/plain' });
+        res.end(`answer ${n} ${'x'.repeat(3000)}`);
+      };
+      if (delayMs > 0) setTimeout(answer, delayMs);
+      else answer();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
