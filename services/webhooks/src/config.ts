@@ -87,7 +87,26 @@ export const configProperties = {
     pattern: '^https?://',
     description: 'The records service, read as the subscriber (`GET /api/records/<id>`) to decide what a payload may carry.',
   },
-  RPC_TIMEOUT_MS: { type: 'integer', default: 5000, minimum: 100, description: 'Timeout of calls to communities and records.' },
+  SMTP_URL: {
+    type: 'string',
+    default: '',
+    description:
+      'Outgoing mail server of the e-mails to owners of disabled webhooks (`smtp://user:pass@host:587`); empty: records’ development mail sink when MAIL_SINK=true, else no e-mail (a warning at start).',
+  },
+  MAIL_SINK: {
+    type: 'boolean',
+    default: false,
+    description: 'Development only: with an empty SMTP_URL, send to records’ mail sink on MAIL_SINK_PORT.',
+  },
+  MAIL_SINK_PORT: {
+    type: 'integer',
+    default: 2525,
+    minimum: 0,
+    maximum: 65535,
+    description: 'Port of the development mail sink (127.0.0.1).',
+  },
+  MAIL_FROM: { type: 'string', default: '', description: 'Sender of e-mails; empty = `noreply@<host of PUBLIC_BASE_URL>`.' },
+  RPC_TIMEOUT_MS: { type: 'integer', default: 5000, minimum: 100, description: 'Timeout of calls to communities, users and records.' },
 } as const satisfies Record<string, EnvProperty>;
 
 /** The frozen configuration of the webhooks service. */

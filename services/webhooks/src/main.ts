@@ -1,13 +1,15 @@
 /**
  * Entry point of the webhooks service: HTTP (`/api/webhooks`), the stream consumers turning
- * events into deliveries, the delivery worker and the outbox relay (`tsx src/main.ts`);
+ * events into deliveries, the delivery worker, the mailer of disabled webhooks and the outbox
+ * relay (`tsx src/main.ts`);
  * `tsx src/main.ts migrate` creates the schema, migrates and exits.
  */
-import { loadConfig, serviceMain } from '@rdm/platform';
+import { loadConfig, serviceMain, type Worker } from '@rdm/platform';
 import { createApp } from './app.js';
 import { wire } from './bootstrap.js';
 import { configProperties } from './config.js';
 import { startWebhookConsumers } from './delivery/consumer.js';
+import { mailerWorker, smtpSender, smtpUrlOf } from './delivery/mailer.js';
 
 await serviceMain({
   name: 'webhooks',
@@ -17,6 +19,17 @@ await serviceMain({
     const { webhooks, worker, sender } = wire(config, { db, logger, nc: nats.nc });
     const { app, health } = createApp({ config, logger, db, nc: nats.nc, webhooks });
     const consumers = startWebhookConsumers({ db, nats, logger, baseUrl: config.PUBLIC_BASE_URL, onDeliveries: () => worker.kick() });
-    return { app, health, consumers, workers: [worker], closers: [() => sender.close()] };
+    const smtp = smtpUrlOf(config);
+    const workers: Worker[] = [worker];
+    const closers: (() => unknown)[] = [() => sender.close()];
+    if (smtp) {
+      const mail = smtpSender(smtp);
+      const from = config.MAIL_FROM || `noreply@${new URL(config.PUBLIC_BASE_URL).hostname}`;
+      workers.push(
+        mailerWorker({ db, nats, sender: mail, logger, from, baseUrl: config.PUBLIC_BASE_URL, rpcTimeoutMs: config.RPC_TIMEOUT_MS }),
+      );
+      closers.push(() => mail.close());
+    } else logger.warn('webhooks: neither SMTP_URL nor MAIL_SINK=true; owners of disabled webhooks get no e-mail');
+    return { app, health, consumers, workers, closers };
   },
 });
