@@ -3,7 +3,7 @@
  * key, the target rules (plain http, allowed address ranges), delivery timing (timeout, backoff,
  * retry period, auto-disable) and concurrency. Loaded once in main.ts; never read at import time.
  */
-import { type ConfigOf, type EnvProperty, baseConfigProperties } from '@rdm/platform';
+import { ConfigError, type ConfigOf, type EnvProperty, baseConfigProperties, loadConfig } from '@rdm/platform';
 
 /** Development key encrypting the signing secrets at rest; production sets its own. */
 export const DEVELOPMENT_SECRET_KEY = 'dev-webhooks-secret-key-change-me';
@@ -111,3 +111,14 @@ export const configProperties = {
 
 /** The frozen configuration of the webhooks service. */
 export type WebhooksConfig = ConfigOf<typeof configProperties>;
+
+/** Load the configuration; with NODE_ENV=production the public development key is refused. */
+export function loadWebhooksConfig(env: NodeJS.ProcessEnv | Record<string, string | undefined>): WebhooksConfig {
+  const config = loadConfig(configProperties, env);
+  if (env.NODE_ENV === 'production' && config.WEBHOOKS_SECRET_KEY === DEVELOPMENT_SECRET_KEY) {
+    throw new ConfigError([
+      'WEBHOOKS_SECRET_KEY: the development default is refused with NODE_ENV=production; set a random key (at least 32 characters)',
+    ]);
+  }
+  return config;
+}

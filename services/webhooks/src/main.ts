@@ -4,16 +4,16 @@
  * relay (`tsx src/main.ts`);
  * `tsx src/main.ts migrate` creates the schema, migrates and exits.
  */
-import { loadConfig, serviceMain, type Worker } from '@rdm/platform';
+import { serviceMain, type Worker } from '@rdm/platform';
 import { createApp } from './app.js';
 import { wire } from './bootstrap.js';
-import { configProperties } from './config.js';
+import { loadWebhooksConfig } from './config.js';
 import { startWebhookConsumers } from './delivery/consumer.js';
 import { mailerWorker, smtpSender, smtpUrlOf } from './delivery/mailer.js';
 
 await serviceMain({
   name: 'webhooks',
-  loadConfig: () => loadConfig(configProperties, process.env),
+  loadConfig: () => loadWebhooksConfig(process.env),
   migrations: new URL('./db/migrations', import.meta.url),
   async start({ config, logger, db, nats }) {
     const { webhooks, worker, sender } = wire(config, { db, logger, nc: nats.nc });
