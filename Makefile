@@ -179,7 +179,7 @@ vocabularies-import: node-deps infra ## make vocabularies-import TYPE=affiliatio
 	@src="$$(realpath "$$SOURCE")" || exit 2; cd $(ROOT)/services/vocabularies && $(TSX) src/main.ts migrate >/dev/null && \
 		$(TSX) src/main.ts import --type "$$TYPE" --source "$$src" --format "$${FORMAT:-ror-v2}"
 
-test-e2e: deps browser iiif-validator infra ## e2e tests; E2E_RUNTIME=containers (default: images + testcontainers, gateway on 5900) or processes (ports 5900-5907)
+test-e2e: deps browser iiif-validator infra ## e2e tests; E2E_RUNTIME=containers (default: images + testcontainers, gateway on 5900) or processes (ports 5900-5908)
 	@if [ "$(E2E_RUNTIME)" = containers ]; then cd $(ROOT) && bash scripts/images.sh all; fi
 	@cd $(ROOT) && E2E_RUNTIME=$(E2E_RUNTIME) $(ROOT)/node_modules/.bin/vitest run --project e2e
 

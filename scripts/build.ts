@@ -32,7 +32,17 @@ import { fileURLToPath } from 'node:url';
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
 /** Every deployable service (the gateway included). */
-export const BUILD_SERVICES = ['gateway', 'users', 'vocabularies', 'records', 'files', 'requests', 'communities', 'web'] as const;
+export const BUILD_SERVICES = [
+  'gateway',
+  'users',
+  'vocabularies',
+  'records',
+  'files',
+  'requests',
+  'communities',
+  'web',
+  'webhooks',
+] as const;
 
 // Why: esbuild already ships with tsx (a root devDependency); resolving it through tsx avoids a
 // second pinned copy in the lockfile.

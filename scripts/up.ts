@@ -5,7 +5,7 @@
  * Use it through `make up` (which also starts Postgres and NATS) or directly:
  *   pnpm exec tsx scripts/up.ts [--migrate-only] [--no-migrate] [--no-restart] [--only=users,records]
  *
- * - Services, in order: users vocabularies records files requests communities web, then the gateway.
+ * - Services, in order: users vocabularies records files requests communities web webhooks, then the gateway.
  *   A service is skipped (with a note) while `services/<svc>/src/main.ts` does not exist yet.
  * - Migrations run one at a time: `tsx src/main.ts migrate` with cwd `services/<svc>`; a failing
  *   migration aborts the start. A service whose package.json has a `fixtures` script (e.g. the

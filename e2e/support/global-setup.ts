@@ -15,8 +15,8 @@
  *   - Unreachable infrastructure: testcontainers (postgres:15, nats:2.10 -js); when that fails too
  *     the run fails with a message saying how to start the infrastructure (under CI as well: a
  *     missing service never skips).
- *   - Services on `E2E_PORT_BASE` (5900) = gateway, +1…+7 = users vocabularies records files
- *     requests communities web; migrations first; output in .data/e2e-logs/<svc>.log
+ *   - Services on `E2E_PORT_BASE` (5900) = gateway, +1…+8 = users vocabularies records files
+ *     requests communities web webhooks; migrations first; output in .data/e2e-logs/<svc>.log
  *     (`E2E_STACK_LOGS=inherit` prints it instead); no automatic restarts.
  *   - The files service stores blobs under .data/e2e-files (emptied per run; `E2E_FILES_STORAGE_PATH`).
  *   - Records' development mail sink listens on `E2E_PORT_BASE` + 10 and writes .eml files to
@@ -161,6 +161,12 @@ export default async function setup(project: TestProject): Promise<() => Promise
         // Records' per-address abuse-report limit (5 per 10 min): the authz matrix and the fuzzer
         // report abuse from 127.0.0.1 too; its 429 is tested in records' integration tests.
         ABUSE_REPORTS_PER_WINDOW: process.env.E2E_ABUSE_REPORTS_PER_WINDOW ?? '100000',
+        // Webhooks: specs receive deliveries on a loopback receiver over plain http (the SSRF guard
+        // refuses loopback unless a range is allowed); short retries and timeouts keep specs quick.
+        WEBHOOKS_ALLOW_HTTP: 'true',
+        WEBHOOKS_ALLOWED_CIDRS: '127.0.0.0/8',
+        WEBHOOKS_BACKOFF_BASE_MS: '200',
+        WEBHOOKS_TIMEOUT_MS: '2000',
         // SEARCH_ENGINE=opensearch|elasticsearch (the e2e-opensearch phase of `make test`): indices
         // of their own, so runs never read each other's documents.
         ...(process.env.SEARCH_ENGINE && process.env.SEARCH_ENGINE !== 'postgres'

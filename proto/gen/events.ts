@@ -1178,6 +1178,32 @@ export interface VocabularyLoadedV1 {
   count: number;
 }
 
+/**
+ * Data of `rdm.webhooks.subscription.disabled` v1: A webhook subscription was disabled after a run of failed deliveries (the webhooks mailer e-mails its owner).
+ */
+export interface SubscriptionDisabledV1 {
+  /**
+   * The disabled subscription.
+   */
+  subscription_id: string;
+  /**
+   * Its owner (user id), who is e-mailed.
+   */
+  owner_id: string;
+  /**
+   * Its target URL.
+   */
+  url: string;
+  /**
+   * Failed attempts in a row that disabled it.
+   */
+  consecutive_failures: number;
+  /**
+   * The last failure (status code or network error).
+   */
+  last_error?: string | null;
+}
+
 /** The `data` of every event (version 1) by subject. */
 export interface EventData {
   'rdm.communities.community.created': CommunityCreatedV1;
@@ -1223,6 +1249,7 @@ export interface EventData {
   'rdm.users.user.updated': UserUpdatedV1;
   'rdm.vocabularies.entries.changed': EntriesChangedV1;
   'rdm.vocabularies.vocabulary.loaded': VocabularyLoadedV1;
+  'rdm.webhooks.subscription.disabled': SubscriptionDisabledV1;
 }
 
 /** Subject of an event. */

@@ -18,10 +18,11 @@ export const SERVICE_REGISTRY: readonly ServiceEntry[] = [
   { name: 'requests', port: 5105, stream: 'REQUESTS' },
   { name: 'communities', port: 5106, stream: 'COMMUNITIES' },
   { name: 'web', port: 5107, stream: null },
+  { name: 'webhooks', port: 5108, stream: 'WEBHOOKS' },
 ];
 
 /** Names of the backend services, in start order. */
-export const BACKEND_SERVICES = ['users', 'vocabularies', 'records', 'files', 'requests', 'communities', 'web'] as const;
+export const BACKEND_SERVICES = ['users', 'vocabularies', 'records', 'files', 'requests', 'communities', 'web', 'webhooks'] as const;
 
 /** The edge service. */
 export const GATEWAY_SERVICE = { name: 'gateway', port: 5000 } as const;
@@ -35,6 +36,7 @@ export const DEFAULT_PORTS = {
   requests: 5105,
   communities: 5106,
   web: 5107,
+  webhooks: 5108,
   gateway: 5000,
 } as const;
 
@@ -61,6 +63,7 @@ export const STREAMS = {
     name: 'COMMUNITIES',
     subjects: ['rdm.communities.community.>', 'rdm.communities.member.>', 'rdm.communities.member-request.>'],
   },
+  WEBHOOKS: { name: 'WEBHOOKS', subjects: ['rdm.webhooks.subscription.>'] },
   STATS: { name: 'STATS', subjects: ['rdm.stats.record.viewed', 'rdm.stats.file.downloaded'] },
 } as const;
 

@@ -134,6 +134,12 @@ capabilities:
   valueFrom: { secretKeyRef: { name: {{ include "rdm.secretName" .root }}, key: SEARCH_PASSWORD, optional: true } }
 {{- end }}
 {{- if eq .name "records" }}{{ include "rdm.smtpEnv" .root }}{{ end }}
+{{- if eq .name "webhooks" }}
+- name: WEBHOOKS_SECRET_KEY
+  valueFrom: { secretKeyRef: { name: {{ include "rdm.secretName" .root }}, key: WEBHOOKS_SECRET_KEY } }
+{{- /* The e-mails to owners of disabled webhooks: the real server only (records' development sink is in its own pod). */}}
+{{- if .root.Values.smtp.host }}{{ include "rdm.smtpEnv" .root }}{{ end }}
+{{- end }}
 {{- if and (eq .name "records") (eq .root.Values.doi.provider "datacite") }}
 - name: DATACITE_PASSWORD
   valueFrom: { secretKeyRef: { name: {{ include "rdm.secretName" .root }}, key: DATACITE_PASSWORD } }

@@ -173,9 +173,10 @@ describe('the image commands of charts/rdm, run from a production build outside 
       'users',
       'vocabularies',
       'web',
+      'webhooks',
     ]);
     // Every service but the web pages (no database) has its migration Job.
-    expect(jobs.length).toBe(6);
+    expect(jobs.length).toBe(7);
   });
 
   it('runs every migration Job (its init container, then its container) to exit code 0', async () => {

@@ -5,8 +5,8 @@
  * server instead, and then nothing restarts it) with its own database (`FAULTS_DATABASE_NAME`,
  * default rdm_faults, dropped and created fresh), its own nats-server (JetStream, store under .data/faults-nats, port
  * `FAULTS_NATS_PORT` 4228, monitoring `FAULTS_NATS_MONITOR_PORT` 8228) and every service plus the
- * gateway as real processes from scripts/up.ts on `FAULTS_PORT_BASE` (5940: gateway, +1…+7 users
- * vocabularies records files requests communities web), logs in .data/faults-logs/<svc>.log. Nothing
+ * gateway as real processes from scripts/up.ts on `FAULTS_PORT_BASE` (5940: gateway, +1…+8 users
+ * vocabularies records files requests communities web webhooks), logs in .data/faults-logs/<svc>.log. Nothing
  * is shared with the e2e stack (5900, 4223), the benches or a dev stack (5000, 4222).
  *
  * Use it from `e2e/faults/*.test.ts` when a test must kill -9 a service, restart it, or stop and

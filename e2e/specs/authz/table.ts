@@ -2491,6 +2491,112 @@ export const TABLE: Row[] = [
       any    403  403   403   403    403     403     403    404
     `,
   },
+  // Webhooks (issue 27): anyone signed in manages their own; someone else's or an unknown one is 404.
+  {
+    op: 'GET /api/webhooks',
+    scope: 'global',
+    expect: `
+      state  anon owner other reader curator manager cowner admin
+      any    403  200   200   200    200     200     200    200
+    `,
+  },
+  {
+    // An empty body: an allowed call is refused as invalid and creates nothing.
+    op: 'POST /api/webhooks',
+    scope: 'global',
+    body: () => ({}),
+    expect: `
+      state  anon owner other reader curator manager cowner admin
+      any    403  400   400   400    400     400     400    400
+    `,
+  },
+  {
+    // A community's events: its owners and managers only (the fixtures' administrator created the
+    // communities, so owns them; an administrator's role alone gives no community scope: `all` does).
+    op: 'POST /api/webhooks',
+    path: '/api/webhooks',
+    scope: 'community',
+    body: (c) => ({
+      url: 'http://127.0.0.1:9/authz-hook',
+      events: ['community.member.added'],
+      active: false,
+      scope: { type: 'community', community_id: c.vars.id },
+    }),
+    restoreAny: true,
+    restore: async (c, res) => {
+      if (res.status === 201) await as(c.w, c.actor as UserActor, 'DELETE', `/api/webhooks/${res.body.id}`);
+    },
+    expect: `
+      state       anon owner other reader curator manager  cowner   admin
+      public      403  403   403   403    403     201      201      201
+      restricted  403  403   403   403    403     201      201      201
+      deleted     403  403   403   403    403     201|403  201|403  201|403
+    `,
+  },
+  {
+    op: 'GET /api/webhooks/{id}',
+    path: '/api/webhooks/00000000-0000-4000-8000-00000000a11d',
+    scope: 'global',
+    expect: `
+      state  anon owner other reader curator manager cowner admin
+      any    403  404   404   404    404     404     404    404
+    `,
+  },
+  {
+    op: 'PUT /api/webhooks/{id}',
+    path: '/api/webhooks/00000000-0000-4000-8000-00000000a11d',
+    scope: 'global',
+    body: () => ({ active: false }),
+    expect: `
+      state  anon owner other reader curator manager cowner admin
+      any    403  404   404   404    404     404     404    404
+    `,
+  },
+  {
+    op: 'DELETE /api/webhooks/{id}',
+    path: '/api/webhooks/00000000-0000-4000-8000-00000000a11d',
+    scope: 'global',
+    expect: `
+      state  anon owner other reader curator manager cowner admin
+      any    403  404   404   404    404     404     404    404
+    `,
+  },
+  {
+    op: 'POST /api/webhooks/{id}/actions/ping',
+    path: '/api/webhooks/00000000-0000-4000-8000-00000000a11d/actions/ping',
+    scope: 'global',
+    expect: `
+      state  anon owner other reader curator manager cowner admin
+      any    403  404   404   404    404     404     404    404
+    `,
+  },
+  {
+    op: 'POST /api/webhooks/{id}/actions/rotate-secret',
+    path: '/api/webhooks/00000000-0000-4000-8000-00000000a11d/actions/rotate-secret',
+    scope: 'global',
+    expect: `
+      state  anon owner other reader curator manager cowner admin
+      any    403  404   404   404    404     404     404    404
+    `,
+  },
+  {
+    op: 'GET /api/webhooks/{id}/deliveries',
+    path: '/api/webhooks/00000000-0000-4000-8000-00000000a11d/deliveries',
+    scope: 'global',
+    expect: `
+      state  anon owner other reader curator manager cowner admin
+      any    403  404   404   404    404     404     404    404
+    `,
+  },
+  {
+    op: 'POST /api/webhooks/{id}/deliveries/{delivery_id}/actions/redeliver',
+    path: '/api/webhooks/00000000-0000-4000-8000-00000000a11d/deliveries/00000000-0000-4000-8000-00000000a11d/actions/redeliver',
+    scope: 'global',
+    expect: `
+      state  anon owner other reader curator manager cowner admin
+      any    403  404   404   404    404     404     404    404
+    `,
+  },
   {
     op: 'POST /api/vocabularies/tasks',
     scope: 'global',

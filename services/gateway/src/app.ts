@@ -68,6 +68,7 @@ const URL_KEYS: Record<ServiceName, keyof GatewayConfig> = {
   requests: 'REQUESTS_URL',
   communities: 'COMMUNITIES_URL',
   web: 'WEB_URL',
+  webhooks: 'WEBHOOKS_URL',
 };
 
 /** Build the gateway app (no listen). */

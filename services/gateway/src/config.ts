@@ -21,6 +21,7 @@ export const configProperties = {
   REQUESTS_URL: url(DEFAULT_PORTS.requests, 'requests'),
   COMMUNITIES_URL: url(DEFAULT_PORTS.communities, 'communities'),
   WEB_URL: url(DEFAULT_PORTS.web, 'web (landing pages)'),
+  WEBHOOKS_URL: url(DEFAULT_PORTS.webhooks, 'webhooks'),
   TRUSTED_PROXIES: {
     type: 'string',
     default: '',
@@ -189,7 +190,7 @@ export const configProperties = {
     type: 'string',
     default: 'users,vocabularies,records,files',
     pattern:
-      '^\\s*(none|(users|vocabularies|records|files|requests|communities|web)\\s*(,\\s*(users|vocabularies|records|files|requests|communities|web)\\s*)*)$',
+      '^\\s*(none|(users|vocabularies|records|files|requests|communities|web|webhooks)\\s*(,\\s*(users|vocabularies|records|files|requests|communities|web|webhooks)\\s*)*)$',
     description: 'Services whose /readyz the gateway /readyz consults (comma-separated), or `none`.',
   },
   READY_UPSTREAMS_MODE: {

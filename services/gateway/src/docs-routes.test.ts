@@ -26,6 +26,7 @@ const DOCS = [
   'services/users/README.md',
   'services/vocabularies/README.md',
   'services/web/README.md',
+  'services/webhooks/README.md',
 ];
 /** Served by the gateway itself, or a wildcard standing for the whole API. */
 const OWN = new Set(['/api/openapi.json', '/api/*', '/api']);

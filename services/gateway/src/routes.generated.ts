@@ -2,7 +2,7 @@
 import type { RouteSpec } from './routes.js';
 
 /** Services whose public routes come from their route table. */
-export const DECLARING_SERVICES = ['users', 'vocabularies', 'records', 'files', 'requests', 'communities', 'web'] as const;
+export const DECLARING_SERVICES = ['users', 'vocabularies', 'records', 'files', 'requests', 'communities', 'web', 'webhooks'] as const;
 
 /** The public routes of the declaring services. */
 export const GENERATED_ROUTES: readonly RouteSpec[] = [
@@ -433,4 +433,32 @@ export const GENERATED_ROUTES: readonly RouteSpec[] = [
   { pattern: '/communities/{slug}', methods: ['GET'], service: 'web', summary: 'Page of a community (HTML)' },
   { pattern: '/search', methods: ['GET'], service: 'web', summary: 'Search page of the records (HTML)' },
   { pattern: '/static/{name}', methods: ['GET'], service: 'web', summary: 'Stylesheet of the pages (content-hashed name)' },
+  {
+    pattern: '/api/webhooks',
+    methods: ['GET', 'POST'],
+    service: 'webhooks',
+    summary: "The caller's webhooks (administrators: everyone's with `all=true`)",
+    list: true,
+  },
+  { pattern: '/api/webhooks/{id}', methods: ['GET', 'PUT', 'DELETE'], service: 'webhooks', summary: 'Read a webhook (never its secret)' },
+  { pattern: '/api/webhooks/{id}/actions/ping', methods: ['POST'], service: 'webhooks', summary: 'Send a `webhook.ping` event now' },
+  {
+    pattern: '/api/webhooks/{id}/actions/rotate-secret',
+    methods: ['POST'],
+    service: 'webhooks',
+    summary: 'A new signing secret; the previous one also signs during WEBHOOKS_ROTATION_OVERLAP_S',
+  },
+  {
+    pattern: '/api/webhooks/{id}/deliveries',
+    methods: ['GET'],
+    service: 'webhooks',
+    summary: 'Delivery log: status, attempts, response code, latency, a prefix of the response',
+    list: true,
+  },
+  {
+    pattern: '/api/webhooks/{id}/deliveries/{delivery_id}/actions/redeliver',
+    methods: ['POST'],
+    service: 'webhooks',
+    summary: 'Deliver a finished delivery again (same `webhook-id`)',
+  },
 ];

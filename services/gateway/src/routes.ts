@@ -18,7 +18,7 @@ import { GENERATED_ROUTES } from './routes.generated.js';
 export { DECLARING_SERVICES } from './routes.generated.js';
 
 /** The services behind the gateway. */
-export const SERVICES = ['users', 'vocabularies', 'records', 'files', 'requests', 'communities', 'web'] as const;
+export const SERVICES = ['users', 'vocabularies', 'records', 'files', 'requests', 'communities', 'web', 'webhooks'] as const;
 /** Name of one service. */
 export type ServiceName = (typeof SERVICES)[number];
 
