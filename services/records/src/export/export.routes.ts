@@ -31,6 +31,7 @@ export async function renderExport(
   identity: Identity,
   id: string,
   format: ExportFormat,
+  citation?: { style?: unknown; locale?: unknown },
 ): Promise<{ body: string; contentType: string } | { redirect: string }> {
   const read = await readPublishedJson(deps.reader, identity, id, deps);
   if ('redirect' in read) return read;
@@ -41,6 +42,7 @@ export async function renderExport(
     doiResolverUrl: deps.doiResolverUrl,
     datacentreSymbol: deps.datacentreSymbol,
     props,
+    citation,
   });
   return { body, contentType: format.contentType };
 }
@@ -49,7 +51,7 @@ export async function renderExport(
 export function registerExportRoutes(router: Router<AppState>, deps: ExportRoutesDeps): void {
   const send = async (ctx: AppContext, format: ExportFormat, suffix: string) => {
     const id = String(ctx.params.id);
-    const out = await renderExport(deps, ctx.state.identity, id, format);
+    const out = await renderExport(deps, ctx.state.identity, id, format, { style: ctx.query.style, locale: ctx.query.locale });
     if ('redirect' in out) {
       const location = `${out.redirect}${suffix}`;
       ctx.status = 302;
