@@ -9,6 +9,7 @@ import { type AppContext as Context, AppError, type AppState, bindRoutes, Errors
 import type { VNode } from 'preact';
 import { type ApiClient, queryOf } from '../api-client.js';
 import type { PageCache } from '../page-cache.js';
+import { DEFAULT_CITATION_STYLE } from '../pages/format.js';
 import { renderPage } from '../pages/layout.js';
 import { ErrorPage, RecordPage, TombstonePage } from '../pages/record.js';
 import { CommunityPage, FACETS, type SearchState, SearchPage } from '../pages/search.js';
@@ -96,6 +97,7 @@ export function pagesRouter(deps: PagesDeps): Router<AppState> {
     async recordPage(ctx) {
       const id = ctx.params.id;
       const token = one(ctx.query.token);
+      const style = one(ctx.query.style) ?? DEFAULT_CITATION_STYLE;
       const api = deps.clientOf(ctx);
       const q = queryOf({ token });
       const rec = await api.get('records', `/api/records/${enc(id)}${q}`);
@@ -118,8 +120,10 @@ export function pagesRouter(deps: PagesDeps): Router<AppState> {
       const etag = rec.headers.get('etag') ?? '';
       const anonymous = ctx.state.identity.sub === null && token === undefined;
       if (link) ctx.set('Link', link);
+      // One cached page per record and citation style (a style records refuses is never cached).
+      const cacheKey = `${record.id} ${style}`;
       if (anonymous && etag) {
-        const hit = cache.get(record.id, etag);
+        const hit = cache.get(cacheKey, etag);
         if (hit) {
           ctx.set('X-Page-Cache', 'hit');
           ctx.status = 200;
@@ -130,12 +134,15 @@ export function pagesRouter(deps: PagesDeps): Router<AppState> {
           return;
         }
       }
-      const [versions, files, communities, jsonLd] = await Promise.all([
+      const [versions, files, communities, jsonLd, citation] = await Promise.all([
         api.get('records', `/api/records/${enc(record.id)}/versions${queryOf({ token, size: 100 })}`),
         record.files?.enabled === false ? undefined : api.get('files', `/api/records/${enc(record.id)}/files${q}`),
         api.get('records', `/api/records/${enc(record.id)}/communities${queryOf({ token, size: 25 })}`),
         api.get('records', `/api/records/${enc(record.id)}${q}`, { accept: 'application/ld+json' }),
+        api.get('records', `/api/records/${enc(record.id)}${queryOf({ token, style })}`, { accept: 'text/x-bibliography' }),
       ]);
+      // A style records does not serve: 400 with its message (which lists the styles), as the API answers.
+      if (citation.status === 400) return refuse(ctx, baseUrl, 400, messageOf(citation.body, 'Citation string style not found.'));
       const page = RecordPage({
         baseUrl,
         record,
@@ -144,10 +151,11 @@ export function pagesRouter(deps: PagesDeps): Router<AppState> {
         files: files === undefined ? undefined : files.status === 200 ? { entries: files.body?.entries ?? [] } : { refused: files.status },
         communities: communities.status === 200 ? (communities.body?.hits?.hits ?? []) : undefined,
         jsonLd: jsonLd.status === 200 && jsonLd.body !== undefined ? jsonLd.body : undefined,
+        citation: { style, text: citation.status === 200 ? citation.text : undefined },
       });
       sendHtml(ctx, 200, page, anonymous ? 'no-cache' : 'private, no-store');
       if (anonymous && etag) {
-        cache.set(record.id, { etag, html: ctx.body as string, link });
+        cache.set(cacheKey, { etag, html: ctx.body as string, link });
         ctx.set('X-Page-Cache', 'miss');
       }
     },

@@ -8,7 +8,7 @@
  */
 import type { VNode } from 'preact';
 import { sanitizeHtml } from '@rdm/platform';
-import { EXPORT_FORMATS, humanSize, identifierUrl, list, titleOf } from './format.js';
+import { CITATION_STYLES, EXPORT_FORMATS, humanSize, identifierUrl, list, titleOf } from './format.js';
 import { type Head, Layout, type MetaTag } from './layout.js';
 
 /** Everything the record page shows. */
@@ -25,6 +25,8 @@ export interface RecordPageData {
   jsonLd?: unknown;
   /** A secret link token the visitor came with (kept on links to the same record's pages). */
   token?: string;
+  /** The citation box: the style shown and records' `text/x-bibliography` answer in it (absent: unavailable). */
+  citation?: { style: string; text?: string };
 }
 
 const ACCESS_TEXT: Record<string, string> = {
@@ -130,6 +132,34 @@ function stripTags(html: string): string {
 
 function withToken(href: string, token?: string): string {
   return token ? `${href}${href.includes('?') ? '&' : '?'}token=${encodeURIComponent(token)}` : href;
+}
+
+/**
+ * The citation box: records' formatted citation in the chosen style, and the style selector as a
+ * plain GET form back to this page (`?style=`, the token kept), so it works without JavaScript.
+ */
+function CitationBox({ d }: { d: RecordPageData }): VNode | null {
+  if (!d.citation) return null;
+  const r = d.record;
+  const action = `${r.links?.self_html ?? `${d.baseUrl}/records/${r.id}`}#citation`;
+  return (
+    <div class="panel" id="citation">
+      <h2 id="h-citation">Cite as</h2>
+      {d.citation.text ? <p class="citation">{d.citation.text}</p> : <p class="muted">The citation is not available right now.</p>}
+      <form method="get" action={action} class="citation-style">
+        {d.token ? <input type="hidden" name="token" value={d.token} /> : null}
+        <label for="citation-style">Style</label>{' '}
+        <select id="citation-style" name="style">
+          {CITATION_STYLES.map((s) => (
+            <option value={s.id} selected={s.id === d.citation?.style}>
+              {s.label}
+            </option>
+          ))}
+        </select>{' '}
+        <button type="submit">Show</button>
+      </form>
+    </div>
+  );
 }
 
 /** The landing page of a record. */
@@ -327,6 +357,7 @@ export function RecordPage(d: RecordPageData): VNode {
             </ul>
           </div>
         ) : null}
+        <CitationBox d={d} />
         <div class="panel">
           <h2>Export</h2>
           <ul class="plain">
