@@ -206,6 +206,14 @@ function capNames(names: unknown): unknown {
   return [...names.slice(0, MAX_NAMES - 1), names[names.length - 1]];
 }
 
+/**
+ * Compile the default style's engine now (its first rendering would otherwise compile it: a
+ * synchronous second or more, during which the service answers nothing). Called once at start.
+ */
+export function warmCitationEngine(style = DEFAULT_CITATION_STYLE): void {
+  engineFor(style, styleDefaultLocale(style));
+}
+
 /** Check `?style=` and `?locale=` before any read: the canonical style and the locale (400 for either when bad). */
 export function citationParams(query: { style?: unknown; locale?: unknown }): { style: string; locale: string | undefined } {
   const style = resolveCitationStyle(query.style);

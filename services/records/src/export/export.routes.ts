@@ -8,6 +8,7 @@
  */
 import type { AppContext, AppState, Identity, MsgLogger, Router } from '@rdm/platform';
 import type { Next } from 'koa';
+import { warmCitationEngine } from './bibliography.js';
 import { type ExportFormat, formatByName, MEDIA_TYPES, negotiateFormat } from './formats.js';
 import { type PublishedRecordReader, readPublishedJson } from './reader.js';
 import type { VocabPropsCache } from './vocab-props.js';
@@ -49,6 +50,15 @@ export async function renderExport(
 
 /** Register the export routes (before the records routes). */
 export function registerExportRoutes(router: Router<AppState>, deps: ExportRoutesDeps): void {
+  // Why at start: compiling a CSL style blocks the event loop (seconds on a loaded machine); the
+  // default style's engine is built once here, before the first landing page asks for it.
+  setTimeout(() => {
+    try {
+      warmCitationEngine();
+    } catch (err) {
+      deps.logger?.warn({ err }, 'citation engine warm-up failed');
+    }
+  }, 0).unref();
   const send = async (ctx: AppContext, format: ExportFormat, suffix: string) => {
     const id = String(ctx.params.id);
     const out = await renderExport(deps, ctx.state.identity, id, format, { style: ctx.query.style, locale: ctx.query.locale });

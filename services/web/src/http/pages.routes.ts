@@ -139,10 +139,13 @@ export function pagesRouter(deps: PagesDeps): Router<AppState> {
         record.files?.enabled === false ? undefined : api.get('files', `/api/records/${enc(record.id)}/files${q}`),
         api.get('records', `/api/records/${enc(record.id)}/communities${queryOf({ token, size: 25 })}`),
         api.get('records', `/api/records/${enc(record.id)}${q}`, { accept: 'application/ld+json' }),
-        api.get('records', `/api/records/${enc(record.id)}${queryOf({ token, style })}`, { accept: 'text/x-bibliography' }),
+        // The citation is an extra: unreachable or slow, the page goes without it (and is not cached).
+        api
+          .get('records', `/api/records/${enc(record.id)}${queryOf({ token, style })}`, { accept: 'text/x-bibliography' })
+          .catch(() => undefined),
       ]);
       // A style records does not serve: 400 with its message (which lists the styles), as the API answers.
-      if (citation.status === 400) return refuse(ctx, baseUrl, 400, messageOf(citation.body, 'Citation string style not found.'));
+      if (citation?.status === 400) return refuse(ctx, baseUrl, 400, messageOf(citation.body, 'Citation string style not found.'));
       const page = RecordPage({
         baseUrl,
         record,
@@ -151,10 +154,10 @@ export function pagesRouter(deps: PagesDeps): Router<AppState> {
         files: files === undefined ? undefined : files.status === 200 ? { entries: files.body?.entries ?? [] } : { refused: files.status },
         communities: communities.status === 200 ? (communities.body?.hits?.hits ?? []) : undefined,
         jsonLd: jsonLd.status === 200 && jsonLd.body !== undefined ? jsonLd.body : undefined,
-        citation: { style, text: citation.status === 200 ? citation.text : undefined },
+        citation: { style, text: citation?.status === 200 ? citation.text : undefined },
       });
       sendHtml(ctx, 200, page, anonymous ? 'no-cache' : 'private, no-store');
-      if (anonymous && etag) {
+      if (anonymous && etag && citation?.status === 200) {
         cache.set(cacheKey, { etag, html: ctx.body as string, link });
         ctx.set('X-Page-Cache', 'miss');
       }
