@@ -80,6 +80,33 @@ function apiQuery(s: SearchState): string {
   return queryOf({ q: s.q, page: s.page, size: s.size, sort: s.sort, ...s.filters });
 }
 
+/**
+ * A draft, read-only, as the visitor may read it (`GET /api/records/<id>/draft`): InvenioRDM's
+ * preview (`/records/<id>?preview=1`) and, here, its deposit-form URL `/uploads/<id>` (the form
+ * itself is out of scope). Answers false when there is no draft (the caller decides what then).
+ */
+async function draftPreview(ctx: Context, deps: PagesDeps, id: string, token: string | undefined): Promise<boolean> {
+  const api = deps.clientOf(ctx);
+  const enc = encodeURIComponent;
+  const draft = await api.get('records', `/api/records/${enc(id)}/draft${queryOf({ token })}`);
+  if (draft.status === 404) return false;
+  if (draft.status !== 200 || !draft.body?.id) {
+    refuse(ctx, deps.baseUrl, draft.status, messageOf(draft.body, 'The draft does not exist.'));
+    return true;
+  }
+  const files =
+    draft.body.files?.enabled === false ? undefined : await api.get('files', `/api/records/${enc(id)}/draft/files${queryOf({ token })}`);
+  const page = RecordPage({
+    baseUrl: deps.baseUrl,
+    record: draft.body,
+    token,
+    preview: true,
+    files: files === undefined ? undefined : files.status === 200 ? { entries: files.body?.entries ?? [] } : { refused: files.status },
+  });
+  sendHtml(ctx, 200, page, 'private, no-store');
+  return true;
+}
+
 /** The router of every page. */
 export function pagesRouter(deps: PagesDeps): Router<AppState> {
   const { baseUrl, cache } = deps;
@@ -94,10 +121,17 @@ export function pagesRouter(deps: PagesDeps): Router<AppState> {
       ctx.redirect(`${target}${queryOf({ token })}`);
     },
 
+    async draftPage(ctx) {
+      const token = one(ctx.query.token);
+      if (!(await draftPreview(ctx, deps, ctx.params.id, token))) refuse(ctx, baseUrl, 404, 'The draft does not exist.');
+    },
+
     async recordPage(ctx) {
       const id = ctx.params.id;
       const token = one(ctx.query.token);
       const style = one(ctx.query.style) ?? DEFAULT_CITATION_STYLE;
+      // `preview_html` (`?preview=1`): the draft when there is one the visitor may read, else the published page.
+      if (one(ctx.query.preview) && (await draftPreview(ctx, deps, id, token))) return;
       const api = deps.clientOf(ctx);
       const q = queryOf({ token });
       const rec = await api.get('records', `/api/records/${enc(id)}${q}`);

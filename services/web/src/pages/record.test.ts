@@ -216,3 +216,13 @@ describe('citation box', () => {
     expect(renderPage(RecordPage({ baseUrl: base, record: record() }))).not.toContain('id="citation"');
   });
 });
+
+describe('draft preview', () => {
+  it('should say a draft shown read-only is not published', () => {
+    const html = renderPage(RecordPage({ baseUrl: base, record: record(), preview: true }));
+    expect(html).toContain('<strong>Preview.</strong> This draft is not published');
+    // A draft has no exports: no export links, no alternates.
+    expect(html).not.toContain('/export/');
+    expect(renderPage(RecordPage({ baseUrl: base, record: record() }))).not.toContain('This draft is not published');
+  });
+});

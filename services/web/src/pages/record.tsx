@@ -25,6 +25,8 @@ export interface RecordPageData {
   jsonLd?: unknown;
   /** A secret link token the visitor came with (kept on links to the same record's pages). */
   token?: string;
+  /** A draft shown read-only (`/uploads/<id>`, `?preview=1`): a banner says it is not published. */
+  preview?: boolean;
   /** The citation box: the style shown and records' `text/x-bibliography` answer in it (absent: unavailable). */
   citation?: { style: string; text?: string };
 }
@@ -112,7 +114,8 @@ export function recordHead(d: RecordPageData): Head {
     description: plain,
     canonical: landing,
     meta,
-    alternates: EXPORT_FORMATS.map((f) => ({ type: f.mediaType, href: `${api}/export/${f.name}`, title: f.label })),
+    // A draft has no exports (records serves them for published records only).
+    alternates: d.preview ? [] : EXPORT_FORMATS.map((f) => ({ type: f.mediaType, href: `${api}/export/${f.name}`, title: f.label })),
     jsonLd: d.jsonLd,
   };
 }
@@ -175,6 +178,11 @@ export function RecordPage(d: RecordPageData): VNode {
   return (
     <Layout head={recordHead(d)} baseUrl={d.baseUrl} side>
       <article>
+        {d.preview ? (
+          <p class="panel" role="status">
+            <strong>Preview.</strong> This draft is not published: only people who may see the draft see this page, and it may still change.
+          </p>
+        ) : null}
         <div class="badges">
           {m.publication_date ? <span class="badge">Published {String(m.publication_date)}</span> : null}
           {m.resource_type ? <span class="badge">{titleOf(m.resource_type.title) || m.resource_type.id}</span> : null}
@@ -358,18 +366,20 @@ export function RecordPage(d: RecordPageData): VNode {
           </div>
         ) : null}
         <CitationBox d={d} />
-        <div class="panel">
-          <h2>Export</h2>
-          <ul class="plain">
-            {EXPORT_FORMATS.map((f) => (
-              <li>
-                <a href={withToken(`${api}/export/${f.name}`, d.token)} type={f.mediaType}>
-                  {f.label}
-                </a>
-              </li>
-            ))}
-          </ul>
-        </div>
+        {d.preview ? null : (
+          <div class="panel">
+            <h2>Export</h2>
+            <ul class="plain">
+              {EXPORT_FORMATS.map((f) => (
+                <li>
+                  <a href={withToken(`${api}/export/${f.name}`, d.token)} type={f.mediaType}>
+                    {f.label}
+                  </a>
+                </li>
+              ))}
+            </ul>
+          </div>
+        )}
       </aside>
     </Layout>
   );
