@@ -179,7 +179,7 @@ export function RecordPage(d: RecordPageData): VNode {
     <Layout head={recordHead(d)} baseUrl={d.baseUrl} side>
       <article>
         {d.preview ? (
-          <p class="panel" role="status">
+          <p class="panel">
             <strong>Preview.</strong> This draft is not published: only people who may see the draft see this page, and it may still change.
           </p>
         ) : null}
