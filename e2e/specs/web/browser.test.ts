@@ -127,6 +127,15 @@ describe.skipIf(!CHROMIUM && !CI)('landing pages in a browser', () => {
     const names = (x: any) => (Array.isArray(x) ? x : [x]).map((c: any) => c.name).sort();
     expect(names(ld.creator)).toEqual(rec.metadata.creators.map((c: any) => c.person_or_org.name).sort());
     if (rec.pids?.doi) expect(JSON.stringify(ld)).toContain(rec.pids.doi.identifier);
+    // The citation box: the API's APA citation, and the style form (a plain GET, no script) switches it.
+    const cite = (style: string) => api(`/api/records/${v2id}?style=${style}`, { headers: { accept: 'text/x-bibliography' } });
+    const box = page.locator('#citation');
+    expect(await box.isVisible()).toBe(true);
+    expect(await box.locator('p.citation').innerText()).toBe((await cite('apa')).text);
+    await page.locator('#citation-style').selectOption('ieee');
+    await Promise.all([page.waitForURL(/[?&]style=ieee/), box.getByRole('button', { name: 'Show' }).click()]);
+    expect(await page.locator('#citation p.citation').innerText()).toBe((await cite('ieee')).text);
+    await page.screenshot({ path: join(ARTIFACTS, 'record-citation-ieee.png'), fullPage: true });
     await page.close();
     // The previous version's page names the newest as another version.
     const old = await visit('record-v1', v1.links.self_html);

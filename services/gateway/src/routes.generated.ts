@@ -429,6 +429,7 @@ export const GENERATED_ROUTES: readonly RouteSpec[] = [
   },
   { pattern: '/records/{id}/latest', methods: ['GET'], service: 'web', summary: "Landing page: redirect to the record's latest version" },
   { pattern: '/records/{id}', methods: ['GET'], service: 'web', summary: 'Landing page of a record (HTML)' },
+  { pattern: '/uploads/{id}', methods: ['GET'], service: 'web', summary: 'A draft, read-only (HTML; the deposit form is not served)' },
   { pattern: '/doi/{doi+}', methods: ['GET'], service: 'web', summary: 'Landing page of a DOI: redirect to its record' },
   { pattern: '/communities/{slug}', methods: ['GET'], service: 'web', summary: 'Page of a community (HTML)' },
   { pattern: '/search', methods: ['GET'], service: 'web', summary: 'Search page of the records (HTML)' },

@@ -8,6 +8,7 @@
  */
 import type { AppContext, AppState, Identity, MsgLogger, Router } from '@rdm/platform';
 import type { Next } from 'koa';
+import { warmCitationEngine } from './bibliography.js';
 import { type ExportFormat, formatByName, MEDIA_TYPES, negotiateFormat } from './formats.js';
 import { type PublishedRecordReader, readPublishedJson } from './reader.js';
 import type { VocabPropsCache } from './vocab-props.js';
@@ -31,6 +32,7 @@ export async function renderExport(
   identity: Identity,
   id: string,
   format: ExportFormat,
+  citation?: { style?: unknown; locale?: unknown },
 ): Promise<{ body: string; contentType: string } | { redirect: string }> {
   const read = await readPublishedJson(deps.reader, identity, id, deps);
   if ('redirect' in read) return read;
@@ -41,15 +43,25 @@ export async function renderExport(
     doiResolverUrl: deps.doiResolverUrl,
     datacentreSymbol: deps.datacentreSymbol,
     props,
+    citation,
   });
   return { body, contentType: format.contentType };
 }
 
 /** Register the export routes (before the records routes). */
 export function registerExportRoutes(router: Router<AppState>, deps: ExportRoutesDeps): void {
+  // Why at start: compiling a CSL style blocks the event loop (seconds on a loaded machine); the
+  // default style's engine is built once here, before the first landing page asks for it.
+  setTimeout(() => {
+    try {
+      warmCitationEngine();
+    } catch (err) {
+      deps.logger?.warn({ err }, 'citation engine warm-up failed');
+    }
+  }, 0).unref();
   const send = async (ctx: AppContext, format: ExportFormat, suffix: string) => {
     const id = String(ctx.params.id);
-    const out = await renderExport(deps, ctx.state.identity, id, format);
+    const out = await renderExport(deps, ctx.state.identity, id, format, { style: ctx.query.style, locale: ctx.query.locale });
     if ('redirect' in out) {
       const location = `${out.redirect}${suffix}`;
       ctx.status = 302;

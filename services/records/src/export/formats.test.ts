@@ -342,7 +342,8 @@ describe(negotiateFormat.name, () => {
 });
 
 describe('restricted files', () => {
-  it('should never show a file of a record whose files the caller may not read', () => {
+  // Timeout: the formatted citation compiles its default style's engine on first use (seconds on a loaded machine).
+  it('should never show a file of a record whose files the caller may not read', { timeout: 120_000 }, () => {
     const r = minimalRecord();
     for (const f of EXPORT_FORMATS) {
       const out = f.render(r, ctx);

@@ -5,6 +5,7 @@
  * Add a format by adding an entry here; routes and OAI-PMH pick it up.
  */
 import { Errors } from '@rdm/platform';
+import { citationParams, formatCitation } from './bibliography.js';
 import { bibtex, cslJson } from './citation.js';
 import { dataciteJson } from './datacite.js';
 import { dataciteResourceXml } from './datacite-xml.js';
@@ -27,6 +28,8 @@ export interface ExportFormat {
   contentType: string;
   /** Render the record. */
   render(r: RecordJson, ctx: ExportContext): string;
+  /** Only by `Accept` (no `/export/<name>`, no `?format=`), as InvenioRDM serves it: the formatted citation. */
+  acceptOnly?: boolean;
 }
 
 const json = (v: unknown) => `${JSON.stringify(v, null, 2)}\n`;
@@ -64,6 +67,16 @@ export const EXPORT_FORMATS: readonly ExportFormat[] = [
     contentType: 'application/vnd.citationstyles.csl+json; charset=utf-8',
     render: (r, c) => json(cslJson(r, c)),
   },
+  {
+    name: 'citation',
+    mediaType: 'text/x-bibliography',
+    contentType: 'text/x-bibliography; charset=utf-8',
+    acceptOnly: true,
+    render: (r, c) => {
+      const { style, locale } = citationParams(c.citation ?? {});
+      return formatCitation(cslJson(r, c), style, locale);
+    },
+  },
   { name: 'bibtex', mediaType: 'application/x-bibtex', contentType: 'application/x-bibtex; charset=utf-8', render: (r, c) => bibtex(r, c) },
   {
     name: 'dublincore',
@@ -97,9 +110,9 @@ export const EXPORT_FORMATS: readonly ExportFormat[] = [
   },
 ];
 
-/** Media types a record's metadata is available in (`describedby` of signposting: every format but the linkset). */
+/** Media types a record's metadata is available in (`describedby` of signposting: every format but the linkset and the formatted citation, which is not metadata). */
 export function describedByTypes(): string[] {
-  return EXPORT_FORMATS.filter((f) => f.name !== 'linkset').map((f) => f.mediaType);
+  return EXPORT_FORMATS.filter((f) => f.name !== 'linkset' && f.name !== 'citation').map((f) => f.mediaType);
 }
 
 /** Aliases of format names (InvenioRDM's UI export names and common short forms). */
@@ -125,7 +138,7 @@ export const MEDIA_TYPES: readonly string[] = EXPORT_FORMATS.map((f) => f.mediaT
 export function formatByName(value: string): ExportFormat | undefined {
   const v = value.trim().toLowerCase();
   const name = ALIASES[v] ?? v;
-  return EXPORT_FORMATS.find((f) => f.name === name || f.mediaType === v);
+  return EXPORT_FORMATS.find((f) => !f.acceptOnly && (f.name === name || f.mediaType === v));
 }
 
 /** What `ctx.accepts` offers: koa's Accept matcher (q-values, wildcards). */

@@ -21,6 +21,8 @@ export interface ExportContext {
   /** DataCite data centre symbol of `oai_datacite` (empty: the site name). */
   datacentreSymbol?: string;
   props: PropsLookup;
+  /** The request's `?style=` / `?locale=` (formatted citations, `text/x-bibliography`). */
+  citation?: { style?: unknown; locale?: unknown };
 }
 
 /** The English (else first) value of a multilingual `{lang: text}` object, or the string itself. */

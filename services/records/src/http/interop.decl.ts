@@ -8,6 +8,7 @@
  * When to edit: an export format, or the OAI routes' parameters or answers, change. Only the
  * platform and constants may be imported here (the gateway's route generator imports it).
  */
+import { CITATION_LOCALES, CITATION_STYLES, DEFAULT_CITATION_STYLE } from '../export/bibliography.js';
 import { EXPORT_FORMATS } from '../export/formats.js';
 import { defineRoutes, type Json, operationRoute, rate, ref } from '@rdm/platform';
 
@@ -34,7 +35,8 @@ const xml = { 'text/xml': { schema: text } };
 
 const OAI_ARGS = ['verb', 'identifier', 'metadataPrefix', 'from', 'until', 'set', 'resumptionToken'];
 
-const exportTypes = Object.fromEntries(EXPORT_FORMATS.map((f) => [f.mediaType, { schema: {} }]));
+const NAMED_FORMATS = EXPORT_FORMATS.filter((f) => !f.acceptOnly);
+const exportTypes = Object.fromEntries(NAMED_FORMATS.map((f) => [f.mediaType, { schema: {} }]));
 const exportParams = [
   { name: 'id', in: 'path', required: true, schema: text, description: 'Record id (`abcde-12345`).' },
   {
@@ -42,7 +44,25 @@ const exportParams = [
     in: 'path',
     required: true,
     schema: text,
-    description: `Export format: ${EXPORT_FORMATS.map((f) => `\`${f.name}\``).join(', ')} (and aliases); another name is 404.`,
+    description: `Export format: ${NAMED_FORMATS.map((f) => `\`${f.name}\``).join(', ')} (and aliases); another name is 404.`,
+  },
+];
+
+/** `?style=` and `?locale=` of a formatted citation (`GET /api/records/{id}` with `Accept: text/x-bibliography`). */
+export const CITATION_QUERY_PARAMS = [
+  {
+    name: 'style',
+    in: 'query',
+    required: false,
+    schema: text,
+    description: `Citation style of \`text/x-bibliography\`: ${CITATION_STYLES.map((s) => `\`${s.id}\``).join(', ')} (default \`${DEFAULT_CITATION_STYLE}\`); another is 400 listing them.`,
+  },
+  {
+    name: 'locale',
+    in: 'query',
+    required: false,
+    schema: text,
+    description: `Language of \`text/x-bibliography\` (${CITATION_LOCALES.join(', ')}; another tag falls back to its language's main dialect, then en-US; default: the style's). Not a language tag: 400.`,
   },
 ];
 

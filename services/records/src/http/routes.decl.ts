@@ -27,7 +27,7 @@ import { AUTHENTICATED, defineApi, defineRoutes, type Json, json, operationRoute
 import { RECORD_SORTS } from '../search/search.service.js';
 import { ACCESS_ROUTES, accessSchemas } from './access.decl.js';
 import { ACCESS_REQUEST_ROUTES, accessRequestSchemas } from './access-request.decl.js';
-import { EXPORT_ROUTES, OAI_ROUTES, SITEMAP_ROUTES } from './interop.decl.js';
+import { CITATION_QUERY_PARAMS, EXPORT_ROUTES, OAI_ROUTES, SITEMAP_ROUTES } from './interop.decl.js';
 import { ABUSE_ROUTES, DELETION_ROUTES, lifecycleSchemas } from './lifecycle.decl.js';
 import { REVIEW_ROUTES, reviewSchemas } from './review.decl.js';
 
@@ -237,7 +237,7 @@ export const RECORD_ROUTES = defineRoutes({
       summary: 'Read a published record',
       description: 'A draft id is 404 "The persistent identifier is not registered."; a parent id redirects (302) to the latest version.',
       tags: TAGS,
-      parameters: [accept],
+      parameters: [accept, ...CITATION_QUERY_PARAMS],
       responses: {
         '200': record('The record.', { Link: { schema: { type: 'string' }, description: '`<links.self> ; rel="linkset" …`' } }),
         '302': {

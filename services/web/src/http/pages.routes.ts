@@ -9,6 +9,7 @@ import { type AppContext as Context, AppError, type AppState, bindRoutes, Errors
 import type { VNode } from 'preact';
 import { type ApiClient, queryOf } from '../api-client.js';
 import type { PageCache } from '../page-cache.js';
+import { DEFAULT_CITATION_STYLE } from '../pages/format.js';
 import { renderPage } from '../pages/layout.js';
 import { ErrorPage, RecordPage, TombstonePage } from '../pages/record.js';
 import { CommunityPage, FACETS, type SearchState, SearchPage } from '../pages/search.js';
@@ -79,6 +80,33 @@ function apiQuery(s: SearchState): string {
   return queryOf({ q: s.q, page: s.page, size: s.size, sort: s.sort, ...s.filters });
 }
 
+/**
+ * A draft, read-only, as the visitor may read it (`GET /api/records/<id>/draft`): InvenioRDM's
+ * preview (`/records/<id>?preview=1`) and, here, its deposit-form URL `/uploads/<id>` (the form
+ * itself is out of scope). Answers false when there is no draft (the caller decides what then).
+ */
+async function draftPreview(ctx: Context, deps: PagesDeps, id: string, token: string | undefined): Promise<boolean> {
+  const api = deps.clientOf(ctx);
+  const enc = encodeURIComponent;
+  const draft = await api.get('records', `/api/records/${enc(id)}/draft${queryOf({ token })}`);
+  if (draft.status === 404) return false;
+  if (draft.status !== 200 || !draft.body?.id) {
+    refuse(ctx, deps.baseUrl, draft.status, messageOf(draft.body, 'The draft does not exist.'));
+    return true;
+  }
+  const files =
+    draft.body.files?.enabled === false ? undefined : await api.get('files', `/api/records/${enc(id)}/draft/files${queryOf({ token })}`);
+  const page = RecordPage({
+    baseUrl: deps.baseUrl,
+    record: draft.body,
+    token,
+    preview: true,
+    files: files === undefined ? undefined : files.status === 200 ? { entries: files.body?.entries ?? [] } : { refused: files.status },
+  });
+  sendHtml(ctx, 200, page, 'private, no-store');
+  return true;
+}
+
 /** The router of every page. */
 export function pagesRouter(deps: PagesDeps): Router<AppState> {
   const { baseUrl, cache } = deps;
@@ -93,9 +121,17 @@ export function pagesRouter(deps: PagesDeps): Router<AppState> {
       ctx.redirect(`${target}${queryOf({ token })}`);
     },
 
+    async draftPage(ctx) {
+      const token = one(ctx.query.token);
+      if (!(await draftPreview(ctx, deps, ctx.params.id, token))) refuse(ctx, baseUrl, 404, 'The draft does not exist.');
+    },
+
     async recordPage(ctx) {
       const id = ctx.params.id;
       const token = one(ctx.query.token);
+      const style = one(ctx.query.style) ?? DEFAULT_CITATION_STYLE;
+      // `preview_html` (`?preview=1`): the draft when there is one the visitor may read, else the published page.
+      if (one(ctx.query.preview) && (await draftPreview(ctx, deps, id, token))) return;
       const api = deps.clientOf(ctx);
       const q = queryOf({ token });
       const rec = await api.get('records', `/api/records/${enc(id)}${q}`);
@@ -118,8 +154,10 @@ export function pagesRouter(deps: PagesDeps): Router<AppState> {
       const etag = rec.headers.get('etag') ?? '';
       const anonymous = ctx.state.identity.sub === null && token === undefined;
       if (link) ctx.set('Link', link);
+      // One cached page per record and citation style (a style records refuses is never cached).
+      const cacheKey = `${record.id} ${style}`;
       if (anonymous && etag) {
-        const hit = cache.get(record.id, etag);
+        const hit = cache.get(cacheKey, etag);
         if (hit) {
           ctx.set('X-Page-Cache', 'hit');
           ctx.status = 200;
@@ -130,12 +168,18 @@ export function pagesRouter(deps: PagesDeps): Router<AppState> {
           return;
         }
       }
-      const [versions, files, communities, jsonLd] = await Promise.all([
+      const [versions, files, communities, jsonLd, citation] = await Promise.all([
         api.get('records', `/api/records/${enc(record.id)}/versions${queryOf({ token, size: 100 })}`),
         record.files?.enabled === false ? undefined : api.get('files', `/api/records/${enc(record.id)}/files${q}`),
         api.get('records', `/api/records/${enc(record.id)}/communities${queryOf({ token, size: 25 })}`),
         api.get('records', `/api/records/${enc(record.id)}${q}`, { accept: 'application/ld+json' }),
+        // The citation is an extra: unreachable or slow, the page goes without it (and is not cached).
+        api
+          .get('records', `/api/records/${enc(record.id)}${queryOf({ token, style })}`, { accept: 'text/x-bibliography' })
+          .catch(() => undefined),
       ]);
+      // A style records does not serve: 400 with its message (which lists the styles), as the API answers.
+      if (citation?.status === 400) return refuse(ctx, baseUrl, 400, messageOf(citation.body, 'Citation string style not found.'));
       const page = RecordPage({
         baseUrl,
         record,
@@ -144,10 +188,11 @@ export function pagesRouter(deps: PagesDeps): Router<AppState> {
         files: files === undefined ? undefined : files.status === 200 ? { entries: files.body?.entries ?? [] } : { refused: files.status },
         communities: communities.status === 200 ? (communities.body?.hits?.hits ?? []) : undefined,
         jsonLd: jsonLd.status === 200 && jsonLd.body !== undefined ? jsonLd.body : undefined,
+        citation: { style, text: citation?.status === 200 ? citation.text : undefined },
       });
       sendHtml(ctx, 200, page, anonymous ? 'no-cache' : 'private, no-store');
-      if (anonymous && etag) {
-        cache.set(record.id, { etag, html: ctx.body as string, link });
+      if (anonymous && etag && citation?.status === 200) {
+        cache.set(cacheKey, { etag, html: ctx.body as string, link });
         ctx.set('X-Page-Cache', 'miss');
       }
     },

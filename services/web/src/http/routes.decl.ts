@@ -17,6 +17,12 @@ export const PAGE_ROUTES = defineRoutes({
     undocumented: true,
   },
   recordPage: { method: 'GET', path: '/records/{id}', summary: 'Landing page of a record (HTML)', undocumented: true },
+  draftPage: {
+    method: 'GET',
+    path: '/uploads/{id}',
+    summary: 'A draft, read-only (HTML; the deposit form is not served)',
+    undocumented: true,
+  },
   doiPage: { method: 'GET', path: '/doi/{doi+}', summary: 'Landing page of a DOI: redirect to its record', undocumented: true },
   communityPage: { method: 'GET', path: '/communities/{slug}', summary: 'Page of a community (HTML)', undocumented: true },
   searchPage: { method: 'GET', path: '/search', summary: 'Search page of the records (HTML)', undocumented: true },

@@ -187,3 +187,42 @@ describe(CommunityPage.name, () => {
     expect(html).toContain('<p>ok</p>');
   });
 });
+
+describe('citation box', () => {
+  it('should show the citation text escaped and a style selector that is a plain GET form back to the page', () => {
+    const html = renderPage(
+      RecordPage({
+        baseUrl: base,
+        record: record(),
+        token: 'tok&1',
+        citation: { style: 'ieee', text: `[1] Doe, “A title ${XSS}.” doi: 10.1234/abcde-12345.` },
+      }),
+    );
+    expect(html).toContain('id="citation"');
+    expect(html).toContain('[1] Doe, “A title &lt;script>alert(1)&lt;/script>.”');
+    expect(html).not.toContain('<script>alert');
+    expect(html).toMatch(/<form method="get" action="http:\/\/rdm\.test\/records\/abcde-12345#citation"/);
+    expect(html).toContain('<input type="hidden" name="token" value="tok&amp;1"/>');
+    expect(html).toMatch(/<select id="citation-style" name="style">/);
+    expect(html).toMatch(/<option value="ieee" selected>IEEE<\/option>/);
+    for (const s of ['apa', 'harvard-cite-them-right', 'modern-language-association', 'vancouver', 'chicago-author-date', 'nature'])
+      expect(html).toContain(`<option value="${s}"`);
+    expect(html).toMatch(/<button type="submit">Show<\/button>/);
+  });
+
+  it('should say when the citation could not be read and show no box without citation data', () => {
+    const unavailable = renderPage(RecordPage({ baseUrl: base, record: record(), citation: { style: 'apa' } }));
+    expect(unavailable).toContain('The citation is not available right now.');
+    expect(renderPage(RecordPage({ baseUrl: base, record: record() }))).not.toContain('id="citation"');
+  });
+});
+
+describe('draft preview', () => {
+  it('should say a draft shown read-only is not published', () => {
+    const html = renderPage(RecordPage({ baseUrl: base, record: record(), preview: true }));
+    expect(html).toContain('<strong>Preview.</strong> This draft is not published');
+    // A draft has no exports: no export links, no alternates.
+    expect(html).not.toContain('/export/');
+    expect(renderPage(RecordPage({ baseUrl: base, record: record() }))).not.toContain('This draft is not published');
+  });
+});

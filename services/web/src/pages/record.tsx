@@ -8,7 +8,7 @@
  */
 import type { VNode } from 'preact';
 import { sanitizeHtml } from '@rdm/platform';
-import { EXPORT_FORMATS, humanSize, identifierUrl, list, titleOf } from './format.js';
+import { CITATION_STYLES, EXPORT_FORMATS, humanSize, identifierUrl, list, titleOf } from './format.js';
 import { type Head, Layout, type MetaTag } from './layout.js';
 
 /** Everything the record page shows. */
@@ -25,6 +25,10 @@ export interface RecordPageData {
   jsonLd?: unknown;
   /** A secret link token the visitor came with (kept on links to the same record's pages). */
   token?: string;
+  /** A draft shown read-only (`/uploads/<id>`, `?preview=1`): a banner says it is not published. */
+  preview?: boolean;
+  /** The citation box: the style shown and records' `text/x-bibliography` answer in it (absent: unavailable). */
+  citation?: { style: string; text?: string };
 }
 
 const ACCESS_TEXT: Record<string, string> = {
@@ -110,7 +114,8 @@ export function recordHead(d: RecordPageData): Head {
     description: plain,
     canonical: landing,
     meta,
-    alternates: EXPORT_FORMATS.map((f) => ({ type: f.mediaType, href: `${api}/export/${f.name}`, title: f.label })),
+    // A draft has no exports (records serves them for published records only).
+    alternates: d.preview ? [] : EXPORT_FORMATS.map((f) => ({ type: f.mediaType, href: `${api}/export/${f.name}`, title: f.label })),
     jsonLd: d.jsonLd,
   };
 }
@@ -132,6 +137,34 @@ function withToken(href: string, token?: string): string {
   return token ? `${href}${href.includes('?') ? '&' : '?'}token=${encodeURIComponent(token)}` : href;
 }
 
+/**
+ * The citation box: records' formatted citation in the chosen style, and the style selector as a
+ * plain GET form back to this page (`?style=`, the token kept), so it works without JavaScript.
+ */
+function CitationBox({ d }: { d: RecordPageData }): VNode | null {
+  if (!d.citation) return null;
+  const r = d.record;
+  const action = `${r.links?.self_html ?? `${d.baseUrl}/records/${r.id}`}#citation`;
+  return (
+    <div class="panel" id="citation">
+      <h2 id="h-citation">Cite as</h2>
+      {d.citation.text ? <p class="citation">{d.citation.text}</p> : <p class="muted">The citation is not available right now.</p>}
+      <form method="get" action={action} class="citation-style">
+        {d.token ? <input type="hidden" name="token" value={d.token} /> : null}
+        <label for="citation-style">Style</label>{' '}
+        <select id="citation-style" name="style">
+          {CITATION_STYLES.map((s) => (
+            <option value={s.id} selected={s.id === d.citation?.style}>
+              {s.label}
+            </option>
+          ))}
+        </select>{' '}
+        <button type="submit">Show</button>
+      </form>
+    </div>
+  );
+}
+
 /** The landing page of a record. */
 export function RecordPage(d: RecordPageData): VNode {
   const r = d.record;
@@ -145,6 +178,11 @@ export function RecordPage(d: RecordPageData): VNode {
   return (
     <Layout head={recordHead(d)} baseUrl={d.baseUrl} side>
       <article>
+        {d.preview ? (
+          <p class="panel">
+            <strong>Preview.</strong> This draft is not published: only people who may see the draft see this page, and it may still change.
+          </p>
+        ) : null}
         <div class="badges">
           {m.publication_date ? <span class="badge">Published {String(m.publication_date)}</span> : null}
           {m.resource_type ? <span class="badge">{titleOf(m.resource_type.title) || m.resource_type.id}</span> : null}
@@ -327,18 +365,21 @@ export function RecordPage(d: RecordPageData): VNode {
             </ul>
           </div>
         ) : null}
-        <div class="panel">
-          <h2>Export</h2>
-          <ul class="plain">
-            {EXPORT_FORMATS.map((f) => (
-              <li>
-                <a href={withToken(`${api}/export/${f.name}`, d.token)} type={f.mediaType}>
-                  {f.label}
-                </a>
-              </li>
-            ))}
-          </ul>
-        </div>
+        <CitationBox d={d} />
+        {d.preview ? null : (
+          <div class="panel">
+            <h2>Export</h2>
+            <ul class="plain">
+              {EXPORT_FORMATS.map((f) => (
+                <li>
+                  <a href={withToken(`${api}/export/${f.name}`, d.token)} type={f.mediaType}>
+                    {f.label}
+                  </a>
+                </li>
+              ))}
+            </ul>
+          </div>
+        )}
       </aside>
     </Layout>
   );

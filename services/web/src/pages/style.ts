@@ -26,6 +26,8 @@ h2{font-size:1.15rem;margin:1.4rem 0 .4rem;border-bottom:1px solid var(--line);p
 .badge{border:1px solid var(--line);border-radius:1rem;padding:0 .6rem;font-size:.85rem;background:var(--panel)}
 .badge.warn{color:var(--warn);border-color:var(--warn)}
 .panel{border:1px solid var(--line);border-radius:6px;padding:.6rem .9rem;background:var(--panel)}
+.citation{overflow-wrap:anywhere;margin:.3rem 0 .6rem}
+.citation-style select{max-width:100%}
 aside .panel{margin-bottom:1rem}
 ul.plain{list-style:none;padding:0;margin:0}
 ul.inline{list-style:none;padding:0;margin:0;display:flex;flex-wrap:wrap;gap:.2rem 1rem}
