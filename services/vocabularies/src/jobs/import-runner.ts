@@ -27,7 +27,7 @@ import { isAbsolute, resolve, sep } from 'node:path';
 import { isConnectionError, type Knex, type Logger, writeOutbox } from '@rdm/platform';
 import { type EntryRowInput, rowToDoc, toRowInput } from '../domain/documents.js';
 import { contentHash, type EntryDoc, EntryError, normalizeEntry } from '../domain/entry.js';
-import { isIndexedType } from '../domain/kinds.js';
+import { isIndexedType, KNOWN_PID_TYPES, kindOf } from '../domain/kinds.js';
 import { ENTRIES_CHANGED_SUBJECT, LOADED_SUBJECT } from '../domain/loader.service.js';
 import { DEPRECATED_TAG, mapRorRecord } from '../imports/ror.js';
 import { IMPORT_FORMATS, type ImportFormat, openSource, SourceError, type SourceElement } from '../imports/source.js';
@@ -50,15 +50,19 @@ import { bumpTypeRevision, countEntries, lockType, upsertEntries, upsertType } f
 
 /** The task name of a vocabulary import job. */
 export const IMPORT_TASK = 'vocabularies.import';
-/** Vocabulary types an import may target, with their pid types (invenio-vocabularies). */
-export const IMPORT_TYPES = { affiliations: 'aff', funders: 'fun', awards: 'awa', names: 'names', subjects: 'sub' } as const;
+/** Vocabulary types an import may target, with their pid types: every type InvenioRDM ships (invenio-vocabularies, invenio-rdm-records). */
+export const IMPORT_TYPES: Readonly<Record<string, string>> = KNOWN_PID_TYPES;
+/** A type an import may target (a key of `IMPORT_TYPES`). */
+export type ImportType = string;
+/** Every type, for InvenioRDM's own vocabulary files. */
+const ANY_TYPE: readonly ImportType[] = Object.keys(KNOWN_PID_TYPES).sort();
 /** The types each format can fill. */
 const FORMAT_TYPES: Record<ImportFormat, readonly ImportType[]> = {
   'ror-v2': ['affiliations', 'funders'],
-  jsonl: ['affiliations', 'awards', 'funders', 'names', 'subjects'],
+  jsonl: ANY_TYPE,
+  csv: ANY_TYPE,
+  yaml: ANY_TYPE,
 };
-/** A type an import may target. */
-export type ImportType = keyof typeof IMPORT_TYPES;
 /** Most rejected elements whose reasons are stored per run (all are counted). */
 export const MAX_STORED_ERRORS = 10_000;
 /** Claims of one run before it is failed (a source that crashes its worker every time). */
@@ -101,7 +105,7 @@ export function parseImportArgs(raw: unknown): ImportArgs {
   if (a.deprecate_missing !== undefined && typeof a.deprecate_missing !== 'boolean') {
     throw new ImportArgsError('args.deprecate_missing', 'Not a valid boolean.');
   }
-  // Why ror-v2 only: its entries carry their origin (a ror identifier); a JSON-lines file's do not.
+  // Why ror-v2 only: its entries carry their origin (a ror identifier); InvenioRDM's vocabulary files' do not.
   if (format !== 'ror-v2' && a.deprecate_missing === true) {
     throw new ImportArgsError('args.deprecate_missing', 'Only ror-v2 imports can deprecate missing entries.');
   }
@@ -147,6 +151,8 @@ export interface RunnerDeps {
   batchSize: number;
   /** A run whose heartbeat is older is taken over by another worker. */
   leaseMs: number;
+  /** Largest YAML source (read whole), bytes (default 64 MiB). */
+  yamlMaxBytes?: number;
 }
 
 /** Hooks of one execution. */
@@ -184,7 +190,7 @@ const SOURCE_KEY = '@source';
 function mapElement(args: ImportArgs, targets: ImportType[], el: SourceElement): Mapped {
   if (el.error !== undefined) return { position: el.position, id: null, reason: el.error };
   try {
-    if (args.format === 'jsonl') {
+    if (args.format !== 'ror-v2') {
       const doc = normalizeEntry(args.type, el.value);
       const hash = contentHash(doc);
       return { position: el.position, id: doc.id, hash, rows: [{ type: args.type, id: doc.id, doc, hash }] };
@@ -406,7 +412,7 @@ export async function executeRun(deps: RunnerDeps, claimed: RunRow, worker: stri
     if (state.phase === 'entries') {
       let source: Awaited<ReturnType<typeof openSource>>;
       try {
-        source = await openSource(args.format, path);
+        source = await openSource(args.format, path, { yamlMaxBytes: deps.yamlMaxBytes });
       } catch (err) {
         if (err instanceof SourceError) {
           await finishRun(db, claimed.id, worker, 'FAILED', err.message);
@@ -415,7 +421,7 @@ export async function executeRun(deps: RunnerDeps, claimed: RunRow, worker: stri
         throw err;
       }
       state.bytesTotal = source.bytesTotal;
-      for (const t of [...targets].sort()) await upsertType(db, { id: t, pid_type: IMPORT_TYPES[t], is_custom: true });
+      for (const t of [...targets].sort()) await upsertType(db, { id: t, pid_type: IMPORT_TYPES[t], is_custom: kindOf(t) !== 'generic' });
       try {
         // Why a pipeline: the next batch is read and mapped (node's CPU) while the previous one is
         // written (PostgreSQL's CPU); one transaction at a time, in source order.
