@@ -148,6 +148,7 @@ export const DECLARED_SETTINGS: Readonly<Record<string, readonly string[]>> = {
   UPSTREAM_UPLOAD_IDLE_TIMEOUT_MS: ['gateway'],
   USERS_URL: ['gateway'],
   VOCABULARIES_IMPORT_DIR: ['vocabularies'],
+  VOCABULARIES_IMPORT_YAML_MAX_BYTES: ['vocabularies'],
   VOCABULARIES_JOBS_BATCH_SIZE: ['vocabularies'],
   VOCABULARIES_JOBS_LEASE_MS: ['vocabularies'],
   VOCABULARIES_JOBS_POLL_MS: ['vocabularies'],

@@ -25,6 +25,12 @@ export const configProperties = {
     default: '',
     description: 'Directory the sources of import jobs created through the API must be in (empty: <tmpdir>/rdm-vocabulary-imports).',
   },
+  VOCABULARIES_IMPORT_YAML_MAX_BYTES: {
+    type: 'integer',
+    default: 67108864,
+    minimum: 1024,
+    description: 'Largest YAML vocabulary file an import reads (YAML is parsed whole); larger ones fail their run (use JSON lines).',
+  },
   VOCABULARIES_JOBS_POLL_MS: {
     type: 'integer',
     default: 2000,

@@ -28,6 +28,7 @@ await serviceMain({
       importDir: importDirOf(config),
       batchSize: config.VOCABULARIES_JOBS_BATCH_SIZE,
       leaseMs: config.VOCABULARIES_JOBS_LEASE_MS,
+      yamlMaxBytes: config.VOCABULARIES_IMPORT_YAML_MAX_BYTES,
       pollMs: config.VOCABULARIES_JOBS_POLL_MS,
     });
     const { app, health, service } = createApp({ config, logger, db, nc: nats.nc, search, wakeJobs: () => jobs.wake() });

@@ -87,7 +87,35 @@ const values = (v: unknown): string[] =>
       )
     : [];
 const idents = (v: unknown) => list(v).map((x) => s((x as { identifier?: unknown })?.identifier));
-const join = (parts: Array<string | undefined | null>) => foldText(parts.filter((p): p is string => !!p && p.trim() !== '').join('\n'));
+/** Printable ASCII: `foldText` of such a string is its lower case (no decomposition, no marks, no special letters). */
+const PLAIN_ASCII = /^[\x20-\x7e]*$/;
+
+/**
+ * `foldText`, memoised per document: an entry's texts are folded for the search vector, the
+ * suggest vector and the fielded texts, and a bulk import folds hundreds of thousands of them.
+ */
+function folder(): (s: string) => string {
+  const memo = new Map<string, string>();
+  return (s) => {
+    let f = memo.get(s);
+    if (f === undefined) {
+      f = PLAIN_ASCII.test(s) ? s.toLowerCase() : foldText(s);
+      memo.set(s, f);
+    }
+    return f;
+  };
+}
+
+/**
+ * The folded texts of `parts`, one per line: the same string as `foldText(parts.join('\n'))`
+ * (folding never crosses a line break: decomposition and lower-casing, even Greek final sigma,
+ * stop at it), built from the memoised folds of each part.
+ */
+const joinWith = (fold: (s: string) => string) => (parts: Array<string | undefined | null>) =>
+  parts
+    .filter((p): p is string => !!p && p.trim() !== '')
+    .map(fold)
+    .join('\n');
 
 /** Sort key of an entry: InvenioRDM's `title_sort` (title.en), `name_sort` or `subject_sort`. */
 export function sortKeyOf(type: string, doc: EntryDoc): string | null {
@@ -105,7 +133,12 @@ export function sortKeyOf(type: string, doc: EntryDoc): string | null {
 }
 
 /** Texts for the search and suggest vectors of one entry, by kind (suggest fields from invenio-vocabularies' search options). */
-export function textsOf(type: string, doc: EntryDoc): Pick<EntryRowInput, 'searchA' | 'searchB' | 'suggestA' | 'suggestB'> {
+export function textsOf(
+  type: string,
+  doc: EntryDoc,
+  fold: (s: string) => string = folder(),
+): Pick<EntryRowInput, 'searchA' | 'searchB' | 'suggestA' | 'suggestB'> {
+  const join = joinWith(fold);
   const title = doc.title as Record<string, string> | undefined;
   const titleAll = values(doc.title);
   const common = [...titleAll, ...values(doc.description), ...list(doc.tags).map(s)];
@@ -178,8 +211,9 @@ export function textsOf(type: string, doc: EntryDoc): Pick<EntryRowInput, 'searc
 const TEXT_FIELDS = ['acronym', 'name', 'given_name', 'family_name', 'country_name', 'location_name', 'subject', 'program'] as const;
 
 /** Folded text of every searchable field, keyed by query field name. */
-export function searchFieldsOf(doc: EntryDoc): Record<string, string> {
-  const out: Record<string, string> = { id: foldText(doc.id) };
+export function searchFieldsOf(doc: EntryDoc, fold: (s: string) => string = folder()): Record<string, string> {
+  const join = joinWith(fold);
+  const out: Record<string, string> = { id: fold(doc.id) };
   const put = (k: string, v: string[]) => {
     const t = join(v);
     if (t) out[k] = t;
@@ -222,8 +256,9 @@ export function searchFieldsOf(doc: EntryDoc): Record<string, string> {
   return out;
 }
 
-/** Turn a normalised document of vocabulary `type` into a row to upsert. */
-export function toRowInput(type: string, doc: EntryDoc): EntryRowInput {
+/** Turn a normalised document of vocabulary `type` into a row to upsert (`hash`: its `contentHash`, when already known). */
+export function toRowInput(type: string, doc: EntryDoc, hash?: string): EntryRowInput {
+  const fold = folder();
   const extra: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(doc)) {
     if (k === 'id' || (COLUMN_FIELDS as readonly string[]).includes(k)) continue;
@@ -247,9 +282,9 @@ export function toRowInput(type: string, doc: EntryDoc): EntryRowInput {
     identifiers: (doc.identifiers as unknown[] | undefined) ?? null,
     extra,
     sort_key: sortKeyOf(type, doc),
-    search_fields: searchFieldsOf(doc),
-    ...textsOf(type, doc),
-    content_hash: contentHash(doc),
+    search_fields: searchFieldsOf(doc, fold),
+    ...textsOf(type, doc, fold),
+    content_hash: hash ?? contentHash(doc),
   };
 }
 

@@ -1,6 +1,8 @@
 /**
  * Streamed reading of an import source — `ror-v2`: the elements of the JSON array inside a ROR
- * dump zip; `jsonl`: the lines of InvenioRDM's JSON-lines vocabulary files (gzipped or not) — one
+ * dump zip; `jsonl`: the lines of InvenioRDM's JSON-lines vocabulary files; `csv`: the rows of its
+ * CSV vocabulary files; `yaml`: the list of its YAML vocabulary files, read whole but refused above
+ * a configured size (gzipped files accepted for the three, by their magic bytes) — one
  * at a time with their position, memory flat in the file's size (yauzl reads the zip's central
  * directory and inflates one member as a stream; `json-array.ts` splits it into elements, parsed
  * one at a time; the consumer's pace is the reader's pace). An element that is not valid JSON or
@@ -18,6 +20,7 @@ import { createGunzip } from 'node:zlib';
 import yauzl from 'yauzl';
 import { JsonArrayError, jsonArrayElements } from './json-array.js';
 import { jsonLines } from './json-lines.js';
+import { csvElements, VocabularyFileError, yamlElements } from './vocabulary-files.js';
 
 /** A source the runner cannot read (the run fails with this message). */
 export class SourceError extends Error {
@@ -28,7 +31,7 @@ export class SourceError extends Error {
 }
 
 /** The import formats. */
-export const IMPORT_FORMATS = ['ror-v2', 'jsonl'] as const;
+export const IMPORT_FORMATS = ['ror-v2', 'jsonl', 'csv', 'yaml'] as const;
 /** An import format. */
 export type ImportFormat = (typeof IMPORT_FORMATS)[number];
 
@@ -143,23 +146,33 @@ async function openRorZip(path: string): Promise<Source> {
   };
 }
 
-/** Open `path` as JSON lines (gzipped when it starts with gzip's magic bytes); progress counts the file's bytes. */
-async function openJsonLines(path: string): Promise<Source> {
-  let size: number;
-  let magic: Buffer;
+/** Size of `path` and whether it is gzipped (magic bytes); `SourceError` when it cannot be read. */
+async function probe(path: string): Promise<{ size: number; gzipped: boolean }> {
   try {
-    size = (await stat(path)).size;
+    const size = (await stat(path)).size;
     const fh = await open(path, 'r');
     try {
-      magic = Buffer.alloc(2);
+      const magic = Buffer.alloc(2);
       await fh.read(magic, 0, 2, 0);
+      return { size, gzipped: magic[0] === 0x1f && magic[1] === 0x8b };
     } finally {
       await fh.close();
     }
   } catch (err) {
     throw new SourceError(`Cannot read the source file ${path}: ${reason(err)}`);
   }
-  const gzipped = magic[0] === 0x1f && magic[1] === 0x8b;
+}
+
+/**
+ * Open `path` as a streamed file of elements (`split`: its inflated bytes → elements), gzipped when
+ * it starts with gzip's magic bytes; progress counts the file's bytes.
+ */
+async function openStreamed(
+  path: string,
+  what: string,
+  split: (bytes: AsyncIterable<Buffer>) => AsyncIterable<SourceElement>,
+): Promise<Source> {
+  const { size, gzipped } = await probe(path);
   let bytesRead = 0;
   let file: Readable | undefined;
   return {
@@ -176,9 +189,11 @@ async function openJsonLines(path: string): Promise<Source> {
       });
       const bytes: AsyncIterable<Buffer> = gzipped ? f.pipe(createGunzip()) : f;
       try {
-        yield* jsonLines(bytes);
+        yield* split(bytes);
       } catch (err) {
-        throw new SourceError(`${basename(path)} cannot be read${gzipped ? ' (corrupt or truncated gzip?)' : ''}: ${reason(err)}`);
+        throw new SourceError(
+          `${basename(path)} cannot be read${gzipped ? ' (corrupt or truncated gzip?)' : ''} as ${what}: ${reason(err)}`,
+        );
       } finally {
         f.destroy();
       }
@@ -186,12 +201,76 @@ async function openJsonLines(path: string): Promise<Source> {
   };
 }
 
+/** Inflate `path` (when gzipped) into one buffer of at most `maxBytes`; `SourceError` beyond. */
+async function readBounded(path: string, gzipped: boolean, maxBytes: number): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  let size = 0;
+  const f = createReadStream(path);
+  try {
+    for await (const chunk of (gzipped ? f.pipe(createGunzip()) : f) as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > maxBytes) {
+        throw new SourceError(
+          `${basename(path)} holds more than ${maxBytes} bytes of YAML; YAML sources are read whole and limited to VOCABULARIES_IMPORT_YAML_MAX_BYTES (${maxBytes}): convert it to JSON lines (format jsonl) or raise the limit.`,
+        );
+      }
+      parts.push(chunk);
+    }
+  } catch (err) {
+    if (err instanceof SourceError) throw err;
+    throw new SourceError(`${basename(path)} cannot be read${gzipped ? ' (corrupt or truncated gzip?)' : ''}: ${reason(err)}`);
+  } finally {
+    f.destroy();
+  }
+  return Buffer.concat(parts);
+}
+
+/** Open `path` as an InvenioRDM YAML vocabulary file (a list), refused above `maxBytes`. */
+async function openYaml(path: string, maxBytes: number): Promise<Source> {
+  const { size, gzipped } = await probe(path);
+  if (!gzipped && size > maxBytes) {
+    throw new SourceError(
+      `${basename(path)} is ${size} bytes; YAML sources are read whole and limited to VOCABULARIES_IMPORT_YAML_MAX_BYTES (${maxBytes}): convert it to JSON lines (format jsonl) or raise the limit.`,
+    );
+  }
+  let bytesRead = 0;
+  return {
+    get bytesRead() {
+      return bytesRead;
+    },
+    bytesTotal: size,
+    close: () => {},
+    async *elements() {
+      const text = (await readBounded(path, gzipped, maxBytes)).toString('utf8');
+      let elements: SourceElement[];
+      try {
+        elements = yamlElements(text);
+      } catch (err) {
+        if (err instanceof VocabularyFileError) throw new SourceError(`${basename(path)}: ${err.message}`);
+        throw err;
+      }
+      bytesRead = size;
+      yield* elements;
+    },
+  };
+}
+
+/** Options of `openSource`. */
+export interface SourceOptions {
+  /** Largest YAML source (bytes, inflated), read whole (default 64 MiB). */
+  yamlMaxBytes?: number;
+}
+
 /** Open a source of `format` at `path`; throws `SourceError` when it cannot be read at all. */
-export async function openSource(format: ImportFormat, path: string): Promise<Source> {
+export async function openSource(format: ImportFormat, path: string, o: SourceOptions = {}): Promise<Source> {
   switch (format) {
     case 'ror-v2':
       return openRorZip(path);
     case 'jsonl':
-      return openJsonLines(path);
+      return openStreamed(path, 'JSON lines', jsonLines);
+    case 'csv':
+      return openStreamed(path, 'CSV', csvElements);
+    case 'yaml':
+      return openYaml(path, o.yamlMaxBytes ?? 64 * 1024 * 1024);
   }
 }

@@ -1,5 +1,5 @@
 /**
- * `tsx src/main.ts import --type affiliations --source <file> [--format ror-v2] [--keep-missing]` (`make
+ * `tsx src/main.ts import --type affiliations --source <file> [--format ror-v2|jsonl|csv|yaml] [--keep-missing]` (`make
  * vocabularies-import TYPE=… SOURCE=… [FORMAT=…]`): creates an import job and a run claimed by this
  * process, executes it here and shows its progress — a bar with entries/s and ETA on a terminal,
  * a plain line every few seconds otherwise (CI logs) — then a summary: added, updated, deprecated,
@@ -19,7 +19,7 @@ import { getRun, insertJob, insertRun, listErrors } from '../repo/jobs.repo.js';
 import { executeRun, IMPORT_TASK, parseImportArgs, type RunProgress } from './import-runner.js';
 
 const USAGE =
-  'usage: tsx src/main.ts import --type <affiliations|funders> --source <file> [--format ror-v2] [--keep-missing] [--batch <n>]';
+  'usage: tsx src/main.ts import --type <vocabulary type> --source <file> [--format ror-v2|jsonl|csv|yaml] [--keep-missing] [--batch <n>]';
 
 /** `h:mm:ss` of a duration in seconds. */
 export function clock(seconds: number): string {
@@ -115,6 +115,7 @@ export async function importCommand({ config, logger, db }: ServiceContext<Confi
       importDir: importDirOf(config),
       batchSize: values.batch ? Number(values.batch) : config.VOCABULARIES_JOBS_BATCH_SIZE,
       leaseMs: config.VOCABULARIES_JOBS_LEASE_MS,
+      yamlMaxBytes: config.VOCABULARIES_IMPORT_YAML_MAX_BYTES,
     },
     run,
     worker,

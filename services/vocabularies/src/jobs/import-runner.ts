@@ -13,6 +13,12 @@
  * transaction): `rdm.vocabularies.vocabulary.loaded` `{type, count}` (entry caches drop) and, for
  * the large vocabularies, `rdm.vocabularies.entries.changed` (search indexer).
  *
+ * Pipeline: the next batch is read and mapped, then its entries' stored hashes are read and the
+ * rows of the changed ones built (`prepare`), while the previous batch is written; the batch's
+ * transaction then only checks duplicates, upserts (one statement per 1,000 rows), announces and
+ * checkpoints. The run remembers one `job_run_entries` row per source element (every entry an
+ * element writes has its id).
+ *
  * When to use: the jobs worker (`jobs-worker.ts`) and the `import` command call `executeRun` for a
  * run they claimed. Every transaction first fences the run (`worker` token, `FOR UPDATE`): a worker
  * whose lease was taken over (it stalled past `leaseMs`) stops without applying anything.
@@ -21,11 +27,12 @@ import { isAbsolute, resolve, sep } from 'node:path';
 import { isConnectionError, type Knex, type Logger, writeOutbox } from '@rdm/platform';
 import { type EntryRowInput, rowToDoc, toRowInput } from '../domain/documents.js';
 import { contentHash, type EntryDoc, EntryError, normalizeEntry } from '../domain/entry.js';
-import { isIndexedType } from '../domain/kinds.js';
+import { isIndexedType, KNOWN_PID_TYPES, kindOf } from '../domain/kinds.js';
 import { ENTRIES_CHANGED_SUBJECT, LOADED_SUBJECT } from '../domain/loader.service.js';
 import { DEPRECATED_TAG, mapRorRecord } from '../imports/ror.js';
 import { IMPORT_FORMATS, type ImportFormat, openSource, SourceError, type SourceElement } from '../imports/source.js';
 import {
+  analyzeRunEntries,
   existingHashes,
   fenceRun,
   finishRun,
@@ -43,15 +50,19 @@ import { bumpTypeRevision, countEntries, lockType, upsertEntries, upsertType } f
 
 /** The task name of a vocabulary import job. */
 export const IMPORT_TASK = 'vocabularies.import';
-/** Vocabulary types an import may target, with their pid types (invenio-vocabularies). */
-export const IMPORT_TYPES = { affiliations: 'aff', funders: 'fun', awards: 'awa', names: 'names', subjects: 'sub' } as const;
+/** Vocabulary types an import may target, with their pid types: every type InvenioRDM ships (invenio-vocabularies, invenio-rdm-records). */
+export const IMPORT_TYPES: Readonly<Record<string, string>> = KNOWN_PID_TYPES;
+/** A type an import may target (a key of `IMPORT_TYPES`). */
+export type ImportType = string;
+/** Every type, for InvenioRDM's own vocabulary files. */
+const ANY_TYPE: readonly ImportType[] = Object.keys(KNOWN_PID_TYPES).sort();
 /** The types each format can fill. */
 const FORMAT_TYPES: Record<ImportFormat, readonly ImportType[]> = {
   'ror-v2': ['affiliations', 'funders'],
-  jsonl: ['affiliations', 'awards', 'funders', 'names', 'subjects'],
+  jsonl: ANY_TYPE,
+  csv: ANY_TYPE,
+  yaml: ANY_TYPE,
 };
-/** A type an import may target. */
-export type ImportType = keyof typeof IMPORT_TYPES;
 /** Most rejected elements whose reasons are stored per run (all are counted). */
 export const MAX_STORED_ERRORS = 10_000;
 /** Claims of one run before it is failed (a source that crashes its worker every time). */
@@ -94,7 +105,7 @@ export function parseImportArgs(raw: unknown): ImportArgs {
   if (a.deprecate_missing !== undefined && typeof a.deprecate_missing !== 'boolean') {
     throw new ImportArgsError('args.deprecate_missing', 'Not a valid boolean.');
   }
-  // Why ror-v2 only: its entries carry their origin (a ror identifier); a JSON-lines file's do not.
+  // Why ror-v2 only: its entries carry their origin (a ror identifier); InvenioRDM's vocabulary files' do not.
   if (format !== 'ror-v2' && a.deprecate_missing === true) {
     throw new ImportArgsError('args.deprecate_missing', 'Only ror-v2 imports can deprecate missing entries.');
   }
@@ -140,6 +151,8 @@ export interface RunnerDeps {
   batchSize: number;
   /** A run whose heartbeat is older is taken over by another worker. */
   leaseMs: number;
+  /** Largest YAML source (read whole), bytes (default 64 MiB). */
+  yamlMaxBytes?: number;
 }
 
 /** Hooks of one execution. */
@@ -162,7 +175,6 @@ const idOf = (v: unknown) => {
   return typeof id === 'string' ? id.slice(0, 200) : null;
 };
 
-/** One element mapped to the rows it writes (or rejected); `hash` identifies its content whatever the targets. */
 /** One entry an element writes: its document and content hash (the row is built only when it must be written). */
 interface MappedEntry {
   type: ImportType;
@@ -178,7 +190,7 @@ const SOURCE_KEY = '@source';
 function mapElement(args: ImportArgs, targets: ImportType[], el: SourceElement): Mapped {
   if (el.error !== undefined) return { position: el.position, id: null, reason: el.error };
   try {
-    if (args.format === 'jsonl') {
+    if (args.format !== 'ror-v2') {
       const doc = normalizeEntry(args.type, el.value);
       const hash = contentHash(doc);
       return { position: el.position, id: doc.id, hash, rows: [{ type: args.type, id: doc.id, doc, hash }] };
@@ -195,14 +207,26 @@ function mapElement(args: ImportArgs, targets: ImportType[], el: SourceElement):
   }
 }
 
-/** Announce changed entries of `type` (after they were written in `trx`). */
-async function announce(trx: Knex.Transaction, type: string, ids: string[]): Promise<void> {
+/** A batch ready to be written: the stored state of its entries (read before its transaction) and the rows of those that changed. */
+interface PreparedBatch {
+  mapped: Mapped[];
+  bytesRead: number;
+  existing: Map<string, Map<string, { hash: string; tags: string[] }>>;
+  rows: Map<MappedEntry, EntryRowInput>;
+}
+
+/**
+ * Announce changed entries of `type` (after they were written in `trx`). `count` is the type's
+ * entry count, counted once per run and then followed by the entries the run added: counting
+ * every batch would scan the whole type each time (quadratic in a dump's size).
+ */
+async function announce(trx: Knex.Transaction, type: string, ids: string[], count: () => Promise<number>): Promise<void> {
   if (ids.length === 0) return;
   const revision = await bumpTypeRevision(trx, type);
   await writeOutbox(trx, {
     subject: LOADED_SUBJECT,
     aggregate: { type: 'vocabulary', id: type, revision },
-    data: { type, count: await countEntries(trx, type) },
+    data: { type, count: await count() },
   });
   if (isIndexedType(type)) {
     for (let i = 0; i < ids.length; i += 500) {
@@ -242,13 +266,21 @@ export async function executeRun(deps: RunnerDeps, claimed: RunRow, worker: stri
     counts: Object.fromEntries(targets.map((t) => [t, { ...emptyCounts(), ...claimed.counts[t] }])),
   };
   let lost = false;
+  // Why one heartbeat at a time: a batch's transaction holds the run's row, so a heartbeat waits
+  // for its commit; overlapping ones would pile up and take every connection of the pool.
+  let beating = false;
   const beat = setInterval(
     () => {
+      if (beating) return;
+      beating = true;
       heartbeat(db, claimed.id, worker)
         .then((ok) => {
           if (!ok) lost = true;
         })
-        .catch((err) => log.warn({ err }, 'heartbeat failed'));
+        .catch((err) => log.warn({ err }, 'heartbeat failed'))
+        .finally(() => {
+          beating = false;
+        });
     },
     Math.max(50, Math.floor(deps.leaseMs / 3)),
   );
@@ -259,10 +291,7 @@ export async function executeRun(deps: RunnerDeps, claimed: RunRow, worker: stri
     if (lost) throw new LostLease();
     await db.transaction(async (trx) => {
       if (!(await fenceRun(trx, claimed.id, worker))) throw new LostLease();
-      for (const t of [...targets].sort()) {
-        await upsertType(trx, { id: t, pid_type: IMPORT_TYPES[t], is_custom: true });
-        await lockType(trx, t);
-      }
+      for (const t of [...targets].sort()) await lockType(trx, t);
       await apply(trx);
       await saveProgress(trx, claimed.id, {
         position: state.position,
@@ -277,32 +306,56 @@ export async function executeRun(deps: RunnerDeps, claimed: RunRow, worker: stri
     hooks.onProgress?.({ ...state, counts: structuredClone(state.counts) });
   };
 
-  /** Apply mapped elements (in source order) in one transaction. */
-  const applyElements = (mapped: Mapped[], bytesRead: number) =>
+  /** Entry counts per type: counted once (its first announcement, after its upsert), then followed by the rows the run inserted. */
+  const typeCounts = new Map<string, number>();
+  const counter = (trx: Knex.Transaction, type: string, inserted: number) => async () => {
+    const known = typeCounts.get(type);
+    const n = known === undefined ? await countEntries(trx, type) : known + inserted;
+    typeCounts.set(type, n);
+    return n;
+  };
+
+  /**
+   * Read the stored state of a batch's entries and build the rows of those that changed, before
+   * its transaction: it runs while the previous batch is being written (node's CPU next to
+   * PostgreSQL's). A concurrent write is harmless: the upsert skips rows whose stored hash already
+   * equals theirs, and duplicates within the run are checked in the transaction.
+   */
+  const prepare = async (mapped: Mapped[], bytesRead: number): Promise<PreparedBatch> => {
+    const idsByType = new Map<string, Set<string>>();
+    for (const m of mapped) {
+      if (!('rows' in m)) continue;
+      for (const r of m.rows) {
+        const ids = idsByType.get(r.type);
+        if (ids) ids.add(r.id);
+        else idsByType.set(r.type, new Set([r.id]));
+      }
+    }
+    const existing = new Map<string, Map<string, { hash: string; tags: string[] }>>();
+    for (const [type, ids] of idsByType) existing.set(type, await existingHashes(db, type, [...ids]));
+    const rows = new Map<MappedEntry, EntryRowInput>();
+    let n = 0;
+    for (const m of mapped) {
+      if (!('rows' in m)) continue;
+      for (const r of m.rows) {
+        if (existing.get(r.type)?.get(r.id)?.hash === r.hash) continue;
+        rows.set(r, toRowInput(r.type, r.doc, r.hash));
+        // Let the previous batch's statements go on meanwhile.
+        if (++n % 250 === 0) await new Promise((done) => setImmediate(done));
+      }
+    }
+    return { mapped, bytesRead, existing, rows };
+  };
+
+  /** Apply a prepared batch (elements in source order) in one transaction. */
+  const applyElements = ({ mapped, bytesRead, existing, rows }: PreparedBatch) =>
     inBatch(async (trx) => {
-      const byType = new Map<string, string[]>();
-      const add = (type: string, id: string) => {
-        const ids = byType.get(type);
-        if (ids) ids.push(id);
-        else byType.set(type, [id]);
-      };
-      for (const m of mapped) {
-        if (!('rows' in m)) continue;
-        add(SOURCE_KEY, m.id);
-        for (const r of m.rows) add(r.type, r.id);
-      }
-      const seen = new Map<string, Map<string, { hash: string; position: number }>>();
-      const existing = new Map<string, Map<string, { hash: string; tags: string[] }>>();
-      for (const [type, ids] of byType) {
-        const unique = [...new Set(ids)];
-        seen.set(type, await seenEntries(trx, claimed.id, type, unique));
-        if (type !== SOURCE_KEY) existing.set(type, await existingHashes(trx, type, unique));
-      }
+      const ids = [...new Set(mapped.flatMap((m) => ('rows' in m ? [m.id] : [])))];
+      const sources = await seenEntries(trx, claimed.id, SOURCE_KEY, ids);
       const writes = new Map<string, EntryRowInput[]>();
       const seenRows: { run_id: string; type: string; id: string; content_hash: string; position: number }[] = [];
       const errors: { run_id: string; position: number; entry_id: string | null; reason: string }[] = [];
       const delta = new Map<string, TypeCounts>(targets.map((t) => [t, emptyCounts()]));
-      const sources = seen.get(SOURCE_KEY) ?? new Map<string, { hash: string; position: number }>();
       for (const m of mapped) {
         if ('reason' in m) {
           errors.push({ run_id: claimed.id, position: m.position, entry_id: m.id, reason: m.reason });
@@ -320,12 +373,14 @@ export async function executeRun(deps: RunnerDeps, claimed: RunRow, worker: stri
         }
         if (prior) continue; // the same entry again: already applied
         sources.set(m.id, { hash: m.hash, position: m.position });
+        // Why only the element's id: every entry an element writes has that id (the deprecation
+        // and the duplicate check read these rows).
         seenRows.push({ run_id: claimed.id, type: SOURCE_KEY, id: m.id, content_hash: m.hash, position: m.position });
         for (const r of m.rows) {
-          seenRows.push({ run_id: claimed.id, type: r.type, id: r.id, content_hash: r.hash, position: m.position });
           const before = existing.get(r.type)?.get(r.id);
           const c = delta.get(r.type)!;
-          if (before?.hash === r.hash) {
+          const row = rows.get(r);
+          if (!row) {
             c.unchanged++;
             continue;
           }
@@ -334,13 +389,13 @@ export async function executeRun(deps: RunnerDeps, claimed: RunRow, worker: stri
           else if (tags.includes(DEPRECATED_TAG) && !before.tags.includes(DEPRECATED_TAG)) c.deprecated++;
           else c.updated++;
           const list = writes.get(r.type) ?? [];
-          list.push(toRowInput(r.type, r.doc));
+          list.push(row);
           writes.set(r.type, list);
         }
       }
-      for (const [type, rows] of writes) {
-        const { ids } = await upsertEntries(trx, rows);
-        await announce(trx, type, ids);
+      for (const [type, list] of writes) {
+        const { ids, inserted } = await upsertEntries(trx, list);
+        await announce(trx, type, ids, counter(trx, type, inserted));
       }
       await insertSeen(trx, seenRows);
       const room = Math.max(0, MAX_STORED_ERRORS - state.erroredEntries);
@@ -357,7 +412,7 @@ export async function executeRun(deps: RunnerDeps, claimed: RunRow, worker: stri
     if (state.phase === 'entries') {
       let source: Awaited<ReturnType<typeof openSource>>;
       try {
-        source = await openSource(args.format, path);
+        source = await openSource(args.format, path, { yamlMaxBytes: deps.yamlMaxBytes });
       } catch (err) {
         if (err instanceof SourceError) {
           await finishRun(db, claimed.id, worker, 'FAILED', err.message);
@@ -366,6 +421,7 @@ export async function executeRun(deps: RunnerDeps, claimed: RunRow, worker: stri
         throw err;
       }
       state.bytesTotal = source.bytesTotal;
+      for (const t of [...targets].sort()) await upsertType(db, { id: t, pid_type: IMPORT_TYPES[t], is_custom: kindOf(t) !== 'generic' });
       try {
         // Why a pipeline: the next batch is read and mapped (node's CPU) while the previous one is
         // written (PostgreSQL's CPU); one transaction at a time, in source order.
@@ -382,8 +438,10 @@ export async function executeRun(deps: RunnerDeps, claimed: RunRow, worker: stri
             if (el.position < claimed.position) continue; // committed by an earlier attempt
             batch.push(mapElement(args, targets, el));
             if (batch.length >= deps.batchSize) {
+              const ready = prepare(batch, source.bytesRead);
+              ready.catch(() => undefined); // awaited below
               await settle();
-              writing = applyElements(batch, source.bytesRead);
+              writing = ready.then(applyElements);
               writing.catch(() => undefined); // awaited by settle(); never an unhandled rejection meanwhile
               batch = [];
             }
@@ -396,7 +454,7 @@ export async function executeRun(deps: RunnerDeps, claimed: RunRow, worker: stri
           await releaseRun(db, claimed.id, worker);
           return 'released';
         }
-        if (batch.length > 0) await applyElements(batch, source.bytesRead);
+        if (batch.length > 0) await applyElements(await prepare(batch, source.bytesRead));
       } catch (err) {
         if (err instanceof SourceError) {
           await finishRun(db, claimed.id, worker, 'FAILED', `${err.message} (entries before position ${state.position} were applied)`);
@@ -411,6 +469,7 @@ export async function executeRun(deps: RunnerDeps, claimed: RunRow, worker: stri
       await inBatch(async () => {});
     }
     if (state.phase === 'deprecate' && args.deprecate_missing) {
+      await analyzeRunEntries(db);
       for (const type of targets) {
         for (;;) {
           if (hooks.signal?.aborted) {
@@ -419,7 +478,7 @@ export async function executeRun(deps: RunnerDeps, claimed: RunRow, worker: stri
           }
           let done = false;
           await inBatch(async (trx) => {
-            const rows = await missingEntries(trx, claimed.id, type, 'ror', DEPRECATED_TAG, deps.batchSize);
+            const rows = await missingEntries(trx, claimed.id, type, 'ror', DEPRECATED_TAG, deps.batchSize, SOURCE_KEY);
             done = rows.length === 0;
             if (done) return;
             const docs = rows.map((row) => {
@@ -427,7 +486,7 @@ export async function executeRun(deps: RunnerDeps, claimed: RunRow, worker: stri
               return toRowInput(type, { ...doc, tags: [...((doc.tags as string[] | undefined) ?? []), DEPRECATED_TAG] });
             });
             const { ids } = await upsertEntries(trx, docs);
-            await announce(trx, type, ids);
+            await announce(trx, type, ids, counter(trx, type, 0));
             state.counts[type].deprecated += ids.length;
           });
           if (done) break;

@@ -257,17 +257,40 @@ export async function seenEntries(
   );
 }
 
-/** Remember ids this run wrote. */
+/** Remember ids this run wrote (one statement: the rows travel as four arrays). */
 export async function insertSeen(
   db: Db,
   rows: { run_id: string; type: string; id: string; content_hash: string; position: number }[],
 ): Promise<void> {
-  for (let i = 0; i < rows.length; i += 1000) {
-    await db('job_run_entries')
-      .insert(rows.slice(i, i + 1000))
-      .onConflict(['run_id', 'type', 'id'])
-      .ignore();
+  const byRun = new Map<string, typeof rows>();
+  for (const r of rows) {
+    const list = byRun.get(r.run_id);
+    if (list) list.push(r);
+    else byRun.set(r.run_id, [r]);
   }
+  for (const [runId, list] of byRun) {
+    await db.raw(
+      `INSERT INTO job_run_entries (run_id, type, id, content_hash, position)
+       SELECT ?::uuid, t, i, h, p FROM unnest(?::text[], ?::text[], ?::text[], ?::bigint[]) AS r(t, i, h, p)
+       ON CONFLICT (run_id, type, id) DO NOTHING`,
+      [
+        runId,
+        pgTextArray(list.map((r) => r.type)),
+        pgTextArray(list.map((r) => r.id)),
+        pgTextArray(list.map((r) => r.content_hash)),
+        `{${list.map((r) => r.position).join(',')}}`,
+      ],
+    );
+  }
+}
+
+/**
+ * Refresh the planner's statistics of `job_run_entries` (a run adds one row per source element):
+ * the deprecation's anti-join over them is planned as a hash join only when the planner knows
+ * their number, and as a nested loop over the whole table per entry otherwise (minutes).
+ */
+export async function analyzeRunEntries(db: Db): Promise<void> {
+  await db.raw('ANALYZE job_run_entries');
 }
 
 /** Record rejected source elements with their reasons. */
@@ -306,16 +329,25 @@ export async function existingHashes(db: Db, type: string, ids: string[]): Promi
 }
 
 /**
- * Up to `limit` entries of `type` from this source (a `scheme` identifier, e.g. ror) that the run
- * did not write and that are not yet tagged `tag`: missing from the dump.
+ * Up to `limit` entries of `type` from this source (a `scheme` identifier, e.g. ror) whose id the
+ * run did not read (no `job_run_entries` row under `seenKey`) and that are not yet tagged `tag`:
+ * missing from the dump.
  */
-export async function missingEntries(db: Db, runId: string, type: string, scheme: string, tag: string, limit: number): Promise<EntryRow[]> {
+export async function missingEntries(
+  db: Db,
+  runId: string,
+  type: string,
+  scheme: string,
+  tag: string,
+  limit: number,
+  seenKey: string = type,
+): Promise<EntryRow[]> {
   const res = await db.raw(
     `SELECT ${ENTRY_COLUMNS} FROM entries e
       WHERE e.type = ? AND e.identifiers @> ?::jsonb AND NOT (? = ANY(e.tags))
-        AND NOT EXISTS (SELECT 1 FROM job_run_entries s WHERE s.run_id = ? AND s.type = e.type AND s.id = e.id)
+        AND NOT EXISTS (SELECT 1 FROM job_run_entries s WHERE s.run_id = ? AND s.type = ? AND s.id = e.id)
       ORDER BY e.id LIMIT ?`,
-    [type, JSON.stringify([{ scheme }]), tag, runId, limit],
+    [type, JSON.stringify([{ scheme }]), tag, runId, seenKey, limit],
   );
   return res.rows as EntryRow[];
 }

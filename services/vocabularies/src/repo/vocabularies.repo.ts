@@ -104,8 +104,6 @@ export async function countEntries(db: Db, type: string): Promise<number> {
   return (res.rows[0] as { n: number }).n;
 }
 
-const vec = `setweight(to_tsvector('simple', ?), 'A') || setweight(to_tsvector('simple', ?), 'B')`;
-
 /**
  * Lock the type's row until the transaction ends. Every write of entries takes it first, so the
  * `index_version`s of one type are handed out in commit order (a late index write never wins).
@@ -114,11 +112,23 @@ export async function lockType(db: Db, type: string): Promise<void> {
   await db.raw('SELECT 1 FROM vocabulary_types WHERE id = ? FOR UPDATE', [type]);
 }
 
+/** Rows per upsert statement (one JSON parameter each). */
+const UPSERT_ROWS = 1000;
+
+/** The columns of `jsonb_to_recordset` an upsert reads its rows from. */
+const UPSERT_RECORD = `r(type text, id text, pid text, title jsonb, description jsonb, icon text, tags text[], props jsonb, acronym text,
+  name text, scheme text, subject text, number text, country text, identifiers jsonb, extra jsonb, sort_key text, search_fields jsonb,
+  sa text, sb text, ga text, gb text, content_hash text, n int)`;
+
 /**
- * Insert or update entries (one statement per batch). An unchanged entry (same content hash) is
- * left alone, so its `revision_id` and `updated` stay; a changed one gets revision + 1 (`force`:
- * every existing one does, for explicit updates) and a new `index_version`.
- * Returns how many rows were inserted and updated, and the ids written.
+ * Insert or update entries. An unchanged entry (same content hash) is left alone, so its
+ * `revision_id` and `updated` stay; a changed one gets revision + 1 (`force`: every existing one
+ * does, for explicit updates) and a new `index_version`. Returns how many rows were inserted and
+ * updated, and the ids written (in `rows` order).
+ *
+ * Why one JSON parameter per statement (`jsonb_to_recordset`) rather than a VALUES list with 23
+ * placeholders a row: a bulk import writes hundreds of thousands of entries, and binding ten
+ * thousand parameters a statement cost as much CPU in node (knex, pg) as the rest of the import.
  */
 export async function upsertEntries(
   db: Db,
@@ -128,45 +138,44 @@ export async function upsertEntries(
   let inserted = 0;
   let updated = 0;
   const ids: string[] = [];
-  const BATCH = 500;
-  for (let i = 0; i < rows.length; i += BATCH) {
-    const batch = rows.slice(i, i + BATCH);
-    const tuples: string[] = [];
-    const binds: Binds = [];
-    for (const r of batch) {
-      tuples.push(
-        `(?, ?, ?, ?::jsonb, ?::jsonb, ?, ?::text[], ?::jsonb, ?, ?, ?, ?, ?, ?, ?::jsonb, ?::jsonb, ?, ?::jsonb, ${vec}, ${vec}, ?)`,
-      );
-      binds.push(
-        r.type,
-        r.id,
-        r.pid,
-        JSON.stringify(r.title),
-        r.description === null ? null : JSON.stringify(r.description),
-        r.icon,
-        pgTextArray(r.tags),
-        r.props === null ? null : JSON.stringify(r.props),
-        r.acronym,
-        r.name,
-        r.scheme,
-        r.subject,
-        r.number,
-        r.country,
-        r.identifiers === null ? null : JSON.stringify(r.identifiers),
-        JSON.stringify(r.extra),
-        r.sort_key,
-        JSON.stringify(r.search_fields),
-        r.searchA,
-        r.searchB,
-        r.suggestA,
-        r.suggestB,
-        r.content_hash,
-      );
-    }
+  for (let i = 0; i < rows.length; i += UPSERT_ROWS) {
+    const batch = rows.slice(i, i + UPSERT_ROWS).map((r, n) => ({
+      type: r.type,
+      id: r.id,
+      pid: r.pid,
+      title: r.title,
+      description: r.description,
+      icon: r.icon,
+      tags: r.tags,
+      props: r.props,
+      acronym: r.acronym,
+      name: r.name,
+      scheme: r.scheme,
+      subject: r.subject,
+      number: r.number,
+      country: r.country,
+      identifiers: r.identifiers,
+      extra: r.extra,
+      sort_key: r.sort_key,
+      search_fields: r.search_fields,
+      sa: r.searchA,
+      sb: r.searchB,
+      ga: r.suggestA,
+      gb: r.suggestB,
+      content_hash: r.content_hash,
+      n,
+    }));
     const res = await db.raw(
       `INSERT INTO entries AS e (type, id, pid, title, description, icon, tags, props, acronym, name, scheme, subject, number,
           country, identifiers, extra, sort_key, search_fields, search_vector, suggest_vector, content_hash)
-       VALUES ${tuples.join(',\n')}
+       SELECT r.type, r.id, r.pid, coalesce(r.title, '{}'::jsonb), r.description, r.icon, coalesce(r.tags, '{}'), r.props, r.acronym,
+              r.name, r.scheme, r.subject, r.number, r.country, r.identifiers, coalesce(r.extra, '{}'::jsonb), r.sort_key,
+              coalesce(r.search_fields, '{}'::jsonb),
+              setweight(to_tsvector('simple', coalesce(r.sa, '')), 'A') || setweight(to_tsvector('simple', coalesce(r.sb, '')), 'B'),
+              setweight(to_tsvector('simple', coalesce(r.ga, '')), 'A') || setweight(to_tsvector('simple', coalesce(r.gb, '')), 'B'),
+              r.content_hash
+         FROM jsonb_to_recordset(?::jsonb) AS ${UPSERT_RECORD}
+        ORDER BY r.n
        ON CONFLICT (type, id) DO UPDATE SET
           pid = excluded.pid, title = excluded.title, description = excluded.description, icon = excluded.icon,
           tags = excluded.tags, props = excluded.props, acronym = excluded.acronym, name = excluded.name,
@@ -177,7 +186,7 @@ export async function upsertEntries(
           index_version = nextval('entries_index_version_seq')
         ${opts.force ? '' : 'WHERE e.content_hash IS DISTINCT FROM excluded.content_hash'}
        RETURNING e.id, (xmax = 0) AS inserted`,
-      binds,
+      [JSON.stringify(batch)],
     );
     for (const row of res.rows as { id: string; inserted: boolean }[]) {
       if (row.inserted) inserted++;

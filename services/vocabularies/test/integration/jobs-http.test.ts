@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
 import { jobsWorker } from '../../src/jobs/jobs-worker.js';
 import { organizations, writeRorZip } from '../support/ror-dump.js';
+import { csvLicenses, yamlSubjects } from '../support/vocabulary-files.js';
 import { as, BASE, SECRET } from './setup.js';
 
 const ADMIN = { sub: '1', roles: ['admin'] };
@@ -124,6 +125,36 @@ describe('/api/jobs', () => {
     expect(runs.body.hits.total).toBe(1);
     const jobs = await http.get('/api/jobs').set(as(ADMIN)).expect(200);
     expect(jobs.body.hits.hits.find((j: { id: string }) => j.id === id).last_run.status).toBe('SUCCESS');
+  });
+
+  it("should import InvenioRDM's CSV and YAML vocabulary files into any vocabulary type and refuse unknown types with 400", async () => {
+    const bad = await http
+      .post('/api/jobs')
+      .set(as(ADMIN))
+      .send({ ...job, run_args: { type: 'nope', format: 'csv', source: 'x.csv' } })
+      .expect(400);
+    expect(bad.body.errors).toEqual([
+      { field: 'run_args.type', messages: [expect.stringMatching(/^Must be one of: .*licenses.*resourcetypes/)] },
+    ]);
+    await writeFile(join(dir, 'licenses.csv'), csvLicenses(12));
+    await writeFile(join(dir, 'subjects.yaml'), `${yamlSubjects(3)}- not an entry\n`);
+    for (const [run_args, status, counts] of [
+      [{ type: 'licenses', format: 'csv', source: 'licenses.csv' }, 'SUCCESS', { licenses: { added: 12 } }],
+      [{ type: 'subjects', format: 'yaml', source: 'subjects.yaml' }, 'PARTIAL_SUCCESS', { subjects: { added: 3 } }],
+    ] as const) {
+      const created = await http
+        .post('/api/jobs')
+        .set(as(ADMIN))
+        .send({ ...job, run_args })
+        .expect(201);
+      expect(created.body.default_args).toEqual({ ...run_args, deprecate_missing: false });
+      const queued = await http.post(`/api/jobs/${created.body.id}/runs`).set(as(ADMIN)).expect(201);
+      expect(await worker.runOnce()).toBe(true);
+      const run = await http.get(`/api/jobs/${created.body.id}/runs/${queued.body.id}`).set(as(ADMIN)).expect(200);
+      expect(run.body).toMatchObject({ status, counts });
+    }
+    const lic = await http.get('/api/vocabularies/licenses/lic-4').set(as(ADMIN)).expect(200);
+    expect(lic.body).toMatchObject({ id: 'lic-4', title: { en: 'Licence «4», version "2"' }, tags: ['all', 'software'] });
   });
 
   it('should fail a run over an unreadable file with its reason, not a 500', async () => {

@@ -15,6 +15,7 @@ import { loadVocabularies } from '../../src/domain/loader.service.js';
 import { executeRun, IMPORT_TASK, type RunnerDeps } from '../../src/jobs/import-runner.js';
 import { claimRun, getRun, insertJob, insertRun, listErrors } from '../../src/repo/jobs.repo.js';
 import { organizations, rorId, rorOrganization, writeRorZip } from '../support/ror-dump.js';
+import { csvLicenses, yamlSubjects } from '../support/vocabulary-files.js';
 import { fixtureSet } from './setup.js';
 
 let t: TestDb;
@@ -266,6 +267,64 @@ describe(executeRun.name, () => {
       const { run } = await runQueued();
       expect(run.status).toBe('FAILED');
       expect(run.message).toMatch(/cannot be read \(corrupt or truncated gzip\?\)/);
+    });
+  });
+
+  describe("InvenioRDM's YAML and CSV vocabulary files", () => {
+    it('should import a YAML list of subjects, reject bad entries with their reasons and change nothing the second time', async () => {
+      await t.db('job_runs').where({ status: 'QUEUED' }).delete();
+      const text = `${yamlSubjects(6)}- id: no-scheme\n  subject: Orphan\n- just a string\n`;
+      await writeFile(join(dir, 'euroscivoc.yaml'), text);
+      await queue('euroscivoc.yaml', 'subjects', { format: 'yaml' });
+      const { run } = await runQueued();
+      expect(run).toMatchObject({ status: 'PARTIAL_SUCCESS', total_entries: 8, errored_entries: 2 });
+      expect(run.counts).toEqual({ subjects: { added: 6, updated: 0, unchanged: 0, deprecated: 0 } });
+      expect((await listErrors(t.db, run.id, 10)).map((e) => [e.position, e.entry_id, e.reason])).toEqual([
+        [6, 'no-scheme', 'scheme: Missing data for required field.'],
+        [7, null, '_schema: Invalid input type.'],
+      ]);
+      expect(await entry('subjects', 'http://data.europa.eu/8mn/euroscivoc/00000003')).toMatchObject({ revision_id: 1 });
+      const before = await revisions('subjects');
+      await queue('euroscivoc.yaml', 'subjects', { format: 'yaml' });
+      expect((await runQueued()).run.counts).toEqual({ subjects: { added: 0, updated: 0, unchanged: 6, deprecated: 0 } });
+      expect(await revisions('subjects')).toEqual(before);
+    });
+
+    it('should import a gzipped CSV of a generic vocabulary (licenses) and update only the changed rows', async () => {
+      await t.db('job_runs').where({ status: 'QUEUED' }).delete();
+      await writeFile(join(dir, 'licenses.csv.gz'), gzipSync(csvLicenses(30)));
+      await queue('licenses.csv.gz', 'licenses', { format: 'csv' });
+      const { run } = await runQueued();
+      expect(run).toMatchObject({ status: 'SUCCESS', total_entries: 30, errored_entries: 0 });
+      expect(run.counts).toEqual({ licenses: { added: 30, updated: 0, unchanged: 0, deprecated: 0 } });
+      const lic = await t.db('entries').select('title', 'tags', 'props', 'revision_id').where({ type: 'licenses', id: 'lic-10' }).first();
+      expect(lic).toEqual({
+        title: { en: 'License 10' },
+        tags: ['all', 'software'],
+        props: { url: 'https://opensource.org/license/lic-10', scheme: 'spdx', osi_approved: 'y' },
+        revision_id: 1,
+      });
+      const changed = csvLicenses(30).replace('License 11,', 'License eleven,');
+      await writeFile(join(dir, 'licenses-2.csv'), changed);
+      await queue('licenses-2.csv', 'licenses', { format: 'csv' });
+      const again = (await runQueued()).run;
+      expect(again.counts).toEqual({ licenses: { added: 0, updated: 1, unchanged: 29, deprecated: 0 } });
+      expect((await t.db('entries').select('revision_id').where({ type: 'licenses', id: 'lic-11' }).first())?.revision_id).toBe(2);
+    });
+
+    it('should fail a run over a YAML file above the size limit, or one that is not a list, with a clear message', async () => {
+      await t.db('job_runs').where({ status: 'QUEUED' }).delete();
+      await writeFile(join(dir, 'big.yaml'), yamlSubjects(50));
+      await queue('big.yaml', 'subjects', { format: 'yaml' });
+      const big = (await runQueued(undefined, { ...deps, yamlMaxBytes: 2048 })).run;
+      expect(big.status).toBe('FAILED');
+      expect(big.message).toMatch(
+        /big\.yaml is \d+ bytes; YAML sources are read whole and limited to VOCABULARIES_IMPORT_YAML_MAX_BYTES \(2048\)/,
+      );
+      await writeFile(join(dir, 'map.yaml'), 'id: x\nscheme: y\n');
+      await queue('map.yaml', 'subjects', { format: 'yaml' });
+      const map = (await runQueued()).run;
+      expect(map).toMatchObject({ status: 'FAILED', message: expect.stringMatching(/not a list of entries/) });
     });
   });
 
