@@ -92,6 +92,8 @@ export interface ContainerStack {
   /** postgres://… of the e2e database, reachable from this machine (the users CLI). */
   databaseUrl: string;
   natsUrl: string;
+  /** This machine's address on the run's network (its gateway): where a container reaches a server of the specs (webhook receivers). */
+  hostAddress: string;
   services: Record<string, ContainerService>;
   /** Copy logs, remove every container and the network of the run; idempotent. */
   stop(): Promise<void>;
@@ -356,6 +358,9 @@ export async function startContainerStack(o: ContainerStackOptions): Promise<Con
       );
     }
     await docker(['network', 'create', ...Object.entries(labels).flatMap(([k, v]) => ['--label', `${k}=${v}`]), prefix]);
+    // The bridge's gateway is this machine: a spec's server listening there is reachable from the
+    // containers (webhook deliveries), and nothing else of the machine is added to what they reach.
+    const hostAddress = await docker(['network', 'inspect', prefix, '--format', '{{range .IPAM.Config}}{{.Gateway}}{{end}}']);
 
     const t0 = Date.now();
     const [pg, nats, , search] = await Promise.all([
@@ -422,6 +427,8 @@ export async function startContainerStack(o: ContainerStackOptions): Promise<Con
       ...(opensearch ? { SEARCH_ENGINE: 'opensearch', SEARCH_URL: `http://${name('opensearch')}:9200` } : {}),
     };
     for (const svc of [...SERVICES, GATEWAY]) env[`${svc.toUpperCase()}_URL`] = inNet(svc);
+    // Webhook deliveries may reach the specs' receivers on the host address only (and loopback, as given).
+    env.WEBHOOKS_ALLOWED_CIDRS = [o.env.WEBHOOKS_ALLOWED_CIDRS, `${hostAddress}/32`].filter(Boolean).join(',');
     const image = imageOf('service');
 
     // Migrations in registry order, one short-lived container each.
@@ -538,6 +545,7 @@ export async function startContainerStack(o: ContainerStackOptions): Promise<Con
       baseUrl,
       databaseUrl,
       natsUrl,
+      hostAddress,
       services,
       stop: async () => {
         await stop();

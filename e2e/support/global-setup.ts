@@ -284,6 +284,8 @@ async function setupContainers(project: TestProject, lock: { release(): void }):
     // Specs that watch the database (query-limits: pg_stat_activity) reach the container's
     // PostgreSQL through its mapped port, not the machine's server.
     process.env.E2E_DATABASE_URL = stack.databaseUrl;
+    // Servers of the specs that services call (webhook receivers) listen where containers reach them.
+    process.env.E2E_RECEIVER_HOST = stack.hostAddress;
     project.provide('baseUrl', stack.baseUrl);
     return teardown;
   } catch (err) {
