@@ -68,6 +68,22 @@ const say = (line: string): void => {
 };
 
 /** vitest globalSetup entry point; returns the teardown. */
+/**
+ * Webhooks settings of both runtimes: specs receive deliveries over plain http on a receiver of
+ * their own (the SSRF guard refuses loopback and private ranges unless allowed; the containers
+ * runtime adds the run network's gateway); short retries and timeouts keep specs quick; a key of
+ * the run's own (the development default is refused with NODE_ENV=production, as in the images).
+ */
+function webhooksEnv(): Record<string, string> {
+  return {
+    WEBHOOKS_ALLOW_HTTP: 'true',
+    WEBHOOKS_ALLOWED_CIDRS: '127.0.0.0/8',
+    WEBHOOKS_BACKOFF_BASE_MS: '200',
+    WEBHOOKS_TIMEOUT_MS: '2000',
+    WEBHOOKS_SECRET_KEY: process.env.WEBHOOKS_SECRET_KEY ?? randomBytes(32).toString('base64url'),
+  };
+}
+
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const external = process.env.E2E_BASE_URL?.replace(/\/+$/, '');
   if (external) {
@@ -161,12 +177,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
         // Records' per-address abuse-report limit (5 per 10 min): the authz matrix and the fuzzer
         // report abuse from 127.0.0.1 too; its 429 is tested in records' integration tests.
         ABUSE_REPORTS_PER_WINDOW: process.env.E2E_ABUSE_REPORTS_PER_WINDOW ?? '100000',
-        // Webhooks: specs receive deliveries on a loopback receiver over plain http (the SSRF guard
-        // refuses loopback unless a range is allowed); short retries and timeouts keep specs quick.
-        WEBHOOKS_ALLOW_HTTP: 'true',
-        WEBHOOKS_ALLOWED_CIDRS: '127.0.0.0/8',
-        WEBHOOKS_BACKOFF_BASE_MS: '200',
-        WEBHOOKS_TIMEOUT_MS: '2000',
+        ...webhooksEnv(),
         // SEARCH_ENGINE=opensearch|elasticsearch (the e2e-opensearch phase of `make test`): indices
         // of their own, so runs never read each other's documents.
         ...(process.env.SEARCH_ENGINE && process.env.SEARCH_ENGINE !== 'postgres'
@@ -265,6 +276,7 @@ async function setupContainers(project: TestProject, lock: { release(): void }):
         RATE_LIMIT_AUTHENTICATED: process.env.E2E_RATE_LIMIT_AUTHENTICATED ?? '100000',
         RATE_LIMIT_WINDOW_SECONDS: process.env.E2E_RATE_LIMIT_WINDOW_SECONDS ?? '86400',
         ABUSE_REPORTS_PER_WINDOW: process.env.E2E_ABUSE_REPORTS_PER_WINDOW ?? '100000',
+        ...webhooksEnv(),
         ...(engine !== 'postgres' ? { SEARCH_INDEX_PREFIX: process.env.SEARCH_INDEX_PREFIX ?? `e2e${Date.now().toString(36)}-` } : {}),
       },
     });
