@@ -11,8 +11,8 @@
  * `rdm.files.bucket.quota-changed`) — or declines it; the owner may cancel it. Mails:
  * `events/quota-requests.consumer.ts`.
  *
- * Refusals: anonymous 403; no draft with that id 404 (a published record without a draft: 400,
- * "edit it first"); not the draft's owner 403; bad fields 400.
+ * Refusals: anonymous 403; unknown 404; not the owner 403; a published record without a draft:
+ * 400 "edit it first" to its owner (410 once deleted); bad fields 400.
  *
  * When to use: the quota-increase route and the item links (`mayRequestQuota`).
  */
@@ -59,9 +59,12 @@ export class QuotaRequestService {
     if (identity.sub === null) throw Errors.permissionDenied();
     const found = await repo.getDraftWithParent(this.d.db, id);
     if (!found?.parent) {
-      if (await repo.getRecord(this.d.db, id))
-        throw Errors.badRequest('Quota increases are asked for a draft: edit the record first, then ask for its draft.');
-      throw Errors.pidDoesNotExist();
+      const rec = await repo.getRecordWithParent(this.d.db, id);
+      if (!rec?.parent) throw Errors.pidDoesNotExist();
+      // A published record without a draft: its owner is told what to do, others refused.
+      if (!mayRequestQuota(identity, rec.parent.owner_id)) throw Errors.permissionDenied();
+      if (rec.record.deletion_status !== 'P') throw Errors.gone();
+      throw Errors.badRequest('Quota increases are asked for a draft: edit the record first, then ask for its draft.');
     }
     const { draft, parent } = found;
     if (!mayRequestQuota(identity, parent.owner_id)) throw Errors.permissionDenied();
