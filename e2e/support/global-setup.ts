@@ -19,6 +19,7 @@
  *     requests communities web webhooks; migrations first; output in .data/e2e-logs/<svc>.log
  *     (`E2E_STACK_LOGS=inherit` prints it instead); no automatic restarts.
  *   - The files service stores blobs under .data/e2e-files (emptied per run; `E2E_FILES_STORAGE_PATH`).
+ *   - The default bucket quota is 32 MiB (`FILES_MAX_RECORD_BYTES`; `E2E_FILES_MAX_RECORD_BYTES`), so that a spec can pass it.
  *   - Records' development mail sink listens on `E2E_PORT_BASE` + 10 and writes .eml files to
  *     .data/e2e-mail (emptied per run; specs read `E2E_MAIL_SINK_DIR`).
  *   - pids and start commands go to .data/e2e-stack.json for e2e/support/stack.ts.
@@ -165,6 +166,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
         IDENTITY_SECRET: process.env.IDENTITY_SECRET ?? randomBytes(32).toString('base64url'),
         LOG_LEVEL: process.env.E2E_LOG_LEVEL ?? 'info',
         FILES_STORAGE_PATH: process.env.E2E_FILES_STORAGE_PATH ?? filesDir,
+        // The default bucket quota: small enough for requests/quota-increase.test.ts to pass it (32 MiB).
+        FILES_MAX_RECORD_BYTES: process.env.E2E_FILES_MAX_RECORD_BYTES ?? String(32 * 1024 * 1024),
         MAIL_SINK_DIR: mailDir,
         MAIL_SINK_PORT: String(mailPort),
         // Gateway (services/gateway/src/config.ts): every spec's traffic comes from 127.0.0.1.
@@ -277,6 +280,7 @@ async function setupContainers(project: TestProject, lock: { release(): void }):
         RATE_LIMIT_WINDOW_SECONDS: process.env.E2E_RATE_LIMIT_WINDOW_SECONDS ?? '86400',
         ABUSE_REPORTS_PER_WINDOW: process.env.E2E_ABUSE_REPORTS_PER_WINDOW ?? '100000',
         ...webhooksEnv(),
+        FILES_MAX_RECORD_BYTES: process.env.E2E_FILES_MAX_RECORD_BYTES ?? String(32 * 1024 * 1024),
         ...(engine !== 'postgres' ? { SEARCH_INDEX_PREFIX: process.env.SEARCH_INDEX_PREFIX ?? `e2e${Date.now().toString(36)}-` } : {}),
       },
     });

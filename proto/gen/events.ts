@@ -199,6 +199,24 @@ export interface MemberUpdatedV1 {
 }
 
 /**
+ * Data of `rdm.files.bucket.quota-changed` v1: A bucket's byte quota was raised (an accepted `quota-increase` request; `request_id` confirms its saga).
+ */
+export interface BucketQuotaChangedV1 {
+  /**
+   * Bucket id.
+   */
+  bucket_id: string;
+  /**
+   * The quota now in force, in bytes.
+   */
+  quota_bytes: number;
+  /**
+   * The accepted `quota-increase` request.
+   */
+  request_id: string;
+}
+
+/**
  * Data of `rdm.files.file.committed` v1: An uploaded file was committed to a bucket.
  */
 export interface FileCommittedV1 {
@@ -1216,6 +1234,7 @@ export interface EventData {
   'rdm.communities.member.added': MemberAddedV1;
   'rdm.communities.member.removed': MemberRemovedV1;
   'rdm.communities.member.updated': MemberUpdatedV1;
+  'rdm.files.bucket.quota-changed': BucketQuotaChangedV1;
   'rdm.files.file.committed': FileCommittedV1;
   'rdm.records.abuse.reported': AbuseReportedV1;
   'rdm.records.access-request.failed': AccessRequestFailedV1;

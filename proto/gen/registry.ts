@@ -57,7 +57,7 @@ export const STREAMS = {
       'rdm.records.search-doc.>',
     ],
   },
-  FILES: { name: 'FILES', subjects: ['rdm.files.file.>'] },
+  FILES: { name: 'FILES', subjects: ['rdm.files.bucket.>', 'rdm.files.file.>'] },
   REQUESTS: { name: 'REQUESTS', subjects: ['rdm.requests.request.>'] },
   COMMUNITIES: {
     name: 'COMMUNITIES',

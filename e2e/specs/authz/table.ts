@@ -432,6 +432,25 @@ export const TABLE: Row[] = [
     `,
   },
   {
+    // Only a draft's owner asks for a larger quota (quota-increase); administrators accept. The
+    // public record has an edit draft in the world (its owner asks for it: 201); the other
+    // published states have none: their owner is told to edit first (400), others refused;
+    // anonymous callers and secret links are refused before anything is looked up.
+    op: 'POST /api/records/{id}/quota-increase',
+    scope: 'record',
+    body: () => ({ quota_size: 100_000_000, reason: 'authz matrix' }),
+    expect: `
+      state            anon owner other reader curator manager cowner admin lview lprev ledit
+      draft            403  201   403   403    403     403     403    403   403   403   403
+      review           403  201   403   403    403     403     403    403   403   403   403
+      public           403  201   403   403    403     403     403    403   403   403   403
+      restricted       403  400   403   403    403     403     403    403   403   403   403
+      embargoed        403  400   403   403    403     403     403    403   403   403   403
+      restrictedFiles  403  400   403   403    403     403     403    403   403   403   403
+      deleted          403  410   403   403    403     403     403    403   403   403   403
+    `,
+  },
+  {
     // The record is read first (its 404/403/410, secret links not honoured: the requests
     // service asks records without the token), then the request search, authenticated only:
     // each caller sees the requests on the record it may read (the review that published it:

@@ -37,7 +37,6 @@ const NONE_YET: Record<string, string> = {
   'thumbnails@draft': "a draft's thumbnails name `record:<id>`, as InvenioRDM's do; they answer once it is published (README)",
   'requests@draft': 'a draft never published has no record whose requests to list (InvenioRDM: 404 too)',
   file_modification: 'issue 24: file-modification requests',
-  quota_increase: 'issue 24: quota-increase requests',
 };
 
 /** The NONE_YET key excusing a link, if any. */

@@ -122,6 +122,12 @@ export const GENERATED_ROUTES: readonly RouteSpec[] = [
     summary: "The owner asks for the record's deletion",
   },
   {
+    pattern: '/api/records/{id}/quota-increase',
+    methods: ['POST'],
+    service: 'records',
+    summary: "A draft's owner asks for a larger bucket quota",
+  },
+  {
     pattern: '/api/records/{id}/report-abuse',
     methods: ['POST'],
     service: 'records',

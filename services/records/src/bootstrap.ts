@@ -26,6 +26,7 @@ import { EmbargoLifter } from './jobs/embargo.job.js';
 import { accessRequestWorkers } from './events/access-requests.consumer.js';
 import { deletionRequestWorkers } from './events/deletion-requests.consumer.js';
 import { filesCommittedWorker } from './events/files-committed.consumer.js';
+import { quotaRequestWorkers } from './events/quota-requests.consumer.js';
 import { mailerWorker } from './events/mailer.consumer.js';
 import { requestConsumerWorkers } from './events/requests-accepted.consumer.js';
 import { statsWorkers } from './events/stats.consumer.js';
@@ -102,6 +103,10 @@ export async function recordsWorkers(d: WorkersDeps) {
     ...deletionRequestWorkers({
       ...{ db, nats, logger, from, admins: to, baseUrl: config.PUBLIC_BASE_URL },
       ...{ deletion: parts.deletion, users: clients.users, sender: smtpSender(smtpUrl) },
+    }),
+    ...quotaRequestWorkers({
+      ...{ db, nats, logger, from, admins: to, baseUrl: config.PUBLIC_BASE_URL },
+      ...{ users: clients.users, sender: smtpSender(smtpUrl) },
     }),
     // DOI_PROVIDER=datacite: DOIs are registered at DataCite by consumers of the outbox events.
     ...(config.DOI_PROVIDER === 'datacite' ? dataciteWorkers({ db, nats, logger, sync: doiSync(d) }) : []),

@@ -22,6 +22,7 @@ import type { CommunitiesPort, FilesPort, RequestsPort, SearchIndexPort, Vocabul
 import { recordComponents, RecordsService } from './domain/records.service.js';
 import { DeletionRequestService } from './deletion/deletion-request.service.js';
 import { DeletionService } from './deletion/deletion.service.js';
+import { QuotaRequestService } from './quota/quota-request.service.js';
 import { AccessRequestEffects } from './events/access-request-effects.js';
 import { ReviewSaga } from './events/review-saga.js';
 import { ReviewComponent } from './review/review.component.js';
@@ -131,6 +132,7 @@ export function buildRecordsParts(deps: PartsDeps) {
         vocabularies: deps.vocabularies,
         gracePeriodDays: config.RECORDS_DELETION_GRACE_PERIOD_DAYS ?? 30,
       }),
+    quotaRequests: deps.requests && new QuotaRequestService({ db, requests: deps.requests }),
     abuse: new AbuseService({ db }),
     accessLinks,
     grants: new GrantsService({ db, index, require }),

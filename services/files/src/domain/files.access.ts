@@ -75,7 +75,7 @@ export class FilesAccess {
     used = false,
     registrationOk = false,
     queue?: { key: string; delayMs: number },
-  ): Promise<FileResult & { usedByOthers: number }> {
+  ): Promise<FileResult & { usedByOthers: number; bucketQuota: number | null }> {
     const problem = keyProblem(key);
     if (problem) throw FilesErrors.invalidKey(problem);
     // Why reuse: the entry must exist, so a grant records gave this identity moments ago (its init) will do.
@@ -89,7 +89,7 @@ export class FilesAccess {
       if (queue) await this.d.gc.collect([queue.key]);
       throw err;
     }
-    return { grant, file: found.file, usedByOthers: found.usedByOthers };
+    return { grant, file: found.file, usedByOthers: found.usedByOthers, bucketQuota: found.bucketQuota };
   }
 
   /** Forget the remembered grants of record/draft `recordId` (event consumers: published, deleted). */

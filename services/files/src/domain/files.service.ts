@@ -130,8 +130,8 @@ export class FilesService {
         );
         if (existing.length > 0) throw FilesErrors.duplicateKey(items.find((i) => existing.includes(i.key))?.key ?? existing[0]);
         if (count + items.length > this.d.limits.maxCount) throw FilesErrors.tooManyFiles();
-        if (announced > 0 && (await repo.usedBytes(trx, grant.bucket_id)) + announced > this.d.limits.maxRecordBytes)
-          throw FilesErrors.fileSizeLimit();
+        const quota = bucket.quota_bytes ?? this.d.limits.maxRecordBytes;
+        if (announced > 0 && (await repo.usedBytes(trx, grant.bucket_id)) + announced > quota) throw FilesErrors.fileSizeLimit();
         // The entries adopt their storage uploads.
         await repo.unqueueGc(
           trx,

@@ -72,8 +72,10 @@ export class FileTransfers {
       grant,
       file,
       usedByOthers: used,
+      bucketQuota,
     } = await this.access.authorizeWrite(t, key, true, false, { key: tmpKey, delayMs: uploadStaleMs });
-    const limit = Math.min(maxFileBytes, maxRecordBytes - used);
+    // The bucket's quota: its own (an accepted quota-increase request) or the configured default.
+    const limit = Math.min(Math.max(maxFileBytes, bucketQuota ?? 0), (bucketQuota ?? maxRecordBytes) - used);
     try {
       if (file.status === 'completed') throw FilesErrors.alreadyCommitted(key);
       if (isMultipart(file)) throw FilesErrors.multipartWholeContent();
@@ -112,7 +114,7 @@ export class FileTransfers {
         if (!found || !cur || cur.id !== file.id) throw FilesErrors.fileKeyNotFound(t.recordId, key);
         if (cur.status === 'completed') throw FilesErrors.alreadyCommitted(key);
         // Why: concurrent uploads to other keys of the record may have used the budget meanwhile.
-        if (found.usedByOthers + stored.size > maxRecordBytes) throw FilesErrors.fileSizeLimit();
+        if (found.usedByOthers + stored.size > (found.bucketQuota ?? maxRecordBytes)) throw FilesErrors.fileSizeLimit();
         replaced = cur.upload_key ? [cur.upload_key] : [];
         await repo.queueGc(trx, replaced);
         // setUpload + unqueueGc([tmpKey]): the entry adopts its temporary object.

@@ -9,10 +9,13 @@
  *   statement), drop the media bucket an edit superseded; record the version's access in the
  *   local copy (record-access.consumers.ts, which also starts the deleted / restored /
  *   embargo-lifted consumers of that copy).
+ * - `rdm.requests.request.accepted` of a `quota-increase` request → raise the bucket's quota
+ *   (quota.consumer.ts).
  */
 import { afterCommit, type ConsumerHandle, type EventEnvelope, type Knex, type Logger, type NatsHandle, runConsumer } from '@rdm/platform';
 import type { EventData } from '@rdm/contracts';
 import type { FilesService } from '../domain/files.service.js';
+import { onQuotaIncreaseAccepted, QUOTA_DURABLE, QUOTA_INCREASE_TYPE, type QuotaRequestEvent } from './quota.consumer.js';
 import { applyPublished, startRecordAccessConsumers } from './record-access.consumers.js';
 
 type DraftDeleted = EventData['rdm.records.draft.deleted'];
@@ -83,6 +86,18 @@ export function startFilesConsumers(opts: { db: Knex; nats: NatsHandle; service:
       durable: 'files-record-published',
       filterSubject: 'rdm.records.record.published',
       handler: (trx, e, msg) => onRecordPublished(service, trx, e, msg.seq),
+    }),
+    runConsumer({
+      db,
+      js: nats.js,
+      jsm: nats.jsm,
+      stream: 'REQUESTS',
+      logger,
+      service: 'files',
+      durable: QUOTA_DURABLE,
+      filterSubject: 'rdm.requests.request.accepted',
+      skip: (env) => (env.data as { type?: string } | undefined)?.type !== QUOTA_INCREASE_TYPE,
+      handler: (trx, e) => onQuotaIncreaseAccepted(trx, e as unknown as EventEnvelope<QuotaRequestEvent>, logger),
     }),
     ...startRecordAccessConsumers({ db, nats, logger }),
   ];

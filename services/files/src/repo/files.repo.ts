@@ -49,6 +49,8 @@ export interface FileRow {
 export interface BucketRow {
   id: string;
   locked: boolean;
+  /** The bucket's own byte quota (an accepted quota-increase); null: the configured default. */
+  quota_bytes: number | null;
 }
 
 /** A content object. */
@@ -135,6 +137,8 @@ export interface FileForWrite {
   bucketLocked: boolean;
   /** Bytes of the bucket's other entries (committed sizes plus uploaded-but-uncommitted sizes); only with `used`. */
   usedByOthers: number;
+  /** The bucket's own byte quota; null: the configured default. */
+  bucketQuota: number | null;
 }
 
 /**
@@ -168,24 +172,48 @@ export async function findFileForWrite(
   const lock = opts.lockBucket ? 'FOR UPDATE OF b, f' : opts.forUpdate ? 'FOR UPDATE OF f' : '';
   const res = await prepared(
     db,
-    `${queue}SELECT ${FILE_COLUMNS}, COALESCE(b.locked, false) AS bucket_locked, ${used} AS used_by_others
+    `${queue}SELECT ${FILE_COLUMNS}, COALESCE(b.locked, false) AS bucket_locked, b.quota_bytes AS bucket_quota, ${used} AS used_by_others
        FROM ${from} WHERE f.bucket_id = ? AND f.key = ? ${lock}`,
     [...(opts.queue ? [opts.queue.key, String(Math.max(0, Math.floor(opts.queue.delayMs)))] : []), bucketId, key],
   );
   const r = res.rows[0] as Record<string, unknown> | undefined;
   if (!r) return undefined;
-  const { bucket_locked, used_by_others, ...rest } = r;
-  return { file: toFile(rest), bucketLocked: bucket_locked === true, usedByOthers: Number(used_by_others) };
+  const { bucket_locked, used_by_others, bucket_quota, ...rest } = r;
+  return {
+    file: toFile(rest),
+    bucketLocked: bucket_locked === true,
+    usedByOthers: Number(used_by_others),
+    bucketQuota: quotaOf(bucket_quota),
+  };
 }
+
+const quotaOf = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+const bucketRow = (r: Record<string, unknown> | undefined): BucketRow | undefined =>
+  r ? { id: String(r.id), locked: r.locked === true, quota_bytes: quotaOf(r.quota_bytes) } : undefined;
 
 /** A bucket, or undefined. */
 export async function getBucket(db: Db, id: string): Promise<BucketRow | undefined> {
-  return (await prepared(db, 'SELECT id, locked FROM buckets WHERE id = ?', [id])).rows[0];
+  return bucketRow((await prepared(db, 'SELECT id, locked, quota_bytes FROM buckets WHERE id = ?', [id])).rows[0]);
+}
+
+/**
+ * Raise a bucket's quota to at least `bytes` (creating the bucket when missing); answers the
+ * quota now in force. Idempotent: a second application, or a smaller ask, changes nothing.
+ */
+export async function raiseQuota(db: Db, id: string, bytes: number): Promise<number> {
+  const res = await prepared(
+    db,
+    `INSERT INTO buckets (id, quota_bytes) VALUES (?, ?)
+     ON CONFLICT (id) DO UPDATE SET quota_bytes = GREATEST(COALESCE(buckets.quota_bytes, 0), excluded.quota_bytes)
+     RETURNING quota_bytes`,
+    [id, bytes],
+  );
+  return Number(res.rows[0].quota_bytes);
 }
 
 /** Lock an existing bucket's row for the transaction; undefined when there is no such bucket. */
 export async function lockExistingBucket(trx: Knex.Transaction, id: string): Promise<BucketRow | undefined> {
-  return (await prepared(trx, 'SELECT id, locked FROM buckets WHERE id = ? FOR UPDATE', [id])).rows[0] as BucketRow | undefined;
+  return bucketRow((await prepared(trx, 'SELECT id, locked, quota_bytes FROM buckets WHERE id = ? FOR UPDATE', [id])).rows[0]);
 }
 
 /**
@@ -199,14 +227,14 @@ export async function lockExistingBucket(trx: Knex.Transaction, id: string): Pro
 export async function lockBucket(trx: Knex.Transaction, id: string): Promise<BucketRow> {
   const both = await prepared(
     trx,
-    `WITH ins AS (INSERT INTO buckets (id) VALUES (?) ON CONFLICT (id) DO NOTHING RETURNING id, locked),
-          sel AS (SELECT id, locked FROM buckets WHERE id = ? FOR UPDATE)
-     SELECT id, locked FROM ins UNION ALL SELECT id, locked FROM sel`,
+    `WITH ins AS (INSERT INTO buckets (id) VALUES (?) ON CONFLICT (id) DO NOTHING RETURNING id, locked, quota_bytes),
+          sel AS (SELECT id, locked, quota_bytes FROM buckets WHERE id = ? FOR UPDATE)
+     SELECT id, locked, quota_bytes FROM ins UNION ALL SELECT id, locked, quota_bytes FROM sel`,
     [id, id],
   );
-  const found = both.rows[0] as BucketRow | undefined;
+  const found = bucketRow(both.rows[0]);
   if (found) return found;
-  return (await prepared(trx, 'SELECT id, locked FROM buckets WHERE id = ? FOR UPDATE', [id])).rows[0] as BucketRow;
+  return bucketRow((await prepared(trx, 'SELECT id, locked, quota_bytes FROM buckets WHERE id = ? FOR UPDATE', [id])).rows[0]) as BucketRow;
 }
 
 /** Mark a bucket locked (creating it when missing). Idempotent. */

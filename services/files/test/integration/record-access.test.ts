@@ -97,6 +97,8 @@ describe('files authorize public downloads from the copy of records access', () 
     h = await createHarness(await makeEngine('local'));
     conn = await testNats(h.nats.url, 'files-copy');
     await ensureStream(conn.jsm, { name: 'RECORDS', subjects: ['rdm.records.draft.>', 'rdm.records.record.>'] });
+    // The quota-increase consumer follows the requests service's stream.
+    await ensureStream(conn.jsm, { name: 'REQUESTS', subjects: ['rdm.requests.request.>'] });
     consumers = startFilesConsumers({ db: h.tdb.db, nats: conn, service: h.service, logger: testLogger('consumers') });
     await Promise.all(consumers.map((c) => c.ready));
   });

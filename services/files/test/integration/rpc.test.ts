@@ -207,6 +207,8 @@ describe('files RPC, consumers and outbox over NATS', () => {
   describe('consumers of records events', () => {
     beforeAll(async () => {
       await ensureStream(server.jsm, { name: 'RECORDS', subjects: ['rdm.records.draft.deleted', 'rdm.records.record.>'] });
+      // The quota-increase consumer follows the requests service's stream.
+      await ensureStream(server.jsm, { name: 'REQUESTS', subjects: ['rdm.requests.request.>'] });
       consumers = startFilesConsumers({ db: h.tdb.db, nats: server, service: h.service, logger: testLogger('consumers') });
       await Promise.all(consumers.map((c) => c.ready));
     });

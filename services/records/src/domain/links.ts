@@ -18,6 +18,8 @@ export interface LinkSubject {
   hasReview?: boolean;
   /** The caller may ask for the record's deletion (its owner: adds `request_deletion`). */
   mayRequestDeletion?: boolean;
+  /** The caller may ask for a larger quota (the owner: adds `quota_increase`). */
+  mayRequestQuota?: boolean;
 }
 
 /** Link building configuration. */
@@ -111,7 +113,7 @@ export function itemLinks(s: LinkSubject, cfg: LinkConfig): Record<string, unkno
     if (s.mayRequestDeletion) links.request_deletion = `${rec}/request-deletion`;
     links.file_modification = `${rec}/file-modification`;
   }
-  links.quota_increase = `${rec}/quota-increase`;
+  if (s.mayRequestQuota) links.quota_increase = `${rec}/quota-increase`;
   links.requests = `${rec}/requests`;
   return links;
 }

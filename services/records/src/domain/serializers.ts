@@ -217,6 +217,8 @@ export function serializeItem(doc: ItemDoc, o: SerializeOptions): Record<string,
       hasReview: !!item.parent?.review,
       // InvenioRDM's `can_request_deletion`: the record's owners only.
       mayRequestDeletion: o.identity.sub !== null && !!ctx.ownerId && String(ctx.ownerId) === String(o.identity.sub),
+      // The draft's owner asks for more space (`quota-increase`); others could not use the link.
+      mayRequestQuota: o.identity.sub !== null && !!ctx.ownerId && String(ctx.ownerId) === String(o.identity.sub),
     },
     { baseUrl: o.baseUrl, doiResolverUrl: o.doiResolverUrl },
   );

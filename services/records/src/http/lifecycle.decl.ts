@@ -1,6 +1,6 @@
 /**
  * Route tables of deletion, restore and abuse reports (part of the records API, routes.decl.ts):
- * `/api/records/{id}/delete`, `…/restore`, `…/request-deletion`, `…/report-abuse`, with their documentation and schemas.
+ * `/api/records/{id}/delete`, `…/restore`, `…/request-deletion`, `…/quota-increase`, `…/report-abuse`, with their documentation and schemas.
  * The `stats` block is described on the record schema.
  *
  * When to edit: deletion.routes.ts, abuse.routes.ts or their components change. Only the platform
@@ -79,6 +79,37 @@ export const DELETION_ROUTES = defineRoutes({
           headers: rate,
           content: json({ type: 'object', additionalProperties: true }),
         },
+        ...errors('403', '404'),
+      },
+    },
+    [idParam],
+  ),
+  requestQuotaIncrease: operationRoute(
+    'POST',
+    '/api/records/{id}/quota-increase',
+    {
+      operationId: 'requestQuotaIncrease',
+      summary: "A draft's owner asks for a larger bucket quota",
+      description:
+        'Creates a `quota-increase` request (receiver the administrators, topic the draft; `reason` becomes its first comment) and answers it (201, `submitted`). ' +
+        "An administrator accepts it — the draft's bucket quota then rises to `quota_size` bytes (the files service; never lowered) — or declines it; the owner may cancel it. " +
+        '`id`: a draft (a new upload or the edit draft of a published record; a published record without a draft is a 400). Only the draft owner (403 otherwise, anonymous included); 404 unknown; 400 bad fields.',
+      tags: TAGS,
+      security: AUTHENTICATED,
+      requestBody: {
+        required: true,
+        content: json({
+          type: 'object',
+          required: ['quota_size', 'reason'],
+          additionalProperties: false,
+          properties: {
+            quota_size: { type: 'integer', minimum: 1, description: 'The bucket quota asked for, in bytes.' },
+            reason: { type: 'string', minLength: 1, maxLength: 5000 },
+          },
+        }),
+      },
+      responses: {
+        '201': { description: 'The request, `submitted`.', headers: rate, content: json({ type: 'object', additionalProperties: true }) },
         ...errors('403', '404'),
       },
     },

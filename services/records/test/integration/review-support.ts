@@ -104,8 +104,8 @@ export class FakeRequests {
             type: r.type,
             title: r.title ?? '',
             // Types created directly submitted by records (as the requests registry says).
-            status: r.type === 'record-deletion' ? 'submitted' : 'created',
-            is_open: r.type === 'record-deletion',
+            status: ['record-deletion', 'quota-increase'].includes(r.type) ? 'submitted' : 'created',
+            is_open: ['record-deletion', 'quota-increase'].includes(r.type),
             payload: r.payload,
             is_closed: false,
             created_by: r.created_by,

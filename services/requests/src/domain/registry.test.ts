@@ -41,7 +41,7 @@ function req(type: string, status: Status, over: Partial<RequestRow> = {}): Requ
 }
 
 describe('request type registry', () => {
-  it('should register the four community types, the two access request types and the record deletion type as data', () => {
+  it('should register the four community types, the two access request types, the record deletion and quota increase types as data', () => {
     expect(
       requestTypes()
         .map((t) => t.id)
@@ -52,6 +52,7 @@ describe('request type registry', () => {
       'community-membership-request',
       'community-submission',
       'guest-access-request',
+      'quota-increase',
       'record-deletion',
       'user-access-request',
     ]);
@@ -64,6 +65,7 @@ describe('request type registry', () => {
     expect(requestType('community-invitation')?.actions.submit).toBeUndefined();
     expect(effectSubjects()).toEqual([
       'rdm.communities.member.added',
+      'rdm.files.bucket.quota-changed',
       'rdm.records.access-request.failed',
       'rdm.records.access-request.granted',
       'rdm.records.inclusion.added',

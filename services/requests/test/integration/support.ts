@@ -185,6 +185,7 @@ export async function startEnv(o: { effectWaitMs?: number; lockingEnabled?: bool
     subjects: ['rdm.records.record.>', 'rdm.records.inclusion.>', 'rdm.records.review.>', 'rdm.records.access-request.>'],
   });
   await ensureStream(nats.jsm, { name: 'COMMUNITIES', subjects: ['rdm.communities.member.>', 'rdm.communities.community.>'] });
+  await ensureStream(nats.jsm, { name: 'FILES', subjects: ['rdm.files.bucket.>'] });
   const tdb = await testDb('requests', { pool: { max: 10 } });
   const fake = new FakeCommunities();
   fake.serve(nats.nc);

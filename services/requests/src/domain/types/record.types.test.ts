@@ -2,7 +2,7 @@ import type { Identity } from '@rdm/platform';
 import { describe, expect, it } from 'vitest';
 import type { RequestRow, Status } from '../model.js';
 import { availableActions, canDelete, canRead, mayRunAction } from '../policy.js';
-import { RECORD_DELETED_SUBJECT, RECORD_DELETION_FAILED_SUBJECT } from './record.types.js';
+import { BUCKET_QUOTA_CHANGED_SUBJECT, RECORD_DELETED_SUBJECT, RECORD_DELETION_FAILED_SUBJECT } from './record.types.js';
 import { effectSubjects, requestType } from './registry.js';
 
 const user = (sub: string, roles: string[] = []): Identity => ({ sub, roles });
@@ -62,5 +62,31 @@ describe('record-deletion type', () => {
     expect(canRead(STRANGER, open, t, {})).toBe(false);
     expect(canRead(user('admin'), open, t, {})).toBe(false);
     expect(canDelete(OWNER, req('created'), t, {})).toBe(false);
+  });
+});
+
+describe('quota-increase type', () => {
+  const t = requestType('quota-increase')!;
+  const quota = (status: Status): RequestRow => ({
+    ...req(status),
+    type: 'quota-increase',
+    payload: { quota_size: 10_000_000_000, reason: 'A 9 GB dataset.', bucket_id: 'b1' },
+  });
+
+  it('should be created submitted, never expire, and take effect when files confirms the quota', () => {
+    expect(t).toMatchObject({ initialStatus: 'submitted', expiresInDays: null, label: 'Quota increase', deletable: false });
+    expect(t.refs).toEqual({ created_by: ['user'], receiver: ['group'], topic: ['record'] });
+    expect(t.effect).toEqual({ mode: 'saga', confirm: [BUCKET_QUOTA_CHANGED_SUBJECT], fail: [] });
+    expect(effectSubjects()).toContain(BUCKET_QUOTA_CHANGED_SUBJECT);
+  });
+
+  it('should let administrators accept or decline, the owner only cancel, a stranger nothing', () => {
+    const open = quota('submitted');
+    expect(availableActions(ADMIN, open, t, {}).sort()).toEqual(['accept', 'decline']);
+    expect(availableActions(OWNER, open, t, {})).toEqual(['cancel']);
+    expect(availableActions(STRANGER, open, t, {})).toEqual([]);
+    expect(mayRunAction('accept', OWNER, open, t, {})).toBe(false);
+    expect(canRead(STRANGER, open, t, {})).toBe(false);
+    expect(canRead(OWNER, open, t, {})).toBe(true);
   });
 });

@@ -12,6 +12,12 @@
  *   `rdm.records.record.deleted` carrying the `request_id`, failed by
  *   `rdm.records.record.deletion-failed` (record already deleted or unknown).
  *   Decline by administrators, cancel by the owner; it never expires.
+ * - `quota-increase`: created by a draft's owner (`{user}`) through records'
+ *   `POST /api/records/<id>/quota-increase`, received by the administrators, topic the draft
+ *   (`{record: <draft id>}`); `payload` `{quota_size, reason, bucket_id}` (bytes asked, the
+ *   owner's reason, the draft's bucket). Accepting makes the files service raise that bucket's
+ *   quota: a `saga` confirmed by `rdm.files.bucket.quota-changed` carrying the `request_id`.
+ *   Decline by administrators, cancel by the owner; it never expires.
  */
 import type { RequestType } from './request-type.js';
 
@@ -19,6 +25,8 @@ import type { RequestType } from './request-type.js';
 export const ADMINS_REF = { group: 'admin' } as const;
 /** Subject of records' deletion, confirming an accepted `record-deletion` (with `request_id`). */
 export const RECORD_DELETED_SUBJECT = 'rdm.records.record.deleted';
+/** Subject of the files service's quota change, confirming an accepted `quota-increase` (with `request_id`). */
+export const BUCKET_QUOTA_CHANGED_SUBJECT = 'rdm.files.bucket.quota-changed';
 /** Subject of records' event reporting a `record-deletion` it could not apply. */
 export const RECORD_DELETION_FAILED_SUBJECT = 'rdm.records.record.deletion-failed';
 
@@ -40,6 +48,25 @@ export const RECORD_TYPES: RequestType[] = [
     deletable: false,
     // Records passes the record's title.
     defaultTitle: () => 'Record deletion',
+    selfHtml: (req) => `/me/requests/${req.id}`,
+    contextCommunity: 'receiver',
+  },
+  {
+    id: 'quota-increase',
+    label: 'Quota increase',
+    initialStatus: 'submitted',
+    refs: { created_by: ['user'], receiver: ['group'], topic: ['record'] },
+    needsContext: { creator: [], receiver: [] },
+    actions: {
+      accept: { from: ['submitted'], to: 'accepted', who: ['admin', 'system'], log: 'accepted' },
+      decline: { from: ['submitted'], to: 'declined', who: ['admin', 'system'], log: 'declined' },
+      cancel: { from: ['submitted'], to: 'cancelled', who: ['creator', 'system'], log: 'cancelled' },
+    },
+    effect: { mode: 'saga', confirm: [BUCKET_QUOTA_CHANGED_SUBJECT], fail: [] },
+    expiresInDays: null,
+    deletable: false,
+    // Records passes the draft's title.
+    defaultTitle: () => 'Quota increase',
     selfHtml: (req) => `/me/requests/${req.id}`,
     contextCommunity: 'receiver',
   },
