@@ -84,6 +84,8 @@ export interface RecordFx {
   /** Its file and media file keys. */
   key: string;
   media: string;
+  /** A PNG among its files (the IIIF rows). */
+  image: string;
   /** The secret links (id and token) of each level. */
   links: Record<LinkLevel, { id: string; token: string }>;
   /** Write form of its draft (what a PUT …/draft sends to change nothing). */
@@ -178,11 +180,15 @@ export async function createRecordDraft(
 }
 
 /** Init, upload and commit one file (`media` bucket or files). */
-export async function putFile(token: string, id: string, key: string, media = false): Promise<void> {
+export async function putFile(token: string, id: string, key: string, media = false, content?: Buffer): Promise<void> {
   const kind = media ? 'media-files' : 'files';
   const base = `/api/records/${id}/draft/${kind}`;
   must(await api(base, { method: 'POST', token, body: [{ key }] }), [201], `init ${kind} ${key}`);
-  must(await api(`${base}/${encodeURIComponent(key)}/content`, { method: 'PUT', token, raw: `content of ${key}` }), [200], `upload ${key}`);
+  must(
+    await api(`${base}/${encodeURIComponent(key)}/content`, { method: 'PUT', token, raw: content ?? `content of ${key}` }),
+    [200],
+    `upload ${key}`,
+  );
   must(await api(`${base}/${encodeURIComponent(key)}/commit`, { method: 'POST', token }), [200], `commit ${key}`);
 }
 
@@ -423,6 +429,7 @@ export async function buildWorld(): Promise<World> {
     const d = await createRecordDraft(owner, title, access);
     await putFile(owner, d.id, key);
     await putFile(owner, d.id, 'media.txt', true);
+    await putFile(owner, d.id, 'image.png', false, LOGO);
     must(
       await api(`/api/records/${d.id}/access/users`, {
         method: 'POST',
@@ -434,7 +441,7 @@ export async function buildWorld(): Promise<World> {
     );
     const links = await threeLinks(owner, d.id);
     const request = publish ? await publishThroughReview(w, d.id, C.id) : undefined;
-    return { id: d.id, parent: d.parent, key, media: 'media.txt', links, write: d.write, request };
+    return { id: d.id, parent: d.parent, key, media: 'media.txt', image: 'image.png', links, write: d.write, request };
   };
   const pub = { record: 'public', files: 'public' };
   const [draft, review, publicRecord, restricted, embargoed, restrictedFiles, deleted] = await inPool(3, [

@@ -65,6 +65,7 @@ function varsOf(w: World, scope: Scope, state: string): Vars {
       parent: r.parent,
       key: r.key,
       media: r.media,
+      image: r.image,
       scheme: 'doi',
       format: 'json',
       part: '1',

@@ -1521,6 +1521,102 @@ export const TABLE: Row[] = [
     `,
   },
   {
+    // IIIF (files): an image's info.json answers as the file's download does (a draft has no record: 404)
+    op: 'GET /api/iiif/{uuid}/info.json',
+    path: '/api/iiif/record:{id}:{image}/info.json',
+    scope: 'record',
+    expect: `
+      state            anon owner other reader curator manager cowner admin   lview lprev ledit
+      draft            404  404   404   404    404     404     404    404     404   404   404
+      review           404  404   404   404    404     404     404    404     404   404   404
+      public           200  200   200   200    200     200     200    200     200   200   200
+      restricted       403  200   403   200    200     200     200    200     200   200   200
+      embargoed        403  200   403   200    200     200     200    200     200   200   200
+      restrictedFiles  403  200   403   200    200     200     200    200     200   200   200
+      deleted          410  410   410   410    410     410     410    200|410 410   410   410
+    `,
+  },
+  {
+    // IIIF image: as the file's download
+    op: 'GET /api/iiif/{uuid}/{region}/{size}/{rotation}/{quality_format}',
+    path: '/api/iiif/record:{id}:{image}/full/max/0/default.png',
+    scope: 'record',
+    expect: `
+      state            anon owner other reader curator manager cowner admin   lview lprev ledit
+      draft            404  404   404   404    404     404     404    404     404   404   404
+      review           404  404   404   404    404     404     404    404     404   404   404
+      public           200  200   200   200    200     200     200    200     200   200   200
+      restricted       403  200   403   200    200     200     200    200     200   200   200
+      embargoed        403  200   403   200    200     200     200    200     200   200   200
+      restrictedFiles  403  200   403   200    200     200     200    200     200   200   200
+      deleted          410  410   410   410    410     410     410    200|410 410   410   410
+    `,
+  },
+  {
+    // IIIF image base: 303 to info.json where the download is allowed
+    op: 'GET /api/iiif/{uuid}',
+    path: '/api/iiif/record:{id}:{image}',
+    scope: 'record',
+    expect: `
+      state            anon owner other reader curator manager cowner admin   lview lprev ledit
+      draft            404  404   404   404    404     404     404    404     404   404   404
+      review           404  404   404   404    404     404     404    404     404   404   404
+      public           303  303   303   303    303     303     303    303     303   303   303
+      restricted       403  303   403   303    303     303     303    303     303   303   303
+      embargoed        403  303   403   303    303     303     303    303     303   303   303
+      restrictedFiles  403  303   403   303    303     303     303    303     303   303   303
+      deleted          410  410   410   410    410     410     410    303|410 410   410   410
+    `,
+  },
+  {
+    // IIIF manifest: as the record's file listing
+    op: 'GET /api/iiif/{uuid}/manifest',
+    path: '/api/iiif/record:{id}/manifest',
+    scope: 'record',
+    expect: `
+      state            anon owner other reader curator manager cowner admin   lview lprev ledit
+      draft            404  404   404   404    404     404     404    404     404   404   404
+      review           404  404   404   404    404     404     404    404     404   404   404
+      public           200  200   200   200    200     200     200    200     200   200   200
+      restricted       403  200   403   200    200     200     200    200     200   200   200
+      embargoed        403  200   403   200    200     200     200    200     200   200   200
+      restrictedFiles  403  200   403   200    200     200     200    200     200   200   200
+      deleted          410  410   410   410    410     410     410    200|410 410   410   410
+    `,
+  },
+  {
+    // IIIF sequence: as the record's file listing
+    op: 'GET /api/iiif/{uuid}/sequence/default',
+    path: '/api/iiif/record:{id}/sequence/default',
+    scope: 'record',
+    expect: `
+      state            anon owner other reader curator manager cowner admin   lview lprev ledit
+      draft            404  404   404   404    404     404     404    404     404   404   404
+      review           404  404   404   404    404     404     404    404     404   404   404
+      public           200  200   200   200    200     200     200    200     200   200   200
+      restricted       403  200   403   200    200     200     200    200     200   200   200
+      embargoed        403  200   403   200    200     200     200    200     200   200   200
+      restrictedFiles  403  200   403   200    200     200     200    200     200   200   200
+      deleted          410  410   410   410    410     410     410    200|410 410   410   410
+    `,
+  },
+  {
+    // IIIF canvas: as the record's file listing
+    op: 'GET /api/iiif/{uuid}/canvas/{key}',
+    path: '/api/iiif/record:{id}/canvas/{image}',
+    scope: 'record',
+    expect: `
+      state            anon owner other reader curator manager cowner admin   lview lprev ledit
+      draft            404  404   404   404    404     404     404    404     404   404   404
+      review           404  404   404   404    404     404     404    404     404   404   404
+      public           200  200   200   200    200     200     200    200     200   200   200
+      restricted       403  200   403   200    200     200     200    200     200   200   200
+      embargoed        403  200   403   200    200     200     200    200     200   200   200
+      restrictedFiles  403  200   403   200    200     200     200    200     200   200   200
+      deleted          410  410   410   410    410     410     410    200|410 410   410   410
+    `,
+  },
+  {
     op: 'GET /api/records/{id}/files-archive',
     scope: 'record',
     expect: `
