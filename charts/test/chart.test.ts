@@ -178,9 +178,9 @@ describe.each(SETS)('charts/rdm with $name', (values) => {
       expect(s.data).toBeUndefined();
       for (const [k, v] of Object.entries(s.stringData as Record<string, string>)) {
         // Every value is a values.yaml value (the database URL is assembled from postgresql.*; the
-        // identity secret, left empty in values.yaml, is generated: 48 random characters).
+        // identity secret and the webhooks' key, left empty in values.yaml, are generated: 48 random characters).
         if (k === 'DATABASE_URL') expect(v).toBe('postgres://rdm:rdm-dev-password@rdm-postgresql:5432/rdm');
-        else if (k === 'IDENTITY_SECRET') expect(v).toMatch(/^[A-Za-z0-9]{48}$/);
+        else if (k === 'IDENTITY_SECRET' || k === 'WEBHOOKS_SECRET_KEY') expect(v).toMatch(/^[A-Za-z0-9]{48}$/);
         else expect(valuesText, k).toContain(v);
       }
     }
@@ -413,14 +413,20 @@ describe('charts/rdm images and mail', () => {
     expect(env.find((e) => e.name === 'SMTP_URL')?.value).toBe('smtps://$(SMTP_USERNAME):$(SMTP_PASSWORD)@smtp.example.org:465');
     const plain = recordsEnv(render({ name: 'starttls', files: [], set: ['smtp.host=mail.example.org', 'smtp.devSink=false'] }));
     expect(plain.find((e) => e.name === 'SMTP_URL')?.value).toBe('smtp://mail.example.org:587?requireTLS=true');
-    // Only records sends mail.
+    // Only records and webhooks (a disabled subscription's owner is told) send mail.
+    const senders: string[] = [];
     for (const { obj, spec } of podTemplates(render({ name: 'production', files: ['ci/production-values.yaml'], set: [] }))) {
-      if (obj.metadata.labels?.['app.kubernetes.io/name'] === 'records') continue;
+      const app = obj.metadata.labels?.['app.kubernetes.io/name'];
+      if (app === 'records' || app === 'webhooks') {
+        if (obj.kind === 'Deployment') senders.push(app);
+        continue;
+      }
       expect(
         containersOf(spec)
           .flatMap((c) => c.env ?? [])
           .map((e: Manifest) => e.name),
       ).not.toContain('SMTP_URL');
     }
+    expect(senders.sort()).toEqual(['records', 'webhooks']);
   });
 });
