@@ -16,7 +16,12 @@ export class RpcUsers implements UsersPort {
     private readonly timeoutMs: number,
   ) {}
   async current(userId: string): Promise<{ active: boolean; roles: string[] } | null> {
-    const r = await callContract(this.nc, RPC_SUBJECTS.users.getUsers, { ids: [userId] }, { timeoutMs: this.timeoutMs, headers: injectTraceHeaders() });
+    const r = await callContract(
+      this.nc,
+      RPC_SUBJECTS.users.getUsers,
+      { ids: [userId] },
+      { timeoutMs: this.timeoutMs, headers: injectTraceHeaders() },
+    );
     const u = r.users.find((x) => x.id === userId);
     return u ? { active: u.active !== false, roles: u.roles ?? [] } : null;
   }

@@ -57,7 +57,7 @@ export interface Harness extends Wiring {
   front: import('node:http').RequestListener;
   /** community id → user id → role, answered by the stand-in roles RPC. */
   roles: Map<string, Map<string, string>>;
-  /** user id → {active, roles} answered by the stand-in get-users RPC (absent: an active user without roles). */
+  /** user id → {active, roles} answered by the stand-in get-users RPC (absent: an active user without roles; e-mail `user<id>@example.org`). */
   users: Map<string, { active: boolean; roles: string[] }>;
   /** Publish a domain event (envelope built here); returns its id. */
   publish(subject: string, data: Record<string, unknown>, id?: string): Promise<string>;
@@ -106,7 +106,13 @@ export async function startHarness(
     nats.nc,
     'rdm.users.rpc.get-users',
     async (req: { ids: string[] }) => ({
-      users: req.ids.map((id) => ({ id, username: null, full_name: null, email: null, ...(users.get(id) ?? { active: true, roles: [] }) })),
+      users: req.ids.map((id) => ({
+        id,
+        username: null,
+        full_name: '',
+        email: `user${id}@example.org`,
+        ...(users.get(id) ?? { active: true, roles: [] }),
+      })),
     }),
     { queue: 'users', logger: testLogger('users-stand-in') },
   );
