@@ -83,7 +83,7 @@ const NEVER_LOADED = [
  * `dist/<svc>/node_modules/`, for the services that depend on them. sharp (files' IIIF image
  * server) loads `@img/sharp-<platform>` and its libvips at run time.
  */
-const NATIVE: Record<string, string[]> = { files: ['sharp'] };
+const NATIVE: Record<string, string[]> = { files: ['sharp'], records: ['citeproc'] };
 
 /** Copy `name` (resolved from `fromDir`) and what it loads into `<outdir>/node_modules/`. */
 function copyNativePackage(name: string, fromDir: string, outdir: string, seen = new Set<string>()): void {

@@ -535,6 +535,10 @@ export interface UsersGetUsersReply {
     full_name?: string | null;
     email?: string | null;
     active?: boolean;
+    /**
+     * The user's roles (e.g. `admin`); callers that act for a user later (webhooks deliveries) re-check them here.
+     */
+    roles?: string[];
   }[];
 }
 

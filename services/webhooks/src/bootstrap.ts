@@ -7,11 +7,11 @@ import type { Knex, Logger, NatsHandle } from '@rdm/platform';
 import type { WebhooksConfig } from './config.js';
 import { Sender } from './delivery/sender.js';
 import { DeliveryWorker } from './delivery/worker.js';
-import type { CommunityRolesPort, RecordReaderPort } from './domain/ports.js';
+import type { CommunityRolesPort, RecordReaderPort, UsersPort } from './domain/ports.js';
 import { SecretBox } from './domain/secrets.js';
 import { parseCidrs } from './domain/ssrf.js';
 import { SubscriptionsService } from './domain/subscriptions.service.js';
-import { HttpRecordReader, RpcCommunityRoles } from './rpc/clients.js';
+import { HttpRecordReader, RpcCommunityRoles, RpcUsers } from './rpc/clients.js';
 
 /** Everything the service runs. */
 export interface Wiring {
@@ -23,10 +23,11 @@ export interface Wiring {
 /** Build the service's objects (ports default to the NATS/HTTP clients). */
 export function wire(
   config: WebhooksConfig,
-  o: { db: Knex; logger: Logger; nc: NatsHandle['nc']; communities?: CommunityRolesPort; records?: RecordReaderPort },
+  o: { db: Knex; logger: Logger; nc: NatsHandle['nc']; communities?: CommunityRolesPort; records?: RecordReaderPort; users?: UsersPort },
 ): Wiring {
   const box = new SecretBox(config.WEBHOOKS_SECRET_KEY);
   const communities = o.communities ?? new RpcCommunityRoles(o.nc, config.RPC_TIMEOUT_MS);
+  const users = o.users ?? new RpcUsers(o.nc, config.RPC_TIMEOUT_MS);
   const records = o.records ?? new HttpRecordReader(config.RECORDS_URL, config.IDENTITY_SECRET, config.RPC_TIMEOUT_MS);
   const sender = new Sender({
     allowedCidrs: config.WEBHOOKS_ALLOWED_CIDRS,
@@ -40,6 +41,7 @@ export function wire(
     sender,
     communities,
     records,
+    users,
     settings: {
       concurrency: config.WEBHOOKS_CONCURRENCY,
       perSubscription: config.WEBHOOKS_SUBSCRIPTION_CONCURRENCY,

@@ -1,7 +1,7 @@
 /**
  * NATS request-reply endpoints of the users service (proto/README.md):
  * - `rdm.users.rpc.verify-token` `{token}` → `{user_id, roles, token_id}` or null;
- * - `rdm.users.rpc.get-users` `{ids}` → `{users: [{id, username, full_name, email, active}]}`.
+ * - `rdm.users.rpc.get-users` `{ids}` → `{users: [{id, username, full_name, email, active, roles}]}`.
  * Callers are other services (trusted); e-mails are therefore returned unfiltered.
  */
 import { type MsgLogger, type NatsHandle, type RpcServer, serveContract } from '@rdm/platform';
@@ -24,6 +24,7 @@ export interface RpcUser {
   full_name: string;
   email: string;
   active: boolean;
+  roles: string[];
 }
 
 /** Handler of verify-token (exported for tests). */
@@ -36,7 +37,7 @@ export function getUsersHandler(users: UsersService) {
   return async (req: { ids: string[] }): Promise<{ users: RpcUser[] }> => {
     const found = await users.getMany(req.ids);
     return {
-      users: found.map((u) => ({ id: u.id, username: u.username, full_name: u.profile.full_name, email: u.email, active: u.active })),
+      users: found.map((u) => ({ id: u.id, username: u.username, full_name: u.profile.full_name, email: u.email, active: u.active, roles: u.roles })),
     };
   };
 }

@@ -12,7 +12,7 @@
  * When to use: started by main.ts as a Worker; tests run it against real PostgreSQL.
  */
 import { type Knex, type Logger, withTransaction, type Worker, writeOutbox } from '@rdm/platform';
-import type { CommunityRolesPort, RecordReaderPort } from '../domain/ports.js';
+import type { CommunityRolesPort, RecordReaderPort, UsersPort } from '../domain/ports.js';
 import { type SecretBox, signatureHeader } from '../domain/secrets.js';
 import * as deliveries from '../repo/deliveries.repo.js';
 import type { DeliveryRow } from '../repo/deliveries.repo.js';
@@ -40,6 +40,7 @@ export interface WorkerDeps {
   sender: Sender;
   communities: CommunityRolesPort;
   records: RecordReaderPort;
+  users: UsersPort;
   settings: WorkerSettings;
 }
 

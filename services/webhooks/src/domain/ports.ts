@@ -11,5 +11,10 @@ export interface RecordReaderPort {
   read(identity: Identity, recordId: string): Promise<Record<string, unknown> | null>;
 }
 
+/** A user as the users service knows them now (users `rdm.users.rpc.get-users`); null when unknown. */
+export interface UsersPort {
+  current(userId: string): Promise<{ active: boolean; roles: string[] } | null>;
+}
+
 /** Roles of a community that may subscribe to its events. */
 export const MANAGING_ROLES = ['owner', 'manager'] as const;

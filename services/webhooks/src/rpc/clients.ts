@@ -1,13 +1,31 @@
 /**
- * Clients of the ports the webhooks domain uses: communities' `rdm.communities.rpc.roles` over
- * NATS (callContract), and records' `GET /api/records/<id>` over HTTP with an identity header
+ * Clients of the ports the webhooks domain uses: communities' `rdm.communities.rpc.roles` and
+ * users' `rdm.users.rpc.get-users` over NATS (callContract), and records' `GET /api/records/<id>` over HTTP with an identity header
  * signed for the subscriber (the records service applies its own read policy, so a payload never
  * carries what the subscriber could not read through the API).
  */
 import { randomUUID } from 'node:crypto';
 import { RPC_SUBJECTS } from '@rdm/contracts';
 import { callContract, IDENTITY_HEADER, type Identity, injectTraceHeaders, type NatsHandle, signIdentity } from '@rdm/platform';
-import type { CommunityRolesPort, RecordReaderPort } from '../domain/ports.js';
+import type { CommunityRolesPort, RecordReaderPort, UsersPort } from '../domain/ports.js';
+
+/** UsersPort over NATS (users' get-users). */
+export class RpcUsers implements UsersPort {
+  constructor(
+    private readonly nc: NatsHandle['nc'],
+    private readonly timeoutMs: number,
+  ) {}
+  async current(userId: string): Promise<{ active: boolean; roles: string[] } | null> {
+    const r = await callContract(
+      this.nc,
+      RPC_SUBJECTS.users.getUsers,
+      { ids: [userId] },
+      { timeoutMs: this.timeoutMs, headers: injectTraceHeaders() },
+    );
+    const u = r.users.find((x) => x.id === userId);
+    return u ? { active: u.active !== false, roles: u.roles ?? [] } : null;
+  }
+}
 
 /** CommunityRolesPort over NATS. */
 export class RpcCommunityRoles implements CommunityRolesPort {

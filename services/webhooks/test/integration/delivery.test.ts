@@ -158,6 +158,44 @@ describe('webhook deliveries (real PostgreSQL and NATS)', () => {
     expect(rx.received).toHaveLength(1);
   });
 
+  it('should re-check the owner at delivery: an administrator no longer one loses `all`, a deactivated owner gets nothing', async () => {
+    const skippedWith = (subId: string, who: Record<string, string>) =>
+      waitFor(
+        async () => {
+          const res = await request(h.front).get(`/api/webhooks/${subId}/deliveries`).set(who);
+          return res.body.hits.hits.find((d: { status: string }) => d.status === 'skipped')?.error as string | undefined;
+        },
+        { timeoutMs: 10_000 },
+      );
+    const admin = as('31', ['admin']);
+    h.users.set('31', { active: true, roles: ['admin'] });
+    const rx = await receiver();
+    const all = await request(h.front)
+      .post('/api/webhooks')
+      .set(admin)
+      .send({ url: rx.url, events: ['request.declined'], scope: { type: 'all' } });
+    expect(all.status).toBe(201);
+    await h.publish('rdm.requests.request.declined', requestData({ createdByUser: '99' }));
+    await waitFor(() => rx.received.length > 0 || undefined, { timeoutMs: 10_000 });
+    // No longer an administrator (the subscription was made as one): nothing more.
+    h.users.set('31', { active: true, roles: [] });
+    await h.publish('rdm.requests.request.declined', requestData({ createdByUser: '98' }));
+    expect(await skippedWith(all.body.id, admin)).toBe('The owner of the webhook is no longer an administrator.');
+    expect(rx.received).toHaveLength(1);
+
+    // A deactivated owner of their own records' subscription: nothing either.
+    const mine = await receiver();
+    const sub = await subscribe(mine, ['request.expired']);
+    h.users.set('21', { active: false, roles: [] });
+    try {
+      await h.publish('rdm.requests.request.expired', requestData({ createdByUser: '21' }));
+      expect(await skippedWith(sub.id, owner)).toBe('The owner of the webhook is no longer an active user.');
+      expect(mine.received).toHaveLength(0);
+    } finally {
+      h.users.delete('21');
+    }
+  });
+
   it('should redeliver a finished delivery with the same webhook-id', async () => {
     const rx = await receiver();
     const sub = await subscribe(rx, ['request.submitted']);

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type RpcServer, serveRpc, withTransaction, writeOutbox } from '@rdm/platform';
+import { withTransaction, writeOutbox } from '@rdm/platform';
 import { testLogger, waitFor } from '@rdm/platform/testing';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,7 +10,6 @@ import { OutboxRelay } from '@rdm/platform';
 describe('mailer of disabled webhooks', () => {
   let h: Harness;
   let smtp: SMTPServer;
-  let users: RpcServer;
   const mails: string[] = [];
   let worker: ReturnType<typeof mailerWorker>;
   let relay: OutboxRelay;
@@ -32,15 +31,7 @@ describe('mailer of disabled webhooks', () => {
       },
     });
     await new Promise<void>((resolve) => smtp.listen(port, '127.0.0.1', resolve));
-    users = serveRpc(
-      h.nats.nc,
-      'rdm.users.rpc.get-users',
-      async (req: { ids: string[] }) => ({
-        users: req.ids.map((id) => ({ id, username: null, full_name: '', email: `user${id}@example.org`, active: true })),
-      }),
-      { queue: 'users', logger: testLogger('users-stand-in') },
-    );
-    await users.ready;
+    // Addresses from the harness's get-users stand-in (user<id>@example.org).
     relay = new OutboxRelay({ db: h.t.db, js: h.nats.js, logger: testLogger('relay'), pollMs: 50 });
     worker = mailerWorker({
       db: h.t.db,
@@ -58,7 +49,6 @@ describe('mailer of disabled webhooks', () => {
   afterAll(async () => {
     await worker?.stop();
     await relay?.stop();
-    await users?.stop();
     await new Promise<void>((resolve) => smtp.close(() => resolve()));
     await h?.stop();
   });

@@ -57,6 +57,8 @@ export interface Harness extends Wiring {
   front: import('node:http').RequestListener;
   /** community id → user id → role, answered by the stand-in roles RPC. */
   roles: Map<string, Map<string, string>>;
+  /** user id → {active, roles} answered by the stand-in get-users RPC (absent: an active user without roles; e-mail `user<id>@example.org`). */
+  users: Map<string, { active: boolean; roles: string[] }>;
   /** Publish a domain event (envelope built here); returns its id. */
   publish(subject: string, data: Record<string, unknown>, id?: string): Promise<string>;
   stop(): Promise<void>;
@@ -99,6 +101,22 @@ export async function startHarness(
     { queue: 'communities', logger: testLogger('communities-stand-in') },
   );
   await rpc.ready;
+  const users = new Map<string, { active: boolean; roles: string[] }>();
+  const usersRpc: RpcServer = serveRpc(
+    nats.nc,
+    'rdm.users.rpc.get-users',
+    async (req: { ids: string[] }) => ({
+      users: req.ids.map((id) => ({
+        id,
+        username: null,
+        full_name: '',
+        email: `user${id}@example.org`,
+        ...(users.get(id) ?? { active: true, roles: [] }),
+      })),
+    }),
+    { queue: 'users', logger: testLogger('users-stand-in') },
+  );
+  await usersRpc.ready;
   const logger = testLogger('webhooks');
   const w = wire(config, { db: t.db, logger, nc: nats.nc, records: o.records });
   const { app } = createApp({ config, logger, db: t.db, nc: nats.nc, webhooks: w.webhooks });
@@ -115,6 +133,7 @@ export async function startHarness(
     app,
     front: gatewayFront(app.callback(), SECRET),
     roles,
+    users,
     async publish(subject, data, id = randomUUID()) {
       const envelope = {
         id,
@@ -131,6 +150,7 @@ export async function startHarness(
       await w.worker.stop();
       await Promise.all(consumers.map((c) => c.stop()));
       await rpc.stop();
+      await usersRpc.stop();
       await w.sender.close();
       await nats.close();
       await server.dispose();

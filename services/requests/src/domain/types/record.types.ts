@@ -30,6 +30,13 @@ export const BUCKET_QUOTA_CHANGED_SUBJECT = 'rdm.files.bucket.quota-changed';
 /** Subject of records' event reporting a `record-deletion` it could not apply. */
 export const RECORD_DELETION_FAILED_SUBJECT = 'rdm.records.record.deletion-failed';
 
+/** Both types: an administrator (or records, as the system) accepts or declines; the owner may cancel. */
+const ADMINISTRATORS_DECIDE: RequestType['actions'] = {
+  accept: { from: ['submitted'], to: 'accepted', who: ['admin', 'system'], log: 'accepted' },
+  decline: { from: ['submitted'], to: 'declined', who: ['admin', 'system'], log: 'declined' },
+  cancel: { from: ['submitted'], to: 'cancelled', who: ['creator', 'system'], log: 'cancelled' },
+};
+
 /** The record-owner request types. */
 export const RECORD_TYPES: RequestType[] = [
   {
@@ -38,11 +45,7 @@ export const RECORD_TYPES: RequestType[] = [
     initialStatus: 'submitted',
     refs: { created_by: ['user'], receiver: ['group'], topic: ['record'] },
     needsContext: { creator: [], receiver: [] },
-    actions: {
-      accept: { from: ['submitted'], to: 'accepted', who: ['admin', 'system'], log: 'accepted' },
-      decline: { from: ['submitted'], to: 'declined', who: ['admin', 'system'], log: 'declined' },
-      cancel: { from: ['submitted'], to: 'cancelled', who: ['creator', 'system'], log: 'cancelled' },
-    },
+    actions: ADMINISTRATORS_DECIDE,
     effect: { mode: 'saga', confirm: [RECORD_DELETED_SUBJECT], fail: [RECORD_DELETION_FAILED_SUBJECT] },
     expiresInDays: null,
     deletable: false,
@@ -57,11 +60,7 @@ export const RECORD_TYPES: RequestType[] = [
     initialStatus: 'submitted',
     refs: { created_by: ['user'], receiver: ['group'], topic: ['record'] },
     needsContext: { creator: [], receiver: [] },
-    actions: {
-      accept: { from: ['submitted'], to: 'accepted', who: ['admin', 'system'], log: 'accepted' },
-      decline: { from: ['submitted'], to: 'declined', who: ['admin', 'system'], log: 'declined' },
-      cancel: { from: ['submitted'], to: 'cancelled', who: ['creator', 'system'], log: 'cancelled' },
-    },
+    actions: ADMINISTRATORS_DECIDE,
     effect: { mode: 'saga', confirm: [BUCKET_QUOTA_CHANGED_SUBJECT], fail: [] },
     expiresInDays: null,
     deletable: false,
