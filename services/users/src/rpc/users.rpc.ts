@@ -37,7 +37,14 @@ export function getUsersHandler(users: UsersService) {
   return async (req: { ids: string[] }): Promise<{ users: RpcUser[] }> => {
     const found = await users.getMany(req.ids);
     return {
-      users: found.map((u) => ({ id: u.id, username: u.username, full_name: u.profile.full_name, email: u.email, active: u.active, roles: u.roles })),
+      users: found.map((u) => ({
+        id: u.id,
+        username: u.username,
+        full_name: u.profile.full_name,
+        email: u.email,
+        active: u.active,
+        roles: u.roles,
+      })),
     };
   };
 }

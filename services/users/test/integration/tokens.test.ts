@@ -155,6 +155,8 @@ describe('users RPC over NATS', () => {
   it('should answer get-users with the known users', async () => {
     const { user } = await users.ensureUser(SYSTEM, { email: 'get@example.org', fullName: 'Get Me', username: 'getme' });
     const res = await callRpc<{ users: unknown[] }>(nats.nc, subjects.get, { ids: [user.id, '424242', 'x'] });
-    expect(res).toEqual({ users: [{ id: user.id, username: 'getme', full_name: 'Get Me', email: 'get@example.org', active: true, roles: [] }] });
+    expect(res).toEqual({
+      users: [{ id: user.id, username: 'getme', full_name: 'Get Me', email: 'get@example.org', active: true, roles: [] }],
+    });
   });
 });
