@@ -53,10 +53,20 @@ export async function addMember(ownerToken: string, communityId: string, user: {
     body: { members: [{ id: user.id, type: 'user' }], role },
   });
   if (inv.status !== 204) throw new Error(`invite ${inv.status}: ${inv.text}`);
-  const mine = await api('/api/user/requests?size=100', { token: user.token });
-  const req = (mine.body?.hits?.hits ?? []).find(
-    (h: any) => h.type === 'community-invitation' && h.topic?.community === communityId && h.status === 'submitted',
-  );
+  // Why a wait: the invitation is found through the requests search; on a search engine
+  // (OpenSearch) it is there after the index refresh, not at the 204 (up to 10 s).
+  const find = async () => {
+    const mine = await api('/api/user/requests?size=100', { token: user.token });
+    const hit = (mine.body?.hits?.hits ?? []).find(
+      (h: any) => h.type === 'community-invitation' && h.topic?.community === communityId && h.status === 'submitted',
+    );
+    return { mine, hit };
+  };
+  let { mine, hit: req } = await find();
+  for (let i = 0; !req && i < 40; i++) {
+    await new Promise((r) => setTimeout(r, 250));
+    ({ mine, hit: req } = await find());
+  }
   if (!req) throw new Error(`invitation not found for ${user.id}: ${mine.text}`);
   const acc = await api(`/api/requests/${req.id}/actions/accept`, { method: 'POST', token: user.token });
   if (acc.status !== 200) throw new Error(`accept ${acc.status}: ${acc.text}`);
