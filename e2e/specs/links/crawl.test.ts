@@ -263,7 +263,7 @@ describe('link crawl', () => {
     seeds.push(...pages.map((url) => ({ name: 'page', url, from: 'pages' })));
     const { bad, read } = await crawl(seeds, owner.token);
     expect(read).toBeGreaterThan(50);
-    expect(bad).toEqual([]);
+    expect(bad, `links answering 404/501/5xx:\n${bad.join('\n')}`).toEqual([]);
   }, 600_000);
 
   it('should find no link answering 404, 501 or 5xx anonymously, except NONE_YET', async () => {
@@ -274,7 +274,7 @@ describe('link crawl', () => {
     seeds.push(...pages.map((url) => ({ name: 'page', url, from: 'pages' })));
     const { bad, read } = await crawl(seeds, undefined);
     expect(read).toBeGreaterThan(30);
-    expect(bad).toEqual([]);
+    expect(bad, `links answering 404/501/5xx:\n${bad.join('\n')}`).toEqual([]);
   }, 600_000);
 
   it('should excuse only links that exist in some answer (the NONE_YET table stays honest)', () => {
