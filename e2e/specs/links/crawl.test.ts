@@ -1,6 +1,6 @@
 /**
  * The link crawl (issue 23): every URL the API hands out in a `links` object answers. A published
- * record with an image file and two versions, a draft, a community, a request and a user are
+ * record with an image file, DOIs and two versions, a draft, a community, a request and a user are
  * built; every URL of every `links` object of their answers (nested ones included: files
  * entries, hits of lists, the answers of the links themselves, to `MAX_DEPTH`) is read with GET,
  * as the owner and anonymously, and so is every same-site link of the HTML pages the `*_html`
@@ -207,11 +207,14 @@ describe('link crawl', () => {
     const community = await makeCommunity(admin.token, 'Crawl community');
     // A published record with an image and a text file, in the community, with a second version.
     const draft = await must(createDraft(t), [201], 'create draft');
+    // With DOIs (the DataCite test double): the record, parent and concept DOI links are crawled too.
+    await must(api(`/api/records/${draft.id}/draft/pids/doi`, { method: 'POST', token: t }), [201], 'reserve DOI');
     await putFile(t, draft.id, 'figure.png', png());
     await putFile(t, draft.id, 'data.txt', 'hello');
     const v1 = await must(publish(t, draft.id), [202], 'publish v1');
     const nv = await must(api(`/api/records/${v1.id}/versions`, { method: 'POST', token: t }), [201], 'new version');
     await must(api(`/api/records/${nv.id}/draft/actions/files-import`, { method: 'POST', token: t }), [201], 'files import');
+    await must(api(`/api/records/${nv.id}/draft/pids/doi`, { method: 'POST', token: t }), [201], 'reserve DOI v2');
     const v2 = await must(publish(t, nv.id), [202], 'publish v2');
     // A draft (never published) and a request (its community submission, submitted).
     const d = await must(

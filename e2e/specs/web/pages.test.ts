@@ -10,7 +10,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { api, baseUrl } from '../../support/client.js';
 import { createUser, type TestUser, uniqueEmail } from '../../support/users.js';
 import { makeCommunity } from '../communities/support.js';
-import { publishedRecord, walkthroughMetadata } from '../records/support.js';
+import { createDraft, publish, publishedRecord, uploadFiles, walkthroughMetadata } from '../records/support.js';
 
 const HTML = { accept: 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.8' };
 const XSS = '<script>alert("x")</script>';
@@ -103,6 +103,39 @@ describe('landing pages', () => {
       expect(res.headers.get('location')).toBe(record.links.self_html);
     }
     expect((await page('/doi/10.9999/no-such-doi')).status).toBe(404);
+  });
+
+  it("should resolve /doi/<doi> of an older version to that version and the concept DOI to the latest version", async () => {
+    const t = owner.token;
+    const d = (await createDraft(t)).body;
+    expect((await api(`/api/records/${d.id}/draft/pids/doi`, { method: 'POST', token: t })).status).toBe(201);
+    await uploadFiles(t, d.id, { 'x.txt': 'x' });
+    const v1 = (await publish(t, d.id)).body;
+    const nv = await api(`/api/records/${v1.id}/versions`, { method: 'POST', token: t });
+    expect(nv.status, nv.text).toBe(201);
+    expect((await api(`/api/records/${nv.body.id}/draft/actions/files-import`, { method: 'POST', token: t })).status).toBe(201);
+    expect((await api(`/api/records/${nv.body.id}/draft/pids/doi`, { method: 'POST', token: t })).status).toBe(201);
+    const v2 = (await publish(t, nv.body.id)).body;
+    const conceptDoi = v1.parent.pids.doi.identifier as string;
+    expect(v1.links.parent_doi_html).toBe(`${baseUrl()}/doi/${conceptDoi}`);
+    const expected: [string, string][] = [
+      [v1.pids.doi.identifier, v1.links.self_html],
+      [v2.pids.doi.identifier, v2.links.self_html],
+      [conceptDoi, v2.links.self_html],
+    ];
+    // The pages find DOIs through the records search (on a search engine: once the index is refreshed).
+    const deadline = Date.now() + 15_000;
+    let seen: string[] = [];
+    do {
+      seen = [];
+      for (const [doi] of expected) {
+        const res = await page(`/doi/${doi}`);
+        seen.push(`${res.status} ${res.headers.get('location') ?? ''}`);
+      }
+      if (seen.every((x, i) => x === `302 ${expected[i]?.[1]}`)) break;
+      await new Promise((r) => setTimeout(r, 300));
+    } while (Date.now() < deadline);
+    expect(seen).toEqual(expected.map(([, to]) => `302 ${to}`));
   });
 
   it('should answer 404 pages for unknown ids (HTML for browsers, the JSON error body for JSON clients)', async () => {

@@ -198,13 +198,20 @@ export function pagesRouter(deps: PagesDeps): Router<AppState> {
     },
 
     async doiPage(ctx) {
-      const doi = ctx.params.doi;
-      const res = await deps
-        .clientOf(ctx)
-        .get('records', `/api/records${queryOf({ q: `pids.doi.identifier:"${doi.replace(/["\\]/g, '')}"`, size: 1 })}`);
-      const hit = res.status === 200 ? res.body?.hits?.hits?.[0] : undefined;
-      if (!hit?.links?.self_html) return refuse(ctx, baseUrl, 404, 'No record has this DOI.');
-      ctx.redirect(hit.links.self_html);
+      const doi = String(ctx.params.doi).replace(/["\\]/g, '');
+      const api = deps.clientOf(ctx);
+      // A version's own DOI (of any version, hence allversions), else a concept (parent) DOI, which
+      // resolves to the latest version as InvenioRDM's does (`links.parent_doi_html`).
+      const lookups = [
+        { q: `pids.doi.identifier:"${doi}"`, size: 1, allversions: 'true' },
+        { q: `parent.pids.doi.identifier:"${doi}"`, size: 1 },
+      ];
+      for (const query of lookups) {
+        const res = await api.get('records', `/api/records${queryOf(query)}`);
+        const hit = res.status === 200 ? res.body?.hits?.hits?.[0] : undefined;
+        if (hit?.links?.self_html) return ctx.redirect(hit.links.self_html);
+      }
+      return refuse(ctx, baseUrl, 404, 'No record has this DOI.');
     },
 
     async communityPage(ctx) {
