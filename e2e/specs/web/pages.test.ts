@@ -105,7 +105,7 @@ describe('landing pages', () => {
     expect((await page('/doi/10.9999/no-such-doi')).status).toBe(404);
   });
 
-  it("should resolve /doi/<doi> of an older version to that version and the concept DOI to the latest version", async () => {
+  it('should resolve /doi/<doi> of an older version to that version and the concept DOI to the latest version', async () => {
     const t = owner.token;
     const d = (await createDraft(t)).body;
     expect((await api(`/api/records/${d.id}/draft/pids/doi`, { method: 'POST', token: t })).status).toBe(201);
