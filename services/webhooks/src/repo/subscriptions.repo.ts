@@ -41,6 +41,12 @@ export async function getSubscription(db: Db, id: string): Promise<SubscriptionR
   return db('subscriptions').where({ id }).first();
 }
 
+/** Subscriptions by id (deleted ones absent). */
+export async function getSubscriptions(db: Db, ids: string[]): Promise<Map<string, SubscriptionRow>> {
+  const rows: SubscriptionRow[] = ids.length ? await db('subscriptions').whereIn('id', ids) : [];
+  return new Map(rows.map((r) => [r.id, r]));
+}
+
 /** Subscriptions of an owner (all of them with `owner` null), newest first, one page. */
 export async function listSubscriptions(
   db: Db,
@@ -92,11 +98,16 @@ export async function matchingSubscriptions(
   return r.rows;
 }
 
-/** Record a parent's owner (from `draft.created`; the first owner stays). */
+/**
+ * Record a parent's owner as the latest event names it (`draft.created` carries the parent's
+ * owner at that moment): a parent that changed hands moves to the new owner's `user`
+ * subscriptions and leaves the previous owner's; an event naming no owner (a system-created
+ * draft) keeps the known one.
+ */
 export async function noteParentOwner(db: Db, parentId: string, owner: string | null): Promise<void> {
   await db.raw(
     `INSERT INTO record_parents (parent_id, owner_id) VALUES (?, ?)
-     ON CONFLICT (parent_id) DO UPDATE SET owner_id = COALESCE(record_parents.owner_id, EXCLUDED.owner_id)`,
+     ON CONFLICT (parent_id) DO UPDATE SET owner_id = COALESCE(EXCLUDED.owner_id, record_parents.owner_id)`,
     [parentId, owner],
   );
 }
