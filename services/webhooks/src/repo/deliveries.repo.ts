@@ -61,7 +61,7 @@ export async function claimDue(
             AND NOT (d.subscription_id = ANY(?::uuid[]))
           ORDER BY d.next_attempt_at
           LIMIT ?
-       ) ranked WHERE rn <= ?
+       ) ranked WHERE rn <= ? ORDER BY next_attempt_at LIMIT ?
      ), locked AS (
        SELECT id FROM deliveries WHERE id IN (SELECT id FROM due)
           AND (status = 'pending' OR (status = 'delivering' AND lease_until < now()))
@@ -72,9 +72,11 @@ export async function claimDue(
             first_attempt_at = COALESCE(first_attempt_at, now()), updated = now()
        FROM locked WHERE d.id = locked.id
      RETURNING d.*`,
-    [o.busy, o.limit * 4, o.perSubscription, o.leaseMs],
+    // Why the limit inside: every row the UPDATE claims must be attempted; one claimed beyond it
+    // would sit in `delivering` until its lease expired (WEBHOOKS_LEASE_MS late).
+    [o.busy, o.limit * 4, o.perSubscription, o.limit, o.leaseMs],
   );
-  return (r.rows as DeliveryRow[]).slice(0, o.limit);
+  return r.rows as DeliveryRow[];
 }
 
 /** Keep the body a delivery signs (built once, at its first attempt). */
