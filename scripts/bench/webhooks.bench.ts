@@ -1,146 +1,156 @@
 /**
- * Benchmark: webhooks fan-out (issue 27) — BENCH_SUBSCRIPTIONS (1,000) subscriptions of as many
- * owners (scope `user`, events `record.published`) plus BENCH_ALL (10) administrator subscriptions
- * to everything, then BENCH_PUBLICATIONS (100) publications of records of distinct owners: every
- * delivery must arrive (100 × (1 + BENCH_ALL)); prints p50/p95/p99/max from the event's commit (its
- * `occurred_at`, written with the outbox row) to its arrival at the receiver, and the load.
+ * Benchmark: webhooks fan-out (issue 27) through the real stack — BENCH_SUBSCRIPTIONS (1,000)
+ * `user` subscriptions to `record.published` (BENCH_DEPOSITORS (10) of them, one per depositor,
+ * made through `POST /api/webhooks`; the others, of users who publish nothing, inserted into the
+ * webhooks schema so the matching query runs against the full table) plus BENCH_ALL (10)
+ * administrator subscriptions to everything (also through the API), then BENCH_PUBLICATIONS (100)
+ * publications through the gateway (create draft + publish, metadata only, BENCH_CONCURRENCY (4)
+ * depositors at a time). Every delivery must arrive (BENCH_PUBLICATIONS × (1 + BENCH_ALL)).
+ * Prints p50/p95/p99/max from the event's commit (the body's `timestamp`, the `occurred_at` written
+ * with records' outbox row in the publishing transaction) to the arrival at the receiver,
+ * deliveries/s, the publish latency and the load average.
  *
  *   pnpm exec tsx scripts/bench/webhooks.bench.ts        (or `make bench`)
  *
- * What runs: the webhooks service's own code as main.ts wires it (stream consumers, delivery worker,
- * HTTP sender through the SSRF guard, signing), in this process, on a fresh schema of the shared
- * PostgreSQL (`DATABASE_URL`) and a private nats-server on BENCH_NATS_PORT (4238). The domain
- * events are published to the RECORDS stream here as records' outbox relay would (`draft.created`
- * then `record.published`, envelope validated like theirs); records' read-as-the-subscriber call
- * goes to a loopback stand-in answering a small record (records itself does not run: the bench
- * measures the webhooks side of the pipeline, not publication). Receiver: one loopback HTTP server
- * answering 204. Aim: p99 ≤ 1 s on a quiet machine. Exit 1 when a delivery is missing.
+ * What runs: a private stack from lib/harness.ts `benchTarget` (every service and the gateway,
+ * a fresh database BENCH_DATABASE_NAME (rdm_bench_webhooks), a private nats-server on
+ * BENCH_NATS_PORT (4238), ports from BENCH_PORT_BASE (5960)), so the webhooks service consumes
+ * records' real events, re-checks owners through users' get-users and reads every record through
+ * records' own `GET /api/records/<id>` as the subscriber. Loopback targets are allowed with
+ * WEBHOOKS_ALLOWED_CIDRS=127.0.0.0/8. Receiver: one loopback HTTP server answering 204.
+ * Aim: p99 ≤ 1 s on a quiet machine. Exit 1 when a delivery is missing.
  */
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
-import { STREAMS } from '../../proto/gen/registry.js';
-import { connectNats } from '../../services/_platform/src/nats.js';
-import { ensureStream } from '../../services/_platform/src/outbox.js';
-import { createDb, dropServiceSchema, ensureServiceSchema, migrate } from '../../services/_platform/src/db.js';
-import { loadConfig } from '../../services/_platform/src/config.js';
-import { createLogger } from '../../services/_platform/src/logger.js';
-import { wire } from '../../services/webhooks/src/bootstrap.js';
-import { configProperties } from '../../services/webhooks/src/config.js';
-import { startWebhookConsumers } from '../../services/webhooks/src/delivery/consumer.js';
-import { SecretBox, newSecret } from '../../services/webhooks/src/domain/secrets.js';
-import { load, pct, privateNats } from './lib/harness.js';
+import { createDb } from '../../services/_platform/src/db.js';
+import { DEVELOPMENT_SECRET_KEY } from '../../services/webhooks/src/config.js';
+import { newSecret, SecretBox } from '../../services/webhooks/src/domain/secrets.js';
+import { benchTarget, call, cliUser, expectStatus, load, pct } from './lib/harness.js';
 
 const env = process.env;
 const num = (name: string, dflt: number) => Number(env[name] ?? dflt);
 const SUBS = num('BENCH_SUBSCRIPTIONS', 1000);
+const DEPOSITORS = Math.min(num('BENCH_DEPOSITORS', 10), SUBS);
 const ALL = num('BENCH_ALL', 10);
 const PUBS = num('BENCH_PUBLICATIONS', 100);
-const NATS_PORT = num('BENCH_NATS_PORT', 4238);
-const DATABASE_URL = env.DATABASE_URL ?? 'postgres://rdm:rdm@127.0.0.1:5432/rdm';
+const CONCURRENCY = num('BENCH_CONCURRENCY', 4);
 const say = (l: string) => console.log(l);
 
-const schema = `bench_webhooks_${randomUUID().slice(0, 8)}`;
-const nats = await privateNats(NATS_PORT, 'webhooks');
-if (!nats) throw new Error('nats-server not found');
-await ensureServiceSchema(DATABASE_URL, schema);
-const db = createDb({ url: DATABASE_URL, service: schema, pool: { max: 10 } });
 const arrivals: number[] = [];
-const expected = new Map<string, number>(); // record id → occurred_at (ms)
+const expected = new Set<string>(); // record ids published here
 let got = 0;
+let firstArrival = 0;
+let lastArrival = 0;
 const receiver = createServer((req, res) => {
   const chunks: Buffer[] = [];
   req.on('data', (c: Buffer) => chunks.push(c));
   req.on('end', () => {
-    const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-    const at = expected.get(body.data?.id);
-    if (at !== undefined) {
-      arrivals.push(Date.now() - at);
-      got++;
+    const now = Date.now();
+    try {
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      if (body.type === 'record.published' && expected.has(body.data?.id)) {
+        arrivals.push(now - new Date(body.timestamp).getTime());
+        got++;
+        firstArrival ||= now;
+        lastArrival = now;
+      }
+    } catch {
+      /* not ours */
     }
     res.writeHead(204).end();
   });
 });
-const records = createServer((req, res) => {
-  const id = decodeURIComponent((req.url ?? '').split('/').pop() ?? '');
-  res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ id, metadata: { title: `Record ${id}` } }));
-});
-await Promise.all([receiver, records].map((s) => new Promise<void>((r) => s.listen(0, '127.0.0.1', r))));
-const port = (s: typeof receiver) => (s.address() as { port: number }).port;
-const hc = await connectNats({ url: nats.url, name: 'webhooks-bench' });
+await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+const url = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`;
+
+const target = await benchTarget(
+  {
+    name: 'webhooks',
+    portBase: num('BENCH_PORT_BASE', 5960),
+    natsPort: num('BENCH_NATS_PORT', 4238),
+    databaseName: env.BENCH_DATABASE_NAME ?? 'rdm_bench_webhooks',
+    logLevel: env.BENCH_LOG_LEVEL ?? 'warn',
+    privateOnly: true,
+    env: { WEBHOOKS_ALLOW_HTTP: 'true', WEBHOOKS_ALLOWED_CIDRS: '127.0.0.0/8', WEBHOOKS_SECRET_KEY: DEVELOPMENT_SECRET_KEY },
+  },
+  say,
+);
+const db = createDb({ url: target.databaseUrl, service: 'webhooks', pool: { max: 2 } });
 try {
-  await migrate(db, { service: schema, dir: new URL('../../services/webhooks/src/db/migrations', import.meta.url).pathname });
-  for (const s of ['RECORDS', 'REQUESTS', 'COMMUNITIES', 'FILES', 'WEBHOOKS'] as const) await ensureStream(hc.jsm, STREAMS[s]);
-  const config = loadConfig(configProperties, {
-    ...env,
-    DATABASE_URL,
-    WEBHOOKS_ALLOW_HTTP: 'true',
-    WEBHOOKS_ALLOWED_CIDRS: '127.0.0.0/8',
-    RECORDS_URL: `http://127.0.0.1:${port(records)}`,
-    LOG_LEVEL: 'warn',
-  });
-  const logger = createLogger('webhooks-bench', 'warn');
-  const box = new SecretBox(config.WEBHOOKS_SECRET_KEY);
-  const url = `http://127.0.0.1:${port(receiver)}/hook`;
-  const rows = [
-    ...Array.from({ length: SUBS }, (_, i) => ({ owner_id: String(100_000 + i), owner_roles: [], scope: 'user' })),
-    ...Array.from({ length: ALL }, (_, i) => ({ owner_id: String(900_000 + i), owner_roles: ['admin'], scope: 'all' })),
-  ].map((r) => ({ ...r, id: randomUUID(), url, events: ['record.published'], secret_enc: box.seal(newSecret()) }));
-  for (let i = 0; i < rows.length; i += 500) await db('subscriptions').insert(rows.slice(i, i + 500));
-  say(`webhooks bench: ${SUBS} user + ${ALL} all subscriptions, ${PUBS} publications, load ${load()}`);
-
-  const w = wire(config, { db, logger, nc: hc.nc });
-  const consumers = startWebhookConsumers({ db, nats: hc, logger, baseUrl: config.PUBLIC_BASE_URL, onDeliveries: () => w.worker.kick() });
-  w.worker.start();
-  await Promise.all(consumers.map((c) => c.ready));
-
-  const publishEvent = async (subject: string, data: Record<string, unknown>) => {
-    const id = randomUUID();
-    const occurred = new Date();
-    const envelope = {
-      id,
-      type: subject,
-      version: 1,
-      occurred_at: occurred.toISOString(),
-      aggregate: { type: 'record', id: String(data.id), revision: 1 },
-      data,
-    };
-    await hc.js.publish(subject, JSON.stringify(envelope), { msgID: id });
-    return occurred.getTime();
-  };
-  const started = Date.now();
-  for (let i = 0; i < PUBS; i++) {
-    const recId = `r${i}-${randomUUID().slice(0, 5)}`;
-    const parent = `p${i}-${randomUUID().slice(0, 5)}`;
-    await publishEvent('rdm.records.draft.created', { id: recId, parent_id: parent, owner: String(100_000 + (i % SUBS)) });
-    const at = await publishEvent('rdm.records.record.published', {
-      id: recId,
-      parent_id: parent,
-      index: 1,
-      is_latest: true,
-      access_status: 'open',
-      bucket_id: randomUUID(),
-    });
-    expected.set(recId, at);
+  const base = target.base;
+  const tag = randomUUID().slice(0, 6);
+  const admin = await cliUser(target.databaseUrl, `bench-hooks-admin-${tag}@example.org`, { admin: true });
+  const depositors: { id: string; token: string }[] = [];
+  for (let i = 0; i < DEPOSITORS; i++) depositors.push(await cliUser(target.databaseUrl, `bench-hooks-${i}-${tag}@example.org`));
+  for (const d of depositors) {
+    const r = await call(base, 'POST', '/api/webhooks', { token: d.token, json: { url, events: ['record.published'] } });
+    expectStatus('subscribe (user)', r, 201);
   }
+  for (let i = 0; i < ALL; i++) {
+    const r = await call(base, 'POST', '/api/webhooks', {
+      token: admin.token,
+      json: { url, events: ['record.published'], scope: { type: 'all' } },
+    });
+    expectStatus('subscribe (all)', r, 201);
+  }
+  const box = new SecretBox(DEVELOPMENT_SECRET_KEY);
+  const filler = Array.from({ length: SUBS - DEPOSITORS }, (_, i) => ({
+    id: randomUUID(),
+    owner_id: String(10_000_000 + i),
+    scope: 'user',
+    url,
+    events: ['record.published'],
+    secret_enc: box.seal(newSecret()),
+  }));
+  for (let i = 0; i < filler.length; i += 500) await db('subscriptions').insert(filler.slice(i, i + 500));
+  say(`webhooks bench: ${SUBS} user (${DEPOSITORS} publishing) + ${ALL} all subscriptions, ${PUBS} publications, load ${load()}`);
+
+  const publishMs: number[] = [];
+  let next = 0;
+  const started = Date.now();
+  const depositor = async (w: number) => {
+    for (let i = next++; i < PUBS; i = next++) {
+      const d = depositors[(i + w) % depositors.length];
+      const created = await call(base, 'POST', '/api/records', {
+        token: d.token,
+        json: {
+          access: { record: 'public', files: 'public' },
+          files: { enabled: false },
+          metadata: {
+            title: `Webhooks bench ${i}`,
+            publication_date: '2024-01-01',
+            resource_type: { id: 'dataset' },
+            creators: [{ person_or_org: { type: 'personal', given_name: 'Bench', family_name: 'Hooks' } }],
+          },
+        },
+      });
+      expectStatus('create draft', created, 201);
+      expected.add(created.body.id);
+      const t = performance.now();
+      expectStatus('publish', await call(base, 'POST', `/api/records/${created.body.id}/draft/actions/publish`, { token: d.token }), 202);
+      publishMs.push(performance.now() - t);
+    }
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, (_, w) => depositor(w)));
+  const published = Date.now();
   const want = PUBS * (1 + ALL);
-  const deadline = Date.now() + 120_000;
+  const deadline = Date.now() + 180_000;
   while (got < want && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
   const sorted = [...arrivals].sort((a, b) => a - b);
+  const pubs = [...publishMs].sort((a, b) => a - b);
+  const span = Math.max(1, lastArrival - firstArrival) / 1000;
   say('=== webhooks bench summary ===');
-  say(`deliveries: ${got}/${want} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  say(
+    `publications: ${PUBS} in ${((published - started) / 1000).toFixed(1)} s, publish p50 ${pct(pubs, 50).toFixed(0)} ms p99 ${pct(pubs, 99).toFixed(0)} ms`,
+  );
+  say(`deliveries: ${got}/${want}, ${(got / span).toFixed(1)} deliveries/s (first to last arrival ${span.toFixed(1)} s)`);
   say(
     `commit → delivery ms: p50 ${pct(sorted, 50)} p95 ${pct(sorted, 95)} p99 ${pct(sorted, 99)} max ${sorted.at(-1)} (aim p99 ≤ 1000 on a quiet machine)`,
   );
   say(`load average: ${load()}`);
-  await w.worker.stop();
-  await Promise.all(consumers.map((c) => c.stop()));
-  await w.sender.close();
   if (got < want) process.exitCode = 1;
 } finally {
-  await hc.nc.drain();
   receiver.close();
-  records.close();
   await db.destroy();
-  await dropServiceSchema(DATABASE_URL, schema);
-  nats.child.kill('SIGTERM');
+  await target.stop();
 }

@@ -32,7 +32,8 @@ export function wire(
   const sender = new Sender({
     allowedCidrs: config.WEBHOOKS_ALLOWED_CIDRS,
     timeoutMs: config.WEBHOOKS_TIMEOUT_MS,
-    connections: config.WEBHOOKS_SUBSCRIPTION_CONCURRENCY,
+    // Why the process-wide bound: many subscriptions may share one origin; the per-subscription bound is the worker's.
+    connections: config.WEBHOOKS_CONCURRENCY,
   });
   const worker = new DeliveryWorker({
     db: o.db,

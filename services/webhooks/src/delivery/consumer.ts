@@ -3,7 +3,9 @@
  * wildcard filter, inbox-deduplicated by the platform's runConsumer): each event updates the
  * record-parents projection when it is about a record, is mapped to its webhook event
  * (domain/events.ts) and becomes one delivery row per matching active subscription — in the
- * transaction of the inbox row, so a redelivered event adds nothing. Events no subscription can
+ * transaction of the inbox row, so a redelivered event adds nothing. Few statements per event (the
+ * stream is consumed in order, so each one's cost bounds the throughput): the projection's upsert
+ * reads the parent back, and matching and inserting the deliveries is one INSERT … SELECT. Events no subscription can
  * want are skipped without a transaction. The HTTP attempts happen in the worker, never here: a
  * slow receiver never holds the stream.
  *
@@ -11,8 +13,8 @@
  */
 import { type ConsumerHandle, type EventEnvelope, type Knex, type Logger, type NatsHandle, runConsumer } from '@rdm/platform';
 import { ADMIN_ONLY_TYPES, toWebhookEvent } from '../domain/events.js';
-import { insertDeliveries } from '../repo/deliveries.repo.js';
-import { matchingSubscriptions, noteParentCommunities, noteParentOwner, notePublished, parentOf } from '../repo/subscriptions.repo.js';
+import { insertMatchingDeliveries } from '../repo/deliveries.repo.js';
+import { noteParentCommunities, noteParentOwner, notePublished, type ParentState, parentOf } from '../repo/subscriptions.repo.js';
 
 /** Record events the consumer looks at (others, e.g. search-doc changes, are skipped). */
 const RECORD_SUBJECTS = new Set([
@@ -31,10 +33,13 @@ export async function handleEvent(trx: Knex.Transaction, e: EventEnvelope, baseU
   const subject = e.type;
   const d = e.data as Record<string, any>;
   let firstSeen = true;
-  if (subject === 'rdm.records.draft.created') await noteParentOwner(trx, d.parent_id, d.owner ?? null);
+  // The parent as the projection knows it after this event (read back by the statement that notes it).
+  let parent: ParentState | undefined;
+  if (subject === 'rdm.records.draft.created') parent = await noteParentOwner(trx, d.parent_id, d.owner ?? null);
   else if (subject === 'rdm.records.record.published') {
-    if (Array.isArray(d.communities)) await noteParentCommunities(trx, d.parent_id, { set: d.communities });
-    firstSeen = await notePublished(trx, d.parent_id, d.id);
+    const noted = await notePublished(trx, d.parent_id, d.id, Array.isArray(d.communities) ? d.communities : undefined);
+    firstSeen = noted.firstSeen;
+    parent = noted;
   } else if (subject === 'rdm.records.inclusion.added') await noteParentCommunities(trx, d.parent_id, { add: d.community_id });
   else if (subject === 'rdm.records.inclusion.removed') await noteParentCommunities(trx, d.parent_id, { remove: d.community_id });
   const w = toWebhookEvent(subject, e, baseUrl, firstSeen);
@@ -42,15 +47,14 @@ export async function handleEvent(trx: Knex.Transaction, e: EventEnvelope, baseU
   const users = [...w.users];
   const communities = [...w.communities];
   if (w.parentId) {
-    const p = await parentOf(trx, w.parentId);
+    const p = parent ?? (await parentOf(trx, w.parentId));
     if (p.owner_id) users.push(p.owner_id);
     communities.push(...p.communities);
   }
-  const subs = await matchingSubscriptions(trx, w.type, users, communities, ADMIN_ONLY_TYPES.includes(w.type));
-  return insertDeliveries(
+  return insertMatchingDeliveries(
     trx,
-    subs.map((s) => s.id),
-    { event_id: e.id, event_type: w.type, occurred_at: e.occurred_at, data: w.data },
+    { type: w.type, users, communities, adminOnly: ADMIN_ONLY_TYPES.includes(w.type) },
+    { event_id: e.id, occurred_at: e.occurred_at, data: w.data },
   );
 }
 

@@ -9,7 +9,7 @@
  * When to use: the delivery worker, before signing.
  */
 import type { Identity } from '@rdm/platform';
-import type { CommunityRolesPort, RecordReaderPort, UsersPort } from '../domain/ports.js';
+import type { CommunityRolesPort, RecordReaderPort, UserNow } from '../domain/ports.js';
 import { MANAGING_ROLES } from '../domain/ports.js';
 import type { DeliveryRow } from '../repo/deliveries.repo.js';
 import type { SubscriptionRow } from '../repo/subscriptions.repo.js';
@@ -25,15 +25,18 @@ export function isoMicro(d: Date | string): string {
   return new Date(d).toISOString().replace(/\.(\d{3})Z$/, '.$1000+00:00');
 }
 
+/** What building a body reads: the owner now, their community roles, a record as an identity. */
+export interface BodyPorts {
+  owner(userId: string): Promise<UserNow | null>;
+  communities: CommunityRolesPort;
+  records: RecordReaderPort;
+}
+
 /** Build the body of `d` for `sub`. */
-export async function buildBody(
-  sub: SubscriptionRow,
-  d: DeliveryRow,
-  ports: { communities: CommunityRolesPort; records: RecordReaderPort; users: UsersPort },
-): Promise<BuiltBody> {
+export async function buildBody(sub: SubscriptionRow, d: DeliveryRow, ports: BodyPorts): Promise<BuiltBody> {
   // The owner as they are now, not as they were when they subscribed: a deactivated user gets
   // nothing, an administrator no longer one loses `all`, and records are read with today's roles.
-  const owner = await ports.users.current(sub.owner_id);
+  const owner = await ports.owner(sub.owner_id);
   if (!owner?.active) return { skip: 'The owner of the webhook is no longer an active user.' };
   if (sub.scope === 'all' && !owner.roles.includes('admin')) {
     return { skip: 'The owner of the webhook is no longer an administrator.' };

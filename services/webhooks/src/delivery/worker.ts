@@ -16,7 +16,7 @@ import type { CommunityRolesPort, RecordReaderPort, UsersPort } from '../domain/
 import { type SecretBox, signatureHeader } from '../domain/secrets.js';
 import * as deliveries from '../repo/deliveries.repo.js';
 import type { DeliveryRow } from '../repo/deliveries.repo.js';
-import { getSubscription } from '../repo/subscriptions.repo.js';
+import { BatchReads } from './batch.js';
 import { buildBody } from './payload.js';
 import type { Sender } from './sender.js';
 
@@ -60,6 +60,7 @@ export class DeliveryWorker implements Worker {
   private timer: NodeJS.Timeout | undefined;
   private ticking = false;
   private again = false;
+  private soonPending = false;
   private inflight = 0;
   private readonly perSub = new Map<string, number>();
   private readonly running = new Set<Promise<void>>();
@@ -100,6 +101,16 @@ export class DeliveryWorker implements Worker {
       });
   }
 
+  /** A kick after the current macrotask, so attempts finishing together make one claim (one batch). */
+  private soon(): void {
+    if (this.soonPending) return;
+    this.soonPending = true;
+    setImmediate(() => {
+      this.soonPending = false;
+      this.kick();
+    });
+  }
+
   private async tick(): Promise<void> {
     const s = this.d.settings;
     const busy = [...this.perSub].filter(([, n]) => n >= s.perSubscription).map(([id]) => id);
@@ -109,6 +120,7 @@ export class DeliveryWorker implements Worker {
       busy,
       leaseMs: s.leaseMs,
     });
+    const started: DeliveryRow[] = [];
     for (const row of claimed) {
       const n = this.perSub.get(row.subscription_id) ?? 0;
       if (n >= s.perSubscription) {
@@ -121,7 +133,12 @@ export class DeliveryWorker implements Worker {
       }
       this.inflight++;
       this.perSub.set(row.subscription_id, n + 1);
-      const p = this.attempt(row)
+      started.push(row);
+    }
+    // One read of the subscriptions, their owners and each (record, identity) for the whole batch.
+    const reads = new BatchReads(this.d.db, started, this.d);
+    for (const row of started) {
+      const p = this.attempt(row, reads)
         .catch((err) => this.d.logger.error({ err, delivery: row.id }, 'webhooks: attempt bookkeeping failed'))
         .finally(() => {
           this.inflight--;
@@ -129,16 +146,16 @@ export class DeliveryWorker implements Worker {
           if (left <= 0) this.perSub.delete(row.subscription_id);
           else this.perSub.set(row.subscription_id, left);
           this.running.delete(p);
-          this.kick();
+          this.soon();
         });
       this.running.add(p);
     }
   }
 
   /** One attempt of a claimed delivery. */
-  private async attempt(row: DeliveryRow): Promise<void> {
+  private async attempt(row: DeliveryRow, reads: BatchReads): Promise<void> {
     const { db, settings: s } = this.d;
-    const sub = await getSubscription(db, row.subscription_id);
+    const sub = await reads.subscription(row.subscription_id);
     if (!sub) return;
     if (!sub.active) {
       await deliveries.recordAttempt(db, row.id, row.attempts, {
@@ -158,7 +175,7 @@ export class DeliveryWorker implements Worker {
     let latency: number | null = null;
     try {
       if (body === null) {
-        const built = await buildBody(sub, row, this.d);
+        const built = await buildBody(sub, row, reads);
         if ('skip' in built) {
           await deliveries.recordAttempt(db, row.id, row.attempts, {
             status: 'skipped',

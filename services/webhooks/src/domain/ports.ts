@@ -11,9 +11,15 @@ export interface RecordReaderPort {
   read(identity: Identity, recordId: string): Promise<Record<string, unknown> | null>;
 }
 
-/** A user as the users service knows them now (users `rdm.users.rpc.get-users`); null when unknown. */
+/** A user as the users service knows them now. */
+export interface UserNow {
+  active: boolean;
+  roles: string[];
+}
+
+/** Users as the users service knows them now (users `rdm.users.rpc.get-users`, one call for many); unknown ids are absent. */
 export interface UsersPort {
-  current(userId: string): Promise<{ active: boolean; roles: string[] } | null>;
+  current(userIds: string[]): Promise<Map<string, UserNow>>;
 }
 
 /** Roles of a community that may subscribe to its events. */

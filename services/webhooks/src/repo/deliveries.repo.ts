@@ -43,6 +43,31 @@ export async function insertDeliveries(
 }
 
 /**
+ * One delivery for each active subscription wanting `type` of these users / communities (plus
+ * every `all` one; only those when `adminOnly`), matched and inserted in one statement (a fan-out
+ * to thousands of subscriptions never ships their ids back and forth); an event already recorded
+ * adds nothing. Returns how many were added.
+ */
+export async function insertMatchingDeliveries(
+  db: Db,
+  m: { type: string; users: string[]; communities: string[]; adminOnly: boolean },
+  e: { event_id: string; occurred_at: string; data: Record<string, unknown> },
+): Promise<number> {
+  const r = await db.raw(
+    `INSERT INTO deliveries (id, subscription_id, event_id, event_type, occurred_at, data)
+     SELECT gen_random_uuid(), id, ?, ?, ?, ?::jsonb FROM subscriptions
+      WHERE active AND events @> ARRAY[?]::text[]
+        AND (scope = 'all'
+             OR (NOT ? AND scope = 'user' AND owner_id = ANY(?::text[]))
+             OR (NOT ? AND scope = 'community' AND community_id::text = ANY(?::text[])))
+     ON CONFLICT (subscription_id, event_id) DO NOTHING
+     RETURNING id`,
+    [e.event_id, m.type, e.occurred_at, JSON.stringify(e.data), m.type, m.adminOnly, m.users, m.adminOnly, m.communities],
+  );
+  return r.rows.length;
+}
+
+/**
  * Claim up to `limit` due deliveries of active subscriptions, at most `perSubscription` of each
  * and none of `busy` subscriptions: status `delivering`, `lease_until` = now + lease, attempts + 1.
  */
@@ -61,7 +86,7 @@ export async function claimDue(
             AND NOT (d.subscription_id = ANY(?::uuid[]))
           ORDER BY d.next_attempt_at
           LIMIT ?
-       ) ranked WHERE rn <= ?
+       ) ranked WHERE rn <= ? ORDER BY next_attempt_at LIMIT ?
      ), locked AS (
        SELECT id FROM deliveries WHERE id IN (SELECT id FROM due)
           AND (status = 'pending' OR (status = 'delivering' AND lease_until < now()))
@@ -72,9 +97,11 @@ export async function claimDue(
             first_attempt_at = COALESCE(first_attempt_at, now()), updated = now()
        FROM locked WHERE d.id = locked.id
      RETURNING d.*`,
-    [o.busy, o.limit * 4, o.perSubscription, o.leaseMs],
+    // Why the limit inside: every row the UPDATE claims must be attempted; one claimed beyond it
+    // would sit in `delivering` until its lease expired (WEBHOOKS_LEASE_MS late).
+    [o.busy, o.limit * 4, o.perSubscription, o.limit, o.leaseMs],
   );
-  return (r.rows as DeliveryRow[]).slice(0, o.limit);
+  return r.rows as DeliveryRow[];
 }
 
 /** Keep the body a delivery signs (built once, at its first attempt). */

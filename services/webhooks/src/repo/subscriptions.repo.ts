@@ -41,6 +41,12 @@ export async function getSubscription(db: Db, id: string): Promise<SubscriptionR
   return db('subscriptions').where({ id }).first();
 }
 
+/** Subscriptions by id (deleted ones absent). */
+export async function getSubscriptions(db: Db, ids: string[]): Promise<Map<string, SubscriptionRow>> {
+  const rows: SubscriptionRow[] = ids.length ? await db('subscriptions').whereIn('id', ids) : [];
+  return new Map(rows.map((r) => [r.id, r]));
+}
+
 /** Subscriptions of an owner (all of them with `owner` null), newest first, one page. */
 export async function listSubscriptions(
   db: Db,
@@ -73,32 +79,26 @@ export async function deleteSubscription(db: Db, id: string): Promise<boolean> {
   return (await db('subscriptions').where({ id }).del()) > 0;
 }
 
-/** Active subscriptions wanting `type` for these users / communities (plus every `all` one). */
-export async function matchingSubscriptions(
-  db: Db,
-  type: string,
-  users: string[],
-  communities: string[],
-  adminOnly: boolean,
-): Promise<{ id: string }[]> {
-  const r = await db.raw(
-    `SELECT id FROM subscriptions
-      WHERE active AND events @> ARRAY[?]::text[]
-        AND (scope = 'all'
-             OR (NOT ? AND scope = 'user' AND owner_id = ANY(?::text[]))
-             OR (NOT ? AND scope = 'community' AND community_id::text = ANY(?::text[])))`,
-    [type, adminOnly, users, adminOnly, communities],
-  );
-  return r.rows;
+/** What the projection knows of a record parent. */
+export interface ParentState {
+  owner_id: string | null;
+  communities: string[];
 }
 
-/** Record a parent's owner (from `draft.created`; the first owner stays). */
-export async function noteParentOwner(db: Db, parentId: string, owner: string | null): Promise<void> {
-  await db.raw(
+/**
+ * Record a parent's owner as the latest event names it (`draft.created` carries the parent's
+ * owner at that moment): a parent that changed hands moves to the new owner's `user`
+ * subscriptions and leaves the previous owner's; an event naming no owner (a system-created
+ * draft) keeps the known one. Returns the parent as it is now (one statement).
+ */
+export async function noteParentOwner(db: Db, parentId: string, owner: string | null): Promise<ParentState> {
+  const r = await db.raw(
     `INSERT INTO record_parents (parent_id, owner_id) VALUES (?, ?)
-     ON CONFLICT (parent_id) DO UPDATE SET owner_id = COALESCE(record_parents.owner_id, EXCLUDED.owner_id)`,
+     ON CONFLICT (parent_id) DO UPDATE SET owner_id = COALESCE(EXCLUDED.owner_id, record_parents.owner_id)
+     RETURNING owner_id, communities`,
     [parentId, owner],
   );
+  return r.rows[0] as ParentState;
 }
 
 /** Set or change a parent's communities (publication: the full list; inclusion: one added/removed). */
@@ -131,16 +131,26 @@ export async function parentOf(db: Db, parentId: string): Promise<{ owner_id: st
   return r ?? { owner_id: null, communities: [] };
 }
 
-/** Note a publication of `recordId`; true when it is the first one of that record id. */
-export async function notePublished(db: Db, parentId: string, recordId: string): Promise<boolean> {
+/**
+ * Note a publication of `recordId` (and the parent's communities when the event lists them);
+ * `firstSeen` when it is the first one of that record id, with the parent as it is now. Two
+ * statements: the row locked and read, then upserted.
+ */
+export async function notePublished(
+  db: Db,
+  parentId: string,
+  recordId: string,
+  communities?: string[],
+): Promise<ParentState & { firstSeen: boolean }> {
   const before = await db.raw('SELECT ? = ANY(published) AS seen FROM record_parents WHERE parent_id = ? FOR UPDATE', [recordId, parentId]);
   const seen = before.rows[0]?.seen === true;
-  if (!seen) {
-    await db.raw(
-      `INSERT INTO record_parents (parent_id, published) VALUES (?, ARRAY[?]::text[])
-       ON CONFLICT (parent_id) DO UPDATE SET published = record_parents.published || ARRAY[?]::text[]`,
-      [parentId, recordId, recordId],
-    );
-  }
-  return !seen;
+  const r = await db.raw(
+    `INSERT INTO record_parents AS p (parent_id, communities, published) VALUES (?, COALESCE(?::text[], '{}'::text[]), ARRAY[?]::text[])
+     ON CONFLICT (parent_id) DO UPDATE SET
+       communities = COALESCE(?::text[], p.communities),
+       published = CASE WHEN ? = ANY(p.published) THEN p.published ELSE p.published || ARRAY[?]::text[] END
+     RETURNING owner_id, communities`,
+    [parentId, communities ?? null, recordId, communities ?? null, recordId, recordId],
+  );
+  return { ...(r.rows[0] as ParentState), firstSeen: !seen };
 }

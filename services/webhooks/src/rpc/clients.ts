@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { RPC_SUBJECTS } from '@rdm/contracts';
 import { callContract, IDENTITY_HEADER, type Identity, injectTraceHeaders, type NatsHandle, signIdentity } from '@rdm/platform';
-import type { CommunityRolesPort, RecordReaderPort, UsersPort } from '../domain/ports.js';
+import type { CommunityRolesPort, RecordReaderPort, UserNow, UsersPort } from '../domain/ports.js';
 
 /** UsersPort over NATS (users' get-users). */
 export class RpcUsers implements UsersPort {
@@ -15,15 +15,21 @@ export class RpcUsers implements UsersPort {
     private readonly nc: NatsHandle['nc'],
     private readonly timeoutMs: number,
   ) {}
-  async current(userId: string): Promise<{ active: boolean; roles: string[] } | null> {
-    const r = await callContract(
-      this.nc,
-      RPC_SUBJECTS.users.getUsers,
-      { ids: [userId] },
-      { timeoutMs: this.timeoutMs, headers: injectTraceHeaders() },
-    );
-    const u = r.users.find((x) => x.id === userId);
-    return u ? { active: u.active !== false, roles: u.roles ?? [] } : null;
+  async current(userIds: string[]): Promise<Map<string, UserNow>> {
+    const out = new Map<string, UserNow>();
+    if (userIds.length === 0) return out;
+    const ids = [...new Set(userIds)];
+    // Why chunks: the contract takes at most 1,000 ids a call.
+    for (let i = 0; i < ids.length; i += 1000) {
+      const r = await callContract(
+        this.nc,
+        RPC_SUBJECTS.users.getUsers,
+        { ids: ids.slice(i, i + 1000) },
+        { timeoutMs: this.timeoutMs, headers: injectTraceHeaders() },
+      );
+      for (const u of r.users) out.set(u.id, { active: u.active !== false, roles: u.roles ?? [] });
+    }
+    return out;
   }
 }
 

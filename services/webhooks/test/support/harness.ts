@@ -59,6 +59,8 @@ export interface Harness extends Wiring {
   roles: Map<string, Map<string, string>>;
   /** user id → {active, roles} answered by the stand-in get-users RPC (absent: an active user without roles; e-mail `user<id>@example.org`). */
   users: Map<string, { active: boolean; roles: string[] }>;
+  /** The `ids` of every get-users call the stand-in answered, in order. */
+  usersCalls: string[][];
   /** Publish a domain event (envelope built here); returns its id. */
   publish(subject: string, data: Record<string, unknown>, id?: string): Promise<string>;
   stop(): Promise<void>;
@@ -102,18 +104,22 @@ export async function startHarness(
   );
   await rpc.ready;
   const users = new Map<string, { active: boolean; roles: string[] }>();
+  const usersCalls: string[][] = [];
   const usersRpc: RpcServer = serveRpc(
     nats.nc,
     'rdm.users.rpc.get-users',
-    async (req: { ids: string[] }) => ({
-      users: req.ids.map((id) => ({
-        id,
-        username: null,
-        full_name: '',
-        email: `user${id}@example.org`,
-        ...(users.get(id) ?? { active: true, roles: [] }),
-      })),
-    }),
+    async (req: { ids: string[] }) => {
+      usersCalls.push(req.ids);
+      return {
+        users: req.ids.map((id) => ({
+          id,
+          username: null,
+          full_name: '',
+          email: `user${id}@example.org`,
+          ...(users.get(id) ?? { active: true, roles: [] }),
+        })),
+      };
+    },
     { queue: 'users', logger: testLogger('users-stand-in') },
   );
   await usersRpc.ready;
@@ -134,6 +140,7 @@ export async function startHarness(
     front: gatewayFront(app.callback(), SECRET),
     roles,
     users,
+    usersCalls,
     async publish(subject, data, id = randomUUID()) {
       const envelope = {
         id,
