@@ -2,7 +2,8 @@
  * Streamed reading of an import source — `ror-v2`: the elements of the JSON array inside a ROR
  * dump zip; `jsonl`: the lines of InvenioRDM's JSON-lines vocabulary files; `csv`: the rows of its
  * CSV vocabulary files; `yaml`: the list of its YAML vocabulary files, read whole but refused above
- * a configured size (gzipped files accepted for the three, by their magic bytes) — one
+ * a configured size (gzipped files accepted for the three, by their magic bytes); `orcid`: the
+ * record summaries of ORCID's public data file (tar.gz of XML, `orcid.ts`) — one
  * at a time with their position, memory flat in the file's size (yauzl reads the zip's central
  * directory and inflates one member as a stream; `json-array.ts` splits it into elements, parsed
  * one at a time; the consumer's pace is the reader's pace). An element that is not valid JSON or
@@ -20,6 +21,7 @@ import { createGunzip } from 'node:zlib';
 import yauzl from 'yauzl';
 import { JsonArrayError, jsonArrayElements } from './json-array.js';
 import { jsonLines } from './json-lines.js';
+import { orcidElements } from './orcid.js';
 import { csvElements, VocabularyFileError, yamlElements } from './vocabulary-files.js';
 
 /** A source the runner cannot read (the run fails with this message). */
@@ -31,7 +33,7 @@ export class SourceError extends Error {
 }
 
 /** The import formats. */
-export const IMPORT_FORMATS = ['ror-v2', 'jsonl', 'csv', 'yaml'] as const;
+export const IMPORT_FORMATS = ['ror-v2', 'jsonl', 'csv', 'yaml', 'orcid'] as const;
 /** An import format. */
 export type ImportFormat = (typeof IMPORT_FORMATS)[number];
 
@@ -272,5 +274,7 @@ export async function openSource(format: ImportFormat, path: string, o: SourceOp
       return openStreamed(path, 'CSV', csvElements);
     case 'yaml':
       return openYaml(path, o.yamlMaxBytes ?? 64 * 1024 * 1024);
+    case 'orcid':
+      return openStreamed(path, "ORCID's public data file (a tar of record-summary XML)", orcidElements);
   }
 }

@@ -1,0 +1,123 @@
+/**
+ * The importers of the published dumps other than ROR, through the import runner against real
+ * PostgreSQL (checkpointed batches of 7): ORCID's public data file → names, OpenAIRE and CORDIS
+ * projects → awards, SKOS and MeSH → subjects. Each: counts, rejected entries with their reasons,
+ * a re-import that moves no revision, and the resolve RPC's view of an imported entry (what records
+ * validates a deposit with).
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createLogger } from '@rdm/platform';
+import { type TestDb, testDb } from '@rdm/platform/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadVocabularies } from '../../src/domain/loader.service.js';
+import { executeRun, IMPORT_TASK, type RunnerDeps } from '../../src/jobs/import-runner.js';
+import { claimRun, getRun, insertJob, insertRun, listErrors } from '../../src/repo/jobs.repo.js';
+import { orcidMembers, orcidRecordXml, persons, writeOrcidTarGz } from '../support/orcid-dump.js';
+import { fixtureSet } from './setup.js';
+
+let t: TestDb;
+let dir: string;
+let deps: RunnerDeps;
+const logger = createLogger('vocabularies-formats-test', process.env.TEST_LOG_LEVEL ?? 'silent');
+
+beforeAll(async () => {
+  t = await testDb('vocabularies', { pool: { max: 6 } });
+  dir = await mkdtemp(join(tmpdir(), 'vocab-formats-'));
+  deps = { db: t.db, logger, importDir: dir, batchSize: 7, leaseMs: 60_000 };
+  await loadVocabularies(
+    t.db,
+    fixtureSet().vocabularies.filter((v) => v.type === 'affiliations' || v.type === 'funders'),
+  );
+});
+afterAll(async () => {
+  await t?.destroy();
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** Queue a run of a new import job (`format`, `type`) for `source` and execute it; returns the finished run. */
+async function importFile(source: string, type: string, format: string) {
+  const jobId = randomUUID();
+  const runId = randomUUID();
+  const args = { type, format, source };
+  await insertJob(t.db, {
+    id: jobId,
+    title: format,
+    description: null,
+    task: IMPORT_TASK,
+    active: true,
+    default_args: args,
+    created_by: '1',
+  });
+  await insertRun(t.db, { id: runId, job_id: jobId, title: 'Manual run', args, started_by_id: '1' });
+  const worker = `w-${randomUUID()}`;
+  const run = await claimRun(t.db, worker, deps.leaseMs);
+  if (!run || run.id !== runId) throw new Error('the queued run was not claimed');
+  expect(await executeRun(deps, run, worker)).toBe('finished');
+  return (await getRun(t.db, jobId, runId))!;
+}
+
+const revisions = async (type: string) =>
+  Object.fromEntries(
+    ((await t.db('entries').select('id', 'revision_id').where({ type })) as { id: string; revision_id: number }[]).map((r) => [
+      r.id,
+      r.revision_id,
+    ]),
+  );
+const reasons = async (runId: string) => (await listErrors(t.db, runId, 100)).map((e) => [e.position, e.entry_id, e.reason]);
+
+describe(executeRun.name, () => {
+  describe('an ORCID public data file (format orcid)', () => {
+    it('should import the record summaries as names, GRID employers resolved to ROR ids, and reject bad members with reasons', async () => {
+      const people = persons(20, 0, (i) =>
+        i === 3
+          ? {
+              employments: [
+                { name: 'CERN (GRID)', grid: 'grid.9132.9' },
+                { name: 'Nowhere', grid: 'grid.0000.0' },
+                { name: 'Past', ror: '05h7xva58', ended: true },
+              ],
+            }
+          : {},
+      );
+      await writeOrcidTarGz(join(dir, 'orcid.tar.gz'), [
+        ...orcidMembers(people.slice(0, 10)),
+        { name: 'ORCID_2024_10_summaries/999/broken.xml', body: '<record:record xmlns:record="http://www.orcid.org/ns/record">' },
+        { name: 'ORCID_2024_10_summaries/998/nofamily.xml', body: orcidRecordXml({ orcid: people[19].orcid, given: 'Only' }) },
+        ...orcidMembers(people.slice(10, 19)),
+      ]);
+      const run = await importFile('orcid.tar.gz', 'names', 'orcid');
+      expect(run).toMatchObject({ status: 'PARTIAL_SUCCESS', total_entries: 21, errored_entries: 2 });
+      expect(run.counts).toEqual({ names: { added: 19, updated: 0, unchanged: 0, deprecated: 0 } });
+      expect(await reasons(run.id)).toEqual([
+        [10, null, expect.stringMatching(/^ORCID_2024_10_summaries\/999\/broken\.xml: Malformed XML/)],
+        [11, null, 'ORCID_2024_10_summaries/998/nofamily.xml: family_name: Family name not found in ORCiD entry.'],
+      ]);
+      const row = await t
+        .db('entries')
+        .select('name', 'identifiers', 'extra', 'revision_id')
+        .where({ type: 'names', id: people[3].orcid })
+        .first();
+      expect(row).toMatchObject({
+        name: 'Family3, Given3',
+        identifiers: [{ scheme: 'orcid', identifier: people[3].orcid }],
+        revision_id: 1,
+      });
+      expect(row.extra).toMatchObject({
+        affiliations: [{ id: '01ggx4157' }, { name: 'Nowhere' }],
+        given_name: 'Given3',
+        family_name: 'Family3',
+      });
+      const zero = await t.db('entries').select('extra', 'props').where({ type: 'names', id: people[0].orcid }).first();
+      expect(zero.props).toEqual({ other_names: 'G. F. 0' });
+      expect(zero.extra).toMatchObject({ family_name: 'Müller-Ñúñez0' });
+
+      const before = await revisions('names');
+      const again = await importFile('orcid.tar.gz', 'names', 'orcid');
+      expect(again.counts).toEqual({ names: { added: 0, updated: 0, unchanged: 19, deprecated: 0 } });
+      expect(await revisions('names')).toEqual(before);
+    });
+  });
+});
