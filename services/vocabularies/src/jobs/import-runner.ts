@@ -63,6 +63,8 @@ const FORMAT_TYPES: Record<ImportFormat, readonly ImportType[]> = {
   csv: ANY_TYPE,
   yaml: ANY_TYPE,
   orcid: ['names'],
+  openaire: ['awards'],
+  cordis: ['awards'],
 };
 /** Most rejected elements whose reasons are stored per run (all are counted). */
 export const MAX_STORED_ERRORS = 10_000;

@@ -2,8 +2,7 @@
  * The importers of the published dumps other than ROR, through the import runner against real
  * PostgreSQL (checkpointed batches of 7): ORCID's public data file → names, OpenAIRE and CORDIS
  * projects → awards, SKOS and MeSH → subjects. Each: counts, rejected entries with their reasons,
- * a re-import that moves no revision, and the resolve RPC's view of an imported entry (what records
- * validates a deposit with).
+ * a re-import that moves no revision. (A deposit citing imported ids: e2e/specs/vocabularies/import-formats.test.ts.)
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -15,6 +14,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadVocabularies } from '../../src/domain/loader.service.js';
 import { executeRun, IMPORT_TASK, type RunnerDeps } from '../../src/jobs/import-runner.js';
 import { claimRun, getRun, insertJob, insertRun, listErrors } from '../../src/repo/jobs.repo.js';
+import {
+  cordisProjects,
+  openaireLines,
+  openaireProject,
+  writeCordisCsvZip,
+  writeCordisXmlZip,
+  writeGz,
+  writeOpenaireTar,
+} from '../support/award-dumps.js';
 import { orcidMembers, orcidRecordXml, persons, writeOrcidTarGz } from '../support/orcid-dump.js';
 import { fixtureSet } from './setup.js';
 
@@ -118,6 +126,53 @@ describe(executeRun.name, () => {
       const again = await importFile('orcid.tar.gz', 'names', 'orcid');
       expect(again.counts).toEqual({ names: { added: 0, updated: 0, unchanged: 19, deprecated: 0 } });
       expect(await revisions('names')).toEqual(before);
+    });
+  });
+
+  describe('OpenAIRE and CORDIS projects (formats openaire, cordis)', () => {
+    it("should import OpenAIRE projects as awards, then EC projects from CORDIS' XML and CSV packages, and move no revision on a re-import", async () => {
+      const projects = [...Array(12).keys()].map((i) => openaireProject(i, i % 3 === 2 ? 'nsf_________' : 'corda__h2020'));
+      await writeOpenaireTar(join(dir, 'project.tar'), [
+        openaireLines(projects.slice(0, 6)),
+        `${openaireLines(projects.slice(6))}${JSON.stringify(openaireProject(99, 'nope________'))}\n`,
+      ]);
+      const run = await importFile('project.tar', 'awards', 'openaire');
+      expect(run).toMatchObject({ status: 'PARTIAL_SUCCESS', total_entries: 13, errored_entries: 1 });
+      expect(run.counts).toEqual({ awards: { added: 12, updated: 0, unchanged: 0, deprecated: 0 } });
+      expect(await reasons(run.id)).toEqual([
+        [12, null, 'project/part-00001.json.gz: funder: Unknown OpenAIRE funder prefix nope________.'],
+      ]);
+      const nsf = await t.db('entries').select('number', 'extra').where({ type: 'awards', id: '021nxhr62::100002' }).first();
+      expect(nsf).toMatchObject({ number: '100002', extra: { funder: { id: '021nxhr62' }, program: 'H2020' } });
+
+      const before = await revisions('awards');
+      await writeGz(join(dir, 'part-00000.json.gz'), openaireLines(projects));
+      const again = await importFile('part-00000.json.gz', 'awards', 'openaire');
+      expect(again.counts).toEqual({ awards: { added: 0, updated: 0, unchanged: 12, deprecated: 0 } });
+      expect(await revisions('awards')).toEqual(before);
+
+      // CORDIS: new EC projects added; the XML package also carries subjects and organizations.
+      const cordis = cordisProjects(9);
+      await writeCordisXmlZip(join(dir, 'cordis-xml.zip'), cordis);
+      const x = await importFile('cordis-xml.zip', 'awards', 'cordis');
+      expect(x).toMatchObject({ status: 'SUCCESS', total_entries: 9, errored_entries: 0 });
+      expect(x.counts).toEqual({ awards: { added: 9, updated: 0, unchanged: 0, deprecated: 0 } });
+      const ec = await t.db('entries').select('extra', 'revision_id').where({ type: 'awards', id: '00k4n6c32::101000003' }).first();
+      expect(ec).toMatchObject({
+        revision_id: 1,
+        extra: {
+          program: 'HE',
+          subjects: [{ id: 'euroscivoc:2193' }, { id: 'euroscivoc:3' }],
+          organizations: [{ scheme: 'pic', id: '999000003', organization: 'Org 3 GmbH' }],
+        },
+      });
+      // The CSV package has no subjects nor organizations: the same projects change (revision 2).
+      await writeCordisCsvZip(join(dir, 'cordis-csv.zip'), cordis.slice(0, 4));
+      const c = await importFile('cordis-csv.zip', 'awards', 'cordis');
+      expect(c.counts).toEqual({ awards: { added: 0, updated: 4, unchanged: 0, deprecated: 0 } });
+      expect((await t.db('entries').select('revision_id').where({ type: 'awards', id: '00k4n6c32::101000003' }).first()).revision_id).toBe(
+        2,
+      );
     });
   });
 });
