@@ -279,7 +279,10 @@ export async function* openaireElements(input: AsyncIterable<Buffer>): AsyncGene
   yield* tarMembers(all, (name, body) => {
     const lower = name.toLowerCase();
     if (lower.endsWith('.json.gz') || lower.endsWith('.jsonl.gz')) {
-      return renumbered(mapped(jsonLines(Readable.from(body).pipe(createGunzip())), mapOpenaireProject, `${name}: `), next);
+      const src = Readable.from(body);
+      const gunzip = src.pipe(createGunzip());
+      src.on('error', (err) => gunzip.destroy(err));
+      return renumbered(mapped(jsonLines(gunzip), mapOpenaireProject, `${name}: `), next);
     }
     if (lower.endsWith('.json') || lower.endsWith('.jsonl'))
       return renumbered(mapped(jsonLines(body), mapOpenaireProject, `${name}: `), next);
@@ -294,17 +297,21 @@ async function* cordisXml(input: AsyncIterable<Buffer>, next: () => number, labe
       yield { position: next(), error: `${label}${r.error}` };
       continue;
     }
+    let value: Record<string, unknown>;
     try {
-      yield { position: next(), value: mapCordisProjectXml(r.node) };
+      value = mapCordisProjectXml(r.node);
     } catch (err) {
       yield { position: next(), error: `${label}${(err as Error).message}` };
+      continue;
     }
+    yield { position: next(), value };
   }
 }
 
 /** The rows of CORDIS' `project.csv` (`;`-separated, quoted, header row), mapped; positions from `next`. */
 async function* cordisCsv(input: AsyncIterable<Buffer>, next: () => number): AsyncGenerator<ArrayElement> {
-  const parser = Readable.from(input).pipe(
+  const src = Readable.from(input);
+  const parser = src.pipe(
     parseCsv({
       delimiter: ';',
       columns: true,
@@ -315,12 +322,17 @@ async function* cordisCsv(input: AsyncIterable<Buffer>, next: () => number): Asy
       max_record_size: 16 * 1024 * 1024,
     }),
   );
+  // Why: pipe() leaves the source's errors unhandled; the parser (iterated below) fails with them.
+  src.on('error', (err) => parser.destroy(err));
   for await (const row of parser as AsyncIterable<Record<string, string>>) {
+    let value: Record<string, unknown>;
     try {
-      yield { position: next(), value: mapCordisProjectCsv(row) };
+      value = mapCordisProjectCsv(row);
     } catch (err) {
       yield { position: next(), error: (err as Error).message };
+      continue;
     }
+    yield { position: next(), value };
   }
 }
 

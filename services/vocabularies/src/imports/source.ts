@@ -4,7 +4,8 @@
  * CSV vocabulary files; `yaml`: the list of its YAML vocabulary files, read whole but refused above
  * a configured size (gzipped files accepted for the three, by their magic bytes); `orcid`: the
  * record summaries of ORCID's public data file (tar.gz of XML, `orcid.ts`); `openaire`, `cordis`:
- * project dumps (`awards.ts`: JSON lines or a tar of them; CORDIS XML/CSV, zipped or not) — one
+ * project dumps (`awards.ts`: JSON lines or a tar of them; CORDIS XML/CSV, zipped or not); `skos`,
+ * `mesh`: subject schemes (`subjects.ts`: RDF/XML or Turtle, read twice; MeSH descriptor XML) — one
  * at a time with their position, memory flat in the file's size (yauzl reads the zip's central
  * directory and inflates one member as a stream; `json-array.ts` splits it into elements, parsed
  * one at a time; the consumer's pace is the reader's pace). An element that is not valid JSON or
@@ -23,6 +24,7 @@ import yauzl from 'yauzl';
 import { JsonArrayError, jsonArrayElements } from './json-array.js';
 import { jsonLines } from './json-lines.js';
 import { orcidElements } from './orcid.js';
+import { isTurtle, meshElements, skosElements } from './subjects.js';
 import { cordisElements, cordisZipElements, openaireElements, type ZipMember } from './awards.js';
 import { csvElements, VocabularyFileError, yamlElements } from './vocabulary-files.js';
 
@@ -35,7 +37,7 @@ export class SourceError extends Error {
 }
 
 /** The import formats. */
-export const IMPORT_FORMATS = ['ror-v2', 'jsonl', 'csv', 'yaml', 'orcid', 'openaire', 'cordis'] as const;
+export const IMPORT_FORMATS = ['ror-v2', 'jsonl', 'csv', 'yaml', 'orcid', 'openaire', 'cordis', 'skos', 'mesh'] as const;
 /** An import format. */
 export type ImportFormat = (typeof IMPORT_FORMATS)[number];
 
@@ -331,6 +333,48 @@ async function openZipMembers(
   };
 }
 
+/** Open `path` as a SKOS file (RDF/XML or Turtle, gzip accepted), read twice (`subjects.ts`); progress counts the second pass. */
+async function openSkos(path: string): Promise<Source> {
+  const { size, gzipped } = await probe(path);
+  const bytesOf = (count: boolean): AsyncIterable<Buffer> => {
+    const f = createReadStream(path);
+    if (count) {
+      f.on('data', (c) => {
+        bytesRead += c.length;
+      });
+    }
+    streams.push(f);
+    if (!gzipped) return f;
+    const gunzip = f.pipe(createGunzip());
+    f.on('error', (err) => gunzip.destroy(err));
+    return gunzip;
+  };
+  const streams: Readable[] = [];
+  let bytesRead = 0;
+  return {
+    get bytesRead() {
+      return bytesRead;
+    },
+    bytesTotal: size,
+    close: () => {
+      for (const s of streams) s.destroy();
+    },
+    async *elements() {
+      let head = '';
+      for await (const chunk of bytesOf(false) as AsyncIterable<Buffer>) {
+        head = chunk.subarray(0, 256).toString('utf8');
+        break;
+      }
+      let pass = 0;
+      try {
+        yield* skosElements(() => bytesOf(pass++ > 0), isTurtle(path, head));
+      } catch (err) {
+        throw new SourceError(`${basename(path)} cannot be read${gzipped ? ' (corrupt or truncated gzip?)' : ''} as SKOS: ${reason(err)}`);
+      }
+    },
+  };
+}
+
 /** Options of `openSource`. */
 export interface SourceOptions {
   /** Largest YAML source (bytes, inflated), read whole (default 64 MiB). */
@@ -356,5 +400,9 @@ export async function openSource(format: ImportFormat, path: string, o: SourceOp
       return (await isZip(path))
         ? openZipMembers(path, 'a CORDIS package', cordisZipElements)
         : openStreamed(path, 'CORDIS projects (XML or CSV)', cordisElements);
+    case 'mesh':
+      return openStreamed(path, 'MeSH descriptor XML', meshElements);
+    case 'skos':
+      return openSkos(path);
   }
 }

@@ -65,6 +65,8 @@ const FORMAT_TYPES: Record<ImportFormat, readonly ImportType[]> = {
   orcid: ['names'],
   openaire: ['awards'],
   cordis: ['awards'],
+  skos: ['subjects'],
+  mesh: ['subjects'],
 };
 /** Most rejected elements whose reasons are stored per run (all are counted). */
 export const MAX_STORED_ERRORS = 10_000;

@@ -5,7 +5,7 @@
  * a re-import that moves no revision. (A deposit citing imported ids: e2e/specs/vocabularies/import-formats.test.ts.)
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLogger } from '@rdm/platform';
@@ -23,6 +23,7 @@ import {
   writeGz,
   writeOpenaireTar,
 } from '../support/award-dumps.js';
+import { EUROSCIVOC_TREE, euroscivocRdfXml, gemetTurtle, meshDescriptors, meshXml } from '../support/subject-dumps.js';
 import { orcidMembers, orcidRecordXml, persons, writeOrcidTarGz } from '../support/orcid-dump.js';
 import { fixtureSet } from './setup.js';
 
@@ -173,6 +174,54 @@ describe(executeRun.name, () => {
       expect((await t.db('entries').select('revision_id').where({ type: 'awards', id: '00k4n6c32::101000003' }).first()).revision_id).toBe(
         2,
       );
+    });
+  });
+
+  describe('SKOS and MeSH subjects (formats skos, mesh)', () => {
+    it('should import EuroSciVoc (RDF/XML), GEMET (Turtle) and MeSH descriptors as subjects, and move no revision on a re-import', async () => {
+      await writeFile(join(dir, 'euroscivoc.rdf'), euroscivocRdfXml(EUROSCIVOC_TREE));
+      const esv = await importFile('euroscivoc.rdf', 'subjects', 'skos');
+      expect(esv).toMatchObject({ status: 'SUCCESS', total_entries: 4, errored_entries: 0 });
+      expect(esv.counts).toEqual({ subjects: { added: 4, updated: 0, unchanged: 0, deprecated: 0 } });
+      const astro = await t
+        .db('entries')
+        .select('scheme', 'subject', 'title', 'props')
+        .where({ type: 'subjects', id: 'euroscivoc:3' })
+        .first();
+      expect(astro).toEqual({
+        scheme: 'EuroSciVoc',
+        subject: 'Astronomy',
+        title: { en: 'astronomy', de: 'Astronomie', it: 'astronomia' },
+        props: { parents: 'euroscivoc:1,euroscivoc:2' },
+      });
+
+      await writeFile(join(dir, 'gemet.ttl'), gemetTurtle(10, 4));
+      const gemet = await importFile('gemet.ttl', 'subjects', 'skos');
+      expect(gemet).toMatchObject({ status: 'PARTIAL_SUCCESS', total_entries: 10, errored_entries: 1 });
+      expect(await reasons(gemet.id)).toEqual([
+        [3, null, 'subject: Concept http://www.eionet.europa.eu/gemet/concept/4 has no skos:prefLabel.'],
+      ]);
+
+      await writeFile(join(dir, 'desc2024.xml'), meshXml(meshDescriptors(15)));
+      const mesh = await importFile('desc2024.xml', 'subjects', 'mesh');
+      expect(mesh).toMatchObject({ status: 'SUCCESS', total_entries: 15 });
+      expect(mesh.counts.subjects).toMatchObject({ added: 15 });
+      expect(
+        await t.db('entries').select('scheme', 'subject').where({ type: 'subjects', id: 'https://id.nlm.nih.gov/mesh/D000015' }).first(),
+      ).toEqual({
+        scheme: 'MeSH',
+        subject: 'Descriptor 15 (Ménière)',
+      });
+
+      const before = await revisions('subjects');
+      expect((await importFile('euroscivoc.rdf', 'subjects', 'skos')).counts.subjects).toMatchObject({
+        added: 0,
+        updated: 0,
+        unchanged: 4,
+      });
+      expect((await importFile('gemet.ttl', 'subjects', 'skos')).counts.subjects).toMatchObject({ added: 0, updated: 0, unchanged: 9 });
+      expect((await importFile('desc2024.xml', 'subjects', 'mesh')).counts.subjects).toMatchObject({ added: 0, updated: 0, unchanged: 15 });
+      expect(await revisions('subjects')).toEqual(before);
     });
   });
 });
