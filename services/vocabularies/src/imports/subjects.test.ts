@@ -80,6 +80,16 @@ describe('SKOS', () => {
     expect(out[1].error).toBe('subject: Concept http://www.eionet.europa.eu/gemet/concept/2 has no skos:prefLabel.');
   });
 
+  it('should name at most the 32 nearest ancestors of a concept deep in a chain', async () => {
+    const path = join(dir, 'chain.ttl');
+    await writeFile(path, gemetTurtle(40));
+    const { out } = await readAll('skos', path);
+    const parents = ((out[39].value as { props: { parents: string } }).props.parents as string).split(',');
+    expect(parents).toHaveLength(32);
+    expect(parents[0]).toBe('http://www.eionet.europa.eu/gemet/concept/8');
+    expect(parents[31]).toBe('http://www.eionet.europa.eu/gemet/concept/39');
+  });
+
   it('should fail the source on malformed RDF/XML or Turtle', async () => {
     for (const [name, text] of [
       ['bad.rdf', euroscivocRdfXml(EUROSCIVOC_TREE).replace('</rdf:RDF>', '')],

@@ -11,7 +11,7 @@
  *   (`http://data.europa.eu/8mn/euroscivoc/…`) are mapped as `EuroSciVocSubjectsTransformer`: id
  *   `euroscivoc:<numeric notation>`, scheme `EuroSciVoc`, `subject` = the English label
  *   capitalised, `title` = the labels by language, `props.parents` = the ancestors' ids from the
- *   root down, `identifiers: [{scheme: url, identifier: <concept URI>}]`. Other schemes: id = the
+ *   root down (at most the 32 nearest), `identifiers: [{scheme: url, identifier: <concept URI>}]`. Other schemes: id = the
  *   concept URI, scheme `GEMET` for GEMET URIs, else the last segment of `skos:inScheme` (else
  *   `SKOS`); `synonyms` = the English (else first) alternative labels. A concept without a
  *   preferred label is rejected.
@@ -147,12 +147,15 @@ export async function indexConcepts(concepts: AsyncIterable<SkosConcept | { erro
   return map;
 }
 
-/** The ancestors' entry ids of `c`, root first (cycles cut). */
+/** Most ancestors an entry names (real schemes are a few levels deep; a broken chain must not make every entry huge). */
+export const MAX_PARENTS = 32;
+
+/** The ancestors' entry ids of `c`, root first (cycles cut, at most `MAX_PARENTS`: the nearest ones). */
 function parentsOf(c: SkosConcept, index: ConceptIndex): string[] {
   const out: string[] = [];
   const seen = new Set<string>([c.uri]);
   let next = c.broader[0];
-  while (next && !seen.has(next)) {
+  while (next && !seen.has(next) && out.length < MAX_PARENTS) {
     seen.add(next);
     const p = index.get(next);
     out.push(idOf(next, p?.notation));

@@ -108,7 +108,8 @@ export async function* xmlRecords(
   parser.oncdata = onText;
   parser.onclosetag = () => {
     depth--;
-    if (recordDepth < 0) return;
+    // Why: past an error sax goes on closing tags; nothing after it is a record of the file.
+    if (recordDepth < 0 || failure) return;
     const node = oversized ? stack[0] : stack.pop();
     if (depth === recordDepth) {
       recordDepth = -1;
