@@ -175,7 +175,7 @@ reindex: node-deps infra ## make reindex SERVICE=<svc>: rebuild the service's se
 	@cd $(ROOT)/services/$$SERVICE && SEARCH_ENGINE=$${SEARCH_ENGINE:-opensearch} $(TSX) src/main.ts reindex
 
 vocabularies-import: node-deps infra ## make vocabularies-import TYPE=affiliations SOURCE=<file> [FORMAT=ror-v2]: run an import job here (progress, then a summary)
-	@if [ -z "$${TYPE:-}" ] || [ -z "$${SOURCE:-}" ]; then echo 'usage: make vocabularies-import TYPE=<affiliations|funders> SOURCE=<file> [FORMAT=ror-v2]' >&2; exit 2; fi
+	@if [ -z "$${TYPE:-}" ] || [ -z "$${SOURCE:-}" ]; then echo 'usage: make vocabularies-import TYPE=<vocabulary type> SOURCE=<file> [FORMAT=ror-v2|jsonl|csv|yaml|orcid|openaire|cordis|skos|mesh]' >&2; exit 2; fi
 	@src="$$(realpath "$$SOURCE")" || exit 2; cd $(ROOT)/services/vocabularies && $(TSX) src/main.ts migrate >/dev/null && \
 		$(TSX) src/main.ts import --type "$$TYPE" --source "$$src" --format "$${FORMAT:-ror-v2}"
 

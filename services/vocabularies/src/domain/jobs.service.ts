@@ -44,10 +44,10 @@ export const jobsPolicy = definePolicy<JobAction>({ search: [administrator], cre
 export const TASKS = {
   [IMPORT_TASK]: {
     description:
-      'Import a vocabulary from a published dump (ROR schema v2 zip → affiliations and funders; JSON lines → any large vocabulary).',
+      "Import a vocabulary from a published dump (ROR schema v2 zip → affiliations and funders; ORCID's public data file → names; OpenAIRE/CORDIS projects → awards; SKOS/MeSH → subjects; InvenioRDM's JSON lines, CSV, YAML → any vocabulary).",
     parameters: {
       type: 'affiliations | funders | awards | names | subjects',
-      format: 'ror-v2 | jsonl',
+      format: 'ror-v2 | jsonl | csv | yaml | orcid | openaire | cordis | skos | mesh',
       source: 'file name inside the import directory',
     },
   },

@@ -267,9 +267,10 @@ export const API = defineApi({
           },
           format: {
             type: 'string',
-            enum: ['ror-v2', 'jsonl'],
+            enum: ['ror-v2', 'jsonl', 'csv', 'yaml', 'orcid', 'openaire', 'cordis', 'skos', 'mesh'],
             default: 'ror-v2',
-            description: "ror-v2: a ROR release zip (schema v2 JSON); jsonl: InvenioRDM's JSON-lines vocabulary file, gzipped or not.",
+            description:
+              "ror-v2: a ROR release zip (schema v2 JSON); jsonl, csv, yaml: InvenioRDM's vocabulary files, gzipped or not; orcid: ORCID's public data file (tar.gz of record-summary XML) → names; openaire: the OpenAIRE Graph's projects (gzipped JSON lines, or its project.tar) → awards; cordis: CORDIS' project XML or CSV package → awards; skos: a SKOS scheme (RDF/XML or Turtle: EuroSciVoc, GEMET) → subjects; mesh: MeSH descriptor XML → subjects.",
           },
           source: { type: 'string', description: 'A file inside the import directory (VOCABULARIES_IMPORT_DIR).' },
           deprecate_missing: {

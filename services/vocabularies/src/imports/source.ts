@@ -2,7 +2,10 @@
  * Streamed reading of an import source — `ror-v2`: the elements of the JSON array inside a ROR
  * dump zip; `jsonl`: the lines of InvenioRDM's JSON-lines vocabulary files; `csv`: the rows of its
  * CSV vocabulary files; `yaml`: the list of its YAML vocabulary files, read whole but refused above
- * a configured size (gzipped files accepted for the three, by their magic bytes) — one
+ * a configured size (gzipped files accepted for the three, by their magic bytes); `orcid`: the
+ * record summaries of ORCID's public data file (tar.gz of XML, `orcid.ts`); `openaire`, `cordis`:
+ * project dumps (`awards.ts`: JSON lines or a tar of them; CORDIS XML/CSV, zipped or not); `skos`,
+ * `mesh`: subject schemes (`subjects.ts`: RDF/XML or Turtle, read twice; MeSH descriptor XML) — one
  * at a time with their position, memory flat in the file's size (yauzl reads the zip's central
  * directory and inflates one member as a stream; `json-array.ts` splits it into elements, parsed
  * one at a time; the consumer's pace is the reader's pace). An element that is not valid JSON or
@@ -20,6 +23,9 @@ import { createGunzip } from 'node:zlib';
 import yauzl from 'yauzl';
 import { JsonArrayError, jsonArrayElements } from './json-array.js';
 import { jsonLines } from './json-lines.js';
+import { orcidElements } from './orcid.js';
+import { isTurtle, meshElements, skosElements } from './subjects.js';
+import { cordisElements, cordisZipElements, openaireElements, type ZipMember } from './awards.js';
 import { csvElements, VocabularyFileError, yamlElements } from './vocabulary-files.js';
 
 /** A source the runner cannot read (the run fails with this message). */
@@ -31,7 +37,7 @@ export class SourceError extends Error {
 }
 
 /** The import formats. */
-export const IMPORT_FORMATS = ['ror-v2', 'jsonl', 'csv', 'yaml'] as const;
+export const IMPORT_FORMATS = ['ror-v2', 'jsonl', 'csv', 'yaml', 'orcid', 'openaire', 'cordis', 'skos', 'mesh'] as const;
 /** An import format. */
 export type ImportFormat = (typeof IMPORT_FORMATS)[number];
 
@@ -255,6 +261,120 @@ async function openYaml(path: string, maxBytes: number): Promise<Source> {
   };
 }
 
+/** True when `path` starts with a zip's local header signature. */
+async function isZip(path: string): Promise<boolean> {
+  await probe(path);
+  const fh = await open(path, 'r');
+  try {
+    const magic = Buffer.alloc(4);
+    await fh.read(magic, 0, 4, 0);
+    return magic.readUInt32LE(0) === 0x04034b50;
+  } finally {
+    await fh.close();
+  }
+}
+
+/**
+ * Open the zip at `path` whose members (in directory order, each inflated as a stream when it is
+ * reached) `split` turns into elements; progress counts the members' uncompressed bytes.
+ */
+async function openZipMembers(
+  path: string,
+  what: string,
+  split: (members: AsyncIterable<ZipMember>) => AsyncIterable<SourceElement>,
+): Promise<Source> {
+  let zip: yauzl.ZipFile;
+  try {
+    zip = await openZip(path);
+  } catch (err) {
+    throw new SourceError(`${basename(path)} is not a readable zip file (truncated or corrupt?): ${reason(err)}`);
+  }
+  let entries: yauzl.Entry[];
+  try {
+    entries = (await zipEntries(zip)).filter((e) => !e.fileName.endsWith('/'));
+  } catch (err) {
+    zip.close();
+    throw new SourceError(`The zip's directory is unreadable: ${reason(err)}`);
+  }
+  let bytesRead = 0;
+  const members = async function* (): AsyncGenerator<ZipMember> {
+    for (const entry of entries) {
+      const raw = await new Promise<Readable>((resolve, reject) =>
+        zip.openReadStream(entry, (err, s) => (err ? reject(err) : resolve(s as Readable))),
+      );
+      try {
+        yield {
+          name: entry.fileName,
+          body: (async function* () {
+            for await (const chunk of raw as AsyncIterable<Buffer>) {
+              bytesRead += chunk.length;
+              yield chunk;
+            }
+          })(),
+        };
+      } finally {
+        raw.destroy();
+      }
+    }
+  };
+  return {
+    get bytesRead() {
+      return bytesRead;
+    },
+    bytesTotal: entries.reduce((n, e) => n + e.uncompressedSize, 0),
+    close: () => zip.close(),
+    async *elements() {
+      try {
+        yield* split(members());
+      } catch (err) {
+        throw new SourceError(`${basename(path)} cannot be read as ${what} (corrupt or truncated zip?): ${reason(err)}`);
+      }
+    },
+  };
+}
+
+/** Open `path` as a SKOS file (RDF/XML or Turtle, gzip accepted), read twice (`subjects.ts`); progress counts the second pass. */
+async function openSkos(path: string): Promise<Source> {
+  const { size, gzipped } = await probe(path);
+  const bytesOf = (count: boolean): AsyncIterable<Buffer> => {
+    const f = createReadStream(path);
+    if (count) {
+      f.on('data', (c) => {
+        bytesRead += c.length;
+      });
+    }
+    streams.push(f);
+    if (!gzipped) return f;
+    const gunzip = f.pipe(createGunzip());
+    f.on('error', (err) => gunzip.destroy(err));
+    return gunzip;
+  };
+  const streams: Readable[] = [];
+  let bytesRead = 0;
+  return {
+    get bytesRead() {
+      return bytesRead;
+    },
+    bytesTotal: size,
+    close: () => {
+      for (const s of streams) s.destroy();
+    },
+    async *elements() {
+      let head = '';
+      for await (const chunk of bytesOf(false) as AsyncIterable<Buffer>) {
+        head = chunk.subarray(0, 256).toString('utf8');
+        break;
+      }
+      let pass = 0;
+      try {
+        yield* skosElements(() => bytesOf(pass++ > 0), isTurtle(path, head));
+      } catch (err) {
+        throw new SourceError(`${basename(path)} cannot be read${gzipped ? ' (corrupt or truncated gzip?)' : ''} as SKOS: ${reason(err)}`);
+      }
+    },
+  };
+}
+
 /** Options of `openSource`. */
 export interface SourceOptions {
   /** Largest YAML source (bytes, inflated), read whole (default 64 MiB). */
@@ -272,5 +392,17 @@ export async function openSource(format: ImportFormat, path: string, o: SourceOp
       return openStreamed(path, 'CSV', csvElements);
     case 'yaml':
       return openYaml(path, o.yamlMaxBytes ?? 64 * 1024 * 1024);
+    case 'orcid':
+      return openStreamed(path, "ORCID's public data file (a tar of record-summary XML)", orcidElements);
+    case 'openaire':
+      return openStreamed(path, 'an OpenAIRE project dump (JSON lines, or a tar of gzipped JSON lines)', openaireElements);
+    case 'cordis':
+      return (await isZip(path))
+        ? openZipMembers(path, 'a CORDIS package', cordisZipElements)
+        : openStreamed(path, 'CORDIS projects (XML or CSV)', cordisElements);
+    case 'mesh':
+      return openStreamed(path, 'MeSH descriptor XML', meshElements);
+    case 'skos':
+      return openSkos(path);
   }
 }

@@ -1,5 +1,5 @@
 /**
- * `tsx src/main.ts import --type affiliations --source <file> [--format ror-v2|jsonl|csv|yaml] [--keep-missing]` (`make
+ * `tsx src/main.ts import --type affiliations --source <file> [--format ror-v2|jsonl|csv|yaml|orcid|openaire|cordis|skos|mesh] [--keep-missing]` (`make
  * vocabularies-import TYPE=… SOURCE=… [FORMAT=…]`): creates an import job and a run claimed by this
  * process, executes it here and shows its progress — a bar with entries/s and ETA on a terminal,
  * a plain line every few seconds otherwise (CI logs) — then a summary: added, updated, deprecated,
@@ -19,7 +19,7 @@ import { getRun, insertJob, insertRun, listErrors } from '../repo/jobs.repo.js';
 import { executeRun, IMPORT_TASK, parseImportArgs, type RunProgress } from './import-runner.js';
 
 const USAGE =
-  'usage: tsx src/main.ts import --type <vocabulary type> --source <file> [--format ror-v2|jsonl|csv|yaml] [--keep-missing] [--batch <n>]';
+  'usage: tsx src/main.ts import --type <vocabulary type> --source <file> [--format ror-v2|jsonl|csv|yaml|orcid|openaire|cordis|skos|mesh] [--keep-missing] [--batch <n>]';
 
 /** `h:mm:ss` of a duration in seconds. */
 export function clock(seconds: number): string {

@@ -46,7 +46,7 @@ import {
   seenEntries,
   type TypeCounts,
 } from '../repo/jobs.repo.js';
-import { bumpTypeRevision, countEntries, lockType, upsertEntries, upsertType } from '../repo/vocabularies.repo.js';
+import { bumpTypeRevision, countEntries, lockType, rorIdsByGrid, upsertEntries, upsertType } from '../repo/vocabularies.repo.js';
 
 /** The task name of a vocabulary import job. */
 export const IMPORT_TASK = 'vocabularies.import';
@@ -62,6 +62,11 @@ const FORMAT_TYPES: Record<ImportFormat, readonly ImportType[]> = {
   jsonl: ANY_TYPE,
   csv: ANY_TYPE,
   yaml: ANY_TYPE,
+  orcid: ['names'],
+  openaire: ['awards'],
+  cordis: ['awards'],
+  skos: ['subjects'],
+  mesh: ['subjects'],
 };
 /** Most rejected elements whose reasons are stored per run (all are counted). */
 export const MAX_STORED_ERRORS = 10_000;
@@ -204,6 +209,33 @@ function mapElement(args: ImportArgs, targets: ImportType[], el: SourceElement):
   } catch (err) {
     if (err instanceof EntryError) return { position: el.position, id: idOf(el.value), reason: `${err.field}: ${err.message}` };
     throw err;
+  }
+}
+
+/**
+ * Resolve the GRID-disambiguated affiliations of ORCID names (`{grid, name?}`) in place: to the ROR
+ * id of the affiliation entry carrying that GRID id, else to the organisation's name (dropped
+ * without one). One query per batch.
+ */
+export async function resolveGridAffiliations(db: Knex, elements: SourceElement[]): Promise<void> {
+  const affs = (el: SourceElement) => (el.value as { affiliations?: Record<string, string>[] } | undefined)?.affiliations ?? [];
+  const grids = new Set<string>();
+  for (const el of elements) for (const a of affs(el)) if (typeof a.grid === 'string') grids.add(a.grid);
+  if (grids.size === 0) return;
+  const ror = await rorIdsByGrid(db, [...grids]);
+  for (const el of elements) {
+    const v = el.value as { affiliations?: Record<string, string>[] } | undefined;
+    if (!v?.affiliations) continue;
+    const out: Record<string, string>[] = [];
+    const seen = new Set<string>();
+    for (const a of v.affiliations) {
+      const r = typeof a.grid === 'string' ? (ror.get(a.grid) ? { id: ror.get(a.grid)! } : a.name ? { name: a.name } : undefined) : a;
+      const key = r && JSON.stringify(r);
+      if (!r || seen.has(key!)) continue;
+      seen.add(key!);
+      out.push(r);
+    }
+    v.affiliations = out.length ? out : undefined;
   }
 }
 
@@ -425,7 +457,12 @@ export async function executeRun(deps: RunnerDeps, claimed: RunRow, worker: stri
       try {
         // Why a pipeline: the next batch is read and mapped (node's CPU) while the previous one is
         // written (PostgreSQL's CPU); one transaction at a time, in source order.
-        let batch: Mapped[] = [];
+        let batch: SourceElement[] = [];
+        /** Map a batch's elements (ORCID names: their GRID affiliations resolved first). */
+        const mapBatch = async (els: SourceElement[]): Promise<Mapped[]> => {
+          if (args.format === 'orcid') await resolveGridAffiliations(db, els);
+          return els.map((el) => mapElement(args, targets, el));
+        };
         let writing: Promise<void> | undefined;
         const settle = async () => {
           const w = writing;
@@ -436,9 +473,10 @@ export async function executeRun(deps: RunnerDeps, claimed: RunRow, worker: stri
           for await (const el of source.elements()) {
             if (hooks.signal?.aborted) break;
             if (el.position < claimed.position) continue; // committed by an earlier attempt
-            batch.push(mapElement(args, targets, el));
+            batch.push(el);
             if (batch.length >= deps.batchSize) {
-              const ready = prepare(batch, source.bytesRead);
+              const bytesRead = source.bytesRead;
+              const ready = mapBatch(batch).then((mapped) => prepare(mapped, bytesRead));
               ready.catch(() => undefined); // awaited below
               await settle();
               writing = ready.then(applyElements);
@@ -454,7 +492,7 @@ export async function executeRun(deps: RunnerDeps, claimed: RunRow, worker: stri
           await releaseRun(db, claimed.id, worker);
           return 'released';
         }
-        if (batch.length > 0) await applyElements(await prepare(batch, source.bytesRead));
+        if (batch.length > 0) await applyElements(await prepare(await mapBatch(batch), source.bytesRead));
       } catch (err) {
         if (err instanceof SourceError) {
           await finishRun(db, claimed.id, worker, 'FAILED', `${err.message} (entries before position ${state.position} were applied)`);

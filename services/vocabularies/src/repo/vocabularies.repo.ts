@@ -251,6 +251,17 @@ export async function getEntries(db: Db, items: { type: string; id: string }[]):
   return res.rows as EntryRow[];
 }
 
+/** The ROR ids (affiliation entry ids) of the affiliations whose identifiers hold each of the GRID ids. */
+export async function rorIdsByGrid(db: Db, grids: string[]): Promise<Map<string, string>> {
+  const { rows } = (await db.raw(
+    `SELECT x->>'identifier' AS grid, min(e.id) AS id FROM entries e, jsonb_array_elements(e.identifiers) x
+      WHERE e.type = 'affiliations' AND jsonb_typeof(e.identifiers) = 'array' AND x->>'scheme' = 'grid' AND x->>'identifier' = ANY(?::text[])
+      GROUP BY 1`,
+    [grids],
+  )) as { rows: { grid: string; id: string }[] };
+  return new Map(rows.map((r) => [r.grid, r.id]));
+}
+
 /** Id of the `names` entry whose identifiers hold (scheme, value), or undefined. */
 export async function nameIdByIdentifier(db: Db, scheme: string, value: string): Promise<string | undefined> {
   const row = await db
