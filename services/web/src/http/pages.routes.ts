@@ -5,11 +5,11 @@
  * platform's JSON error body instead. Record pages carry the record's signposting `Link` header
  * and are cached for anonymous visitors (page-cache.ts).
  */
+import { DEFAULT_CITATION_STYLE } from '@rdm/contracts';
 import { type AppContext as Context, AppError, type AppState, bindRoutes, Errors, type Router } from '@rdm/platform';
 import type { VNode } from 'preact';
 import { type ApiClient, queryOf } from '../api-client.js';
 import type { PageCache } from '../page-cache.js';
-import { DEFAULT_CITATION_STYLE } from '../pages/format.js';
 import { renderPage } from '../pages/layout.js';
 import { ErrorPage, RecordPage, TombstonePage } from '../pages/record.js';
 import { CommunityPage, FACETS, type SearchState, SearchPage } from '../pages/search.js';
