@@ -43,6 +43,19 @@ export type { ReviewParts } from './parts.js';
 export function createApp(deps: AppDeps) {
   const { app, health } = createHttpApp({ name: 'records', logger: deps.logger, identitySecret: deps.config.IDENTITY_SECRET });
   addStandardHealth(health, { db: deps.db, nc: deps.nc });
+  // Conditional reads: a 200 GET whose ETag the client already has (`If-None-Match`) answers 304
+  // without a body (the web service's page cache checks a record's revision so; the lean path does the same).
+  app.use(async (ctx, next) => {
+    await next();
+    if (
+      (ctx.method === 'GET' || ctx.method === 'HEAD') &&
+      ctx.status === 200 &&
+      ctx.get('If-None-Match') &&
+      ctx.response.get('ETag') &&
+      ctx.fresh
+    )
+      ctx.status = 304;
+  });
   const parts = buildRecordsParts(deps);
   const { service, search, deletion, stats } = parts;
   if (deps.engineIndex) {
