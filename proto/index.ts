@@ -14,3 +14,4 @@ export * from './lib/errors.js';
 export * from './lib/events.js';
 export * from './lib/rpc.js';
 export * from './lib/subjects.js';
+export * from './lib/citations.js';

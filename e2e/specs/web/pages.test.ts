@@ -81,6 +81,15 @@ describe('landing pages', () => {
     const again = await page(`/records/${record.id}`);
     expect(again.status).toBe(200);
     expect(again.headers.get('x-page-cache')).toBe('hit');
+    // The cached page: sent gzip-compressed to a client accepting it, with an ETag of its own; 304 once the browser has it.
+    const gz = await page(`/records/${record.id}`, { headers: { 'Accept-Encoding': 'gzip' } });
+    expect(gz.headers.get('content-encoding')).toBe('gzip');
+    expect(gz.text).toContain(marker);
+    const pageEtag = gz.headers.get('etag') as string;
+    expect(pageEtag).toMatch(/^"[\w-]+"$/);
+    const known = await page(`/records/${record.id}`, { headers: { 'If-None-Match': pageEtag } });
+    expect(known.status).toBe(304);
+    expect(known.headers.get('etag')).toBe(pageEtag);
     const signedIn = await page(`/records/${record.id}`, { token: owner.token });
     expect(signedIn.status).toBe(200);
     expect(signedIn.headers.get('x-page-cache')).toBeNull();

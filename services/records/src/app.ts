@@ -22,6 +22,7 @@ import { registerSearchRoutes } from './http/search.routes.js';
 import { statsEdge, statsMiddleware } from './http/stats.middleware.js';
 import { registerInteropRoutes } from './interop/interop.routes.js';
 import { buildRecordsParts, type PartsDeps } from './parts.js';
+import type { CitationPool } from './export/citation-pool.js';
 import type { StatsPublisher } from './stats/publisher.js';
 
 /** What createApp needs: the parts' dependencies (parts.ts) and the HTTP-only ones. */
@@ -32,6 +33,8 @@ export interface AppDeps extends PartsDeps {
   statsPublisher?: StatsPublisher;
   /** Read-cache hits of `GET /api/records/<id>` answered without koa (default true; record-read-lean.ts). */
   leanReads?: boolean;
+  /** Where formatted citations are rendered (tests: a pool of their own); default the process's pool. */
+  citations?: CitationPool;
 }
 
 export type { ReviewParts } from './parts.js';
@@ -40,6 +43,19 @@ export type { ReviewParts } from './parts.js';
 export function createApp(deps: AppDeps) {
   const { app, health } = createHttpApp({ name: 'records', logger: deps.logger, identitySecret: deps.config.IDENTITY_SECRET });
   addStandardHealth(health, { db: deps.db, nc: deps.nc });
+  // Conditional reads: a 200 GET whose ETag the client already has (`If-None-Match`) answers 304
+  // without a body (the web service's page cache checks a record's revision so; the lean path does the same).
+  app.use(async (ctx, next) => {
+    await next();
+    if (
+      (ctx.method === 'GET' || ctx.method === 'HEAD') &&
+      ctx.status === 200 &&
+      ctx.get('If-None-Match') &&
+      ctx.response.get('ETag') &&
+      ctx.fresh
+    )
+      ctx.status = 304;
+  });
   const parts = buildRecordsParts(deps);
   const { service, search, deletion, stats } = parts;
   if (deps.engineIndex) {
@@ -56,7 +72,7 @@ export function createApp(deps: AppDeps) {
     app.use(deps.engineIndex.readYourWrites());
   }
   const router = new Router<AppState>();
-  const { signposting } = registerInteropRoutes(router, { ...deps, service }); // exports + /oai2d, before the records routes (content negotiation)
+  const { signposting, citations } = registerInteropRoutes(router, { ...deps, service }); // exports + /oai2d, before the records routes (content negotiation)
   const urls = { baseUrl: deps.config.PUBLIC_BASE_URL, doiResolverUrl: deps.config.DOI_RESOLVER_URL };
   registerSearchRoutes(router, { search, ...urls });
   if (parts.review && parts.recordCommunities && parts.communityRecords) {
@@ -94,5 +110,5 @@ export function createApp(deps: AppDeps) {
     // Why a cast: koa types its handler for HTTP/2 requests too; records serves HTTP/1.1.
     app.callback = (() => dispatch) as unknown as typeof app.callback;
   }
-  return { app, health, leanReads, ...parts };
+  return { app, health, leanReads, citations, ...parts };
 }

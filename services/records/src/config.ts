@@ -48,6 +48,27 @@ export const configProperties = {
     description: 'OAI identifier namespace (`oai:<prefix>:<id>`); empty = the host of PUBLIC_BASE_URL.',
   },
   SITE_NAME: { type: 'string', default: 'Invenio', description: 'Name used in "The prefix … is managed by <site>" messages.' },
+  CITATION_WORKERS: {
+    type: 'integer',
+    default: 1,
+    minimum: 1,
+    maximum: 8,
+    description:
+      'Worker threads rendering formatted citations (`text/x-bibliography`): compiling a CSL style is seconds of CPU, kept off the event loop.',
+  },
+  CITATION_QUEUE_MAX: {
+    type: 'integer',
+    default: 16,
+    minimum: 0,
+    maximum: 1000,
+    description: 'Citation renderings waiting for a worker; one more answers 503 with Retry-After.',
+  },
+  CITATION_TIMEOUT_MS: {
+    type: 'integer',
+    default: 30000,
+    minimum: 100,
+    description: 'Longest wait for one formatted citation (queue included); then 503 with Retry-After.',
+  },
   OAI_ADMIN_EMAIL: { type: 'string', default: '', description: 'OAI-PMH Identify adminEmail; empty = admin@<host of PUBLIC_BASE_URL>.' },
   OAI_PAGE_SIZE: {
     type: 'integer',

@@ -22,6 +22,8 @@ await serviceMain({
     const search = await boot.recordsSearchEngine(config, db, logger);
     const engineIndex = search?.engineIndex;
     const parts = createApp({ ...(statsPublisher ? { statsPublisher } : {}), engineIndex, config, logger, db, nc: nats.nc, ...clients });
+    // The default style's engine compiled in a worker now, before the first landing page asks for it.
+    parts.citations.warm();
     return {
       app: parts.app,
       health: parts.health,
@@ -32,7 +34,7 @@ await serviceMain({
       ],
       workers: await boot.recordsWorkers({ config, logger, db, nats, parts, clients }),
       consumers: search?.indexers(nats, logger) ?? [],
-      closers: search ? [search.close] : [],
+      closers: [...(search ? [search.close] : []), () => parts.citations.close()],
     };
   },
   commands: { reindex: boot.reindexRecords },

@@ -47,6 +47,15 @@ describe(ApiClient.name, () => {
     expect((check as { identity: { linkToken?: string } }).identity.linkToken).toBeUndefined();
   });
 
+  it('should send If-None-Match for a conditional read and hand back its headers', async () => {
+    const api = new ApiClient({ records: base, files: base, communities: base }, SECRET, { sub: null, roles: [] }, 'req-2', 2000);
+    const res = await api.get('records', '/api/records/abc', { ifNoneMatch: '"3"' });
+    expect(seen.at(-1)?.headers['if-none-match']).toBe('"3"');
+    expect(res.headers.get('Content-Type')).toBe('application/json');
+    await api.get('records', '/api/records/abc');
+    expect(seen.at(-1)?.headers['if-none-match']).toBeUndefined();
+  });
+
   it('should answer 503 when the service cannot be reached', async () => {
     const api = new ApiClient(
       { records: 'http://127.0.0.1:1', files: base, communities: base },

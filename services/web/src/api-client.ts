@@ -11,9 +11,13 @@
  * `Cookie`) to a service, so the web service could not call it as the visitor; and every page
  * view would count several times against the visitor's rate limit under the web service's address.
  *
+ * How: `undici.request` over one keep-alive connection pool per process (`apiAgent`), not the
+ * global `fetch` (2–3× its CPU per call, measured; the cached landing page is mostly this call).
+ *
  * When to use: every page handler; never read a database or import a service.
  */
-import { AppError, Errors, type Identity, signIdentity } from '@rdm/platform';
+import { Errors, type Identity, signIdentity } from '@rdm/platform';
+import { Agent, request } from 'undici';
 
 /** Where each service's API lives (internal base URLs, no trailing slash). */
 export interface ApiUpstreams {
@@ -22,10 +26,15 @@ export interface ApiUpstreams {
   communities: string;
 }
 
+/** The answer headers of an API call (lower-case names). */
+export interface AnswerHeaders {
+  get(name: string): string | null;
+}
+
 /** One API answer. */
 export interface ApiAnswer<T = any> {
   status: number;
-  headers: Headers;
+  headers: AnswerHeaders;
   /** Parsed JSON (undefined when the body is not JSON). */
   body: T;
   text: string;
@@ -35,6 +44,28 @@ export interface ApiAnswer<T = any> {
 export interface ApiCall {
   /** `Accept` header (default `application/json`). */
   accept?: string;
+  /** `If-None-Match`: the ETag of a copy held (a conditional read: 304 when unchanged). */
+  ifNoneMatch?: string;
+}
+
+/** Keep-alive connections kept per upstream origin. */
+export const API_CONNECTIONS = 64;
+
+let agent: Agent | undefined;
+
+/** The process's connection pool to the services read (keep-alive, `API_CONNECTIONS` per origin). */
+export function apiAgent(): Agent {
+  agent ??= new Agent({ connections: API_CONNECTIONS, keepAliveTimeout: 4_000, pipelining: 1 });
+  return agent;
+}
+
+function headersOf(raw: Record<string, string | string[] | undefined>): AnswerHeaders {
+  return {
+    get(name) {
+      const v = raw[name.toLowerCase()];
+      return v === undefined ? null : Array.isArray(v) ? v.join(', ') : v;
+    },
+  };
 }
 
 /** A client of the public API bound to one visitor's request. */
@@ -54,31 +85,39 @@ export class ApiClient {
     const { sub, roles, clientIp } = this.identity;
     const identity: Identity = clientIp ? { sub, roles, clientIp } : { sub, roles };
     const header = signIdentity(identity, this.secret, { method: 'GET', target: path, requestId: this.requestId });
-    let res: Response;
+    const headers: Record<string, string> = {
+      accept: o.accept ?? 'application/json',
+      'x-rdm-identity': header,
+      'x-request-id': this.requestId,
+    };
+    if (this.userAgent) headers['user-agent'] = this.userAgent;
+    if (o.ifNoneMatch) headers['if-none-match'] = o.ifNoneMatch;
+    let status: number;
+    let raw: Record<string, string | string[] | undefined>;
+    let text: string;
     try {
-      res = await fetch(`${this.upstreams[service]}${path}`, {
-        headers: {
-          accept: o.accept ?? 'application/json',
-          'x-rdm-identity': header,
-          'x-request-id': this.requestId,
-          ...(this.userAgent ? { 'user-agent': this.userAgent } : {}),
-        },
-        redirect: 'manual',
-        signal: AbortSignal.timeout(this.timeoutMs),
+      const res = await request(`${this.upstreams[service]}${path}`, {
+        method: 'GET',
+        headers,
+        dispatcher: apiAgent(),
+        headersTimeout: this.timeoutMs,
+        bodyTimeout: this.timeoutMs,
       });
+      status = res.statusCode;
+      raw = res.headers;
+      text = await res.body.text();
     } catch {
       throw Errors.serviceUnavailable();
     }
-    const text = await res.text();
     let body: any;
-    if (/json/.test(res.headers.get('content-type') ?? '')) {
+    if (/json/.test(String(raw['content-type'] ?? ''))) {
       try {
         body = JSON.parse(text);
       } catch {
         body = undefined;
       }
     }
-    return { status: res.status, headers: res.headers, body: body as T, text };
+    return { status, headers: headersOf(raw), body: body as T, text };
   }
 }
 

@@ -8,7 +8,7 @@
  */
 import type { AppContext, AppState, Identity, MsgLogger, Router } from '@rdm/platform';
 import type { Next } from 'koa';
-import { warmCitationEngine } from './bibliography.js';
+import type { CitationPool } from './citation-pool.js';
 import { type ExportFormat, formatByName, MEDIA_TYPES, negotiateFormat } from './formats.js';
 import { type PublishedRecordReader, readPublishedJson } from './reader.js';
 import type { VocabPropsCache } from './vocab-props.js';
@@ -24,6 +24,8 @@ export interface ExportRoutesDeps {
   siteName: string;
   datacentreSymbol?: string;
   logger?: MsgLogger;
+  /** Where formatted citations are rendered (worker threads). */
+  citations: CitationPool;
 }
 
 /** Render a published record in `format` for `identity` (403/404/410 and redirects as the JSON read). */
@@ -37,28 +39,20 @@ export async function renderExport(
   const read = await readPublishedJson(deps.reader, identity, id, deps);
   if ('redirect' in read) return read;
   const props = await deps.props.lookupFor([read.record]);
-  const body = format.render(read.record, {
+  const body = await format.render(read.record, {
     baseUrl: deps.baseUrl,
     siteName: deps.siteName,
     doiResolverUrl: deps.doiResolverUrl,
     datacentreSymbol: deps.datacentreSymbol,
     props,
     citation,
+    citations: (item, style, locale) => deps.citations.format(item, style, locale),
   });
   return { body, contentType: format.contentType };
 }
 
 /** Register the export routes (before the records routes). */
 export function registerExportRoutes(router: Router<AppState>, deps: ExportRoutesDeps): void {
-  // Why at start: compiling a CSL style blocks the event loop (seconds on a loaded machine); the
-  // default style's engine is built once here, before the first landing page asks for it.
-  setTimeout(() => {
-    try {
-      warmCitationEngine();
-    } catch (err) {
-      deps.logger?.warn({ err }, 'citation engine warm-up failed');
-    }
-  }, 0).unref();
   const send = async (ctx: AppContext, format: ExportFormat, suffix: string) => {
     const id = String(ctx.params.id);
     const out = await renderExport(deps, ctx.state.identity, id, format, { style: ctx.query.style, locale: ctx.query.locale });

@@ -26,8 +26,8 @@ export interface ExportFormat {
   mediaType: string;
   /** Content-Type header (media type plus charset). */
   contentType: string;
-  /** Render the record. */
-  render(r: RecordJson, ctx: ExportContext): string;
+  /** Render the record (a promise only for the formatted citation given `ctx.citations`). */
+  render(r: RecordJson, ctx: ExportContext): string | Promise<string>;
   /** Only by `Accept` (no `/export/<name>`, no `?format=`), as InvenioRDM serves it: the formatted citation. */
   acceptOnly?: boolean;
 }
@@ -74,7 +74,7 @@ export const EXPORT_FORMATS: readonly ExportFormat[] = [
     acceptOnly: true,
     render: (r, c) => {
       const { style, locale } = citationParams(c.citation ?? {});
-      return formatCitation(cslJson(r, c), style, locale);
+      return c.citations ? c.citations(cslJson(r, c), style, locale) : formatCitation(cslJson(r, c), style, locale);
     },
   },
   { name: 'bibtex', mediaType: 'application/x-bibtex', contentType: 'application/x-bibtex; charset=utf-8', render: (r, c) => bibtex(r, c) },

@@ -23,7 +23,12 @@ export interface ExportContext {
   props: PropsLookup;
   /** The request's `?style=` / `?locale=` (formatted citations, `text/x-bibliography`). */
   citation?: { style?: unknown; locale?: unknown };
+  /** Renders formatted citations off the event loop (citation-pool.ts); absent: on the calling thread (tests, tools). */
+  citations?: CitationRenderer;
 }
+
+/** Renders one CSL JSON item in a style (and locale, else the style's default) as plain text. */
+export type CitationRenderer = (item: Record<string, any>, style: string, locale?: string) => Promise<string>;
 
 /** The English (else first) value of a multilingual `{lang: text}` object, or the string itself. */
 export function l10n(value: unknown): string | undefined {

@@ -12,7 +12,9 @@
  * What it does for the platform and the app (http.ts, app.ts), in their order: the request id,
  * identity, the export negotiation's `Vary: Accept`, the cached body and headers, the view event
  * and the stats splice (stats.middleware.ts), the access log line (only when `info` is on) and
- * the request duration histogram under the route `/api/records/:id`.
+ * the request duration histogram under the route `/api/records/:id`. A conditional read
+ * (`If-None-Match` naming the record's ETag: the web service's page cache checking a revision)
+ * answers 304 without a body, as koa's conditional step (app.ts) does; the view still counts.
  *
  * Why: on a hit the koa context, compose, the platform middlewares, the router's matching over
  * every route and `ctx.accepts` cost more than the hit itself (the gateway's figure (b),
@@ -52,6 +54,15 @@ function leanId(req: IncomingMessage): string | undefined {
   return id;
 }
 
+/** True when an `If-None-Match` value names `etag` (weak comparison, `*` included), as koa's `ctx.fresh`. */
+export function etagMatches(header: string | string[] | undefined, etag: string): boolean {
+  if (typeof header !== 'string' || header === '') return false;
+  if (header.trim() === '*') return true;
+  const strip = (t: string) => t.trim().replace(/^W\//, '');
+  const want = strip(etag);
+  return header.split(',').some((t) => strip(t) === want);
+}
+
 /** A handler (`handle`) answering read-cache hits itself and passing everything else to `koa`. */
 export class LeanRecordReads {
   /** Requests answered here (not by koa). */
@@ -84,14 +95,21 @@ export class LeanRecordReads {
     const hit = await p.cachedRead(id, identity);
     if (hit === undefined) return this.koa(req, res);
     let body = hit.body;
+    const unchanged = etagMatches(req.headers['if-none-match'], hit.etag);
     if (p.stats) {
       const h = req.headers;
       const ua = typeof h['user-agent'] === 'string' ? h['user-agent'] : '';
       p.stats.viewed(id, ua, clientAddress(identity, req));
-      body = (await p.stats.live(id, body)) ?? body;
+      if (!unchanged) body = (await p.stats.live(id, body)) ?? body;
     }
     const given = req.headers['x-request-id'];
     const requestId = (typeof given === 'string' && given !== '' ? given : randomUUID()).slice(0, 128);
+    if (unchanged) {
+      res.writeHead(304, ['X-Request-Id', requestId, 'Vary', 'Accept', 'ETag', hit.etag, 'Link', hit.link]);
+      res.end();
+      this.answered++;
+      return;
+    }
     res.writeHead(200, [
       'X-Request-Id',
       requestId,

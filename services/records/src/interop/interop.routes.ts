@@ -11,6 +11,7 @@ import { OaiProvider } from '../oai/oai.service.js';
 import { registerOaiRoutes } from '../oai/oai.routes.js';
 import { type CommunityLookup, OaiSets } from '../oai/sets.js';
 import { registerSitemapRoutes } from '../sitemap/sitemap.routes.js';
+import { type CitationPool, sharedCitationPool } from '../export/citation-pool.js';
 import { registerExportRoutes } from '../export/export.routes.js';
 import { describedByTypes } from '../export/formats.js';
 import { landingLinks, linkHeader } from '../export/signposting.js';
@@ -33,12 +34,20 @@ export interface InteropDeps {
     OAI_PAGE_SIZE?: number;
     /** Optional: URLs per sitemap file (default 50,000, the protocol's limit). */
     SITEMAP_MAX_URLS?: number;
+    /** Optional: citation worker threads (default 1). */
+    CITATION_WORKERS?: number;
+    /** Optional: citation renderings waiting beyond those running (default 16). */
+    CITATION_QUEUE_MAX?: number;
+    /** Optional: longest wait for one citation (default 30 s). */
+    CITATION_TIMEOUT_MS?: number;
   };
   logger: Logger;
   db: Knex;
   service: PublishedRecordReader;
   vocabularies?: VocabResolver;
   communities?: CommunityLookup;
+  /** Where formatted citations are rendered; default the process's pool (`sharedCitationPool`) with the configured bounds. */
+  citations?: CitationPool;
 }
 
 /** The OAI-PMH `adminEmail`: configured, else `admin@<host>` (a dotted host, as the OAI schema requires). */
@@ -54,9 +63,20 @@ export type SignpostingHeader = (record: RecordJson) => Promise<{ link: string; 
 /** How long a record read waits for the resource type's props (a cache miss asks vocabularies). */
 const PROPS_WAIT_MS = 150;
 
-/** Register the export routes and `/oai2d`; returns the OAI provider (tests, benchmarks) and the signposting header of record reads. */
-export function registerInteropRoutes(router: Router<AppState>, deps: InteropDeps): { oai: OaiProvider; signposting: SignpostingHeader } {
+/** Register the export routes and `/oai2d`; returns the OAI provider (tests, benchmarks), the signposting header of record reads and the citation pool (warmed by main.ts). */
+export function registerInteropRoutes(
+  router: Router<AppState>,
+  deps: InteropDeps,
+): { oai: OaiProvider; signposting: SignpostingHeader; citations: CitationPool } {
   const c = deps.config;
+  const citations =
+    deps.citations ??
+    sharedCitationPool({
+      workers: c.CITATION_WORKERS ?? 1,
+      queueMax: c.CITATION_QUEUE_MAX ?? 16,
+      timeoutMs: c.CITATION_TIMEOUT_MS ?? 30_000,
+      logger: deps.logger,
+    });
   const props = new VocabPropsCache(deps.vocabularies, { logger: deps.logger });
   const described = describedByTypes();
   const signposting: SignpostingHeader = async (record) => {
@@ -79,6 +99,7 @@ export function registerInteropRoutes(router: Router<AppState>, deps: InteropDep
     siteName: c.SITE_NAME,
     datacentreSymbol: c.DATACITE_DATACENTER_SYMBOL,
     logger: deps.logger,
+    citations,
   });
   const oai = new OaiProvider({
     db: deps.db,
@@ -96,5 +117,5 @@ export function registerInteropRoutes(router: Router<AppState>, deps: InteropDep
   });
   registerOaiRoutes(router, oai);
   registerSitemapRoutes(router, { db: deps.db, baseUrl: c.PUBLIC_BASE_URL, maxUrls: c.SITEMAP_MAX_URLS });
-  return { oai, signposting };
+  return { oai, signposting, citations };
 }

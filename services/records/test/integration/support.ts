@@ -4,6 +4,7 @@
  * services that may be running on the shared server), stub files and vocabularies RPC
  * responders served with the platform's real `serveRpc`, and the koa app under supertest.
  */
+import type { CitationPool } from '../../src/export/citation-pool.js';
 import { AppError, callRpc, type NatsHandle, type SearchEngine, serveRpc } from '@rdm/platform';
 import { spawnNatsServer, testDb, testLogger, testNats, testIdentityHeader } from '@rdm/platform/testing';
 import supertest from 'supertest';
@@ -155,7 +156,7 @@ export interface Env {
 let portSeq = 0;
 
 /** Start the environment (one per test file). */
-export async function startEnv(o: { search?: { engine: SearchEngine; prefix: string } } = {}): Promise<Env> {
+export async function startEnv(o: { search?: { engine: SearchEngine; prefix: string }; citations?: CitationPool } = {}): Promise<Env> {
   const port = 14300 + (process.pid % 500) + portSeq++ * 7;
   const server = spawnNatsServer({ port });
   await server.start();
@@ -241,6 +242,7 @@ export async function startEnv(o: { search?: { engine: SearchEngine; prefix: str
     requests: new RpcRequestsClient(nats.nc, 2000, 5000),
     communities: new RpcCommunitiesClient(nats.nc, 2000),
     nc: nats.nc,
+    ...(o.citations ? { citations: o.citations } : {}),
     ...(o.search ? { engineIndex: new EngineIndexer({ db: tdb.db, engine: o.search.engine, logger, prefix: o.search.prefix }) } : {}),
   };
   const parts = createApp(deps);

@@ -5,11 +5,11 @@
  * platform's JSON error body instead. Record pages carry the record's signposting `Link` header
  * and are cached for anonymous visitors (page-cache.ts).
  */
+import { DEFAULT_CITATION_STYLE } from '@rdm/contracts';
 import { type AppContext as Context, AppError, type AppState, bindRoutes, Errors, type Router } from '@rdm/platform';
 import type { VNode } from 'preact';
 import { type ApiClient, queryOf } from '../api-client.js';
-import type { PageCache } from '../page-cache.js';
-import { DEFAULT_CITATION_STYLE } from '../pages/format.js';
+import { type CachedPage, cachedPage, type PageCache } from '../page-cache.js';
 import { renderPage } from '../pages/layout.js';
 import { ErrorPage, RecordPage, TombstonePage } from '../pages/record.js';
 import { CommunityPage, FACETS, type SearchState, SearchPage } from '../pages/search.js';
@@ -37,6 +37,29 @@ function sendHtml(ctx: Context, status: number, page: VNode, cache = 'no-store')
   ctx.set('Cache-Control', cache);
   ctx.set('Vary', 'Accept, Authorization, Cookie');
   ctx.body = renderPage(page);
+}
+
+/**
+ * Answer a cached page: its bytes as they are (gzip-compressed when the client accepts it), its
+ * own ETag, and 304 without a body when the browser already has it (`If-None-Match`).
+ */
+function sendCached(ctx: Context, page: CachedPage): void {
+  ctx.set('X-Page-Cache', 'hit');
+  if (page.link) ctx.set('Link', page.link);
+  ctx.set('Cache-Control', 'no-cache');
+  ctx.set('Vary', 'Accept, Accept-Encoding, Authorization, Cookie');
+  ctx.set('ETag', page.pageEtag);
+  ctx.type = 'text/html; charset=utf-8';
+  const known = ctx.get('If-None-Match');
+  if (known && known.split(',').some((t) => t.trim().replace(/^W\//, '') === page.pageEtag)) {
+    ctx.status = 304;
+    return;
+  }
+  ctx.status = 200;
+  if (ctx.acceptsEncodings('gzip', 'identity') === 'gzip') {
+    ctx.set('Content-Encoding', 'gzip');
+    ctx.body = page.gzip;
+  } else ctx.body = page.html;
 }
 
 /** Answer an API refusal: the JSON error for JSON clients, else an error page with the same status. */
@@ -134,7 +157,13 @@ export function pagesRouter(deps: PagesDeps): Router<AppState> {
       if (one(ctx.query.preview) && (await draftPreview(ctx, deps, id, token))) return;
       const api = deps.clientOf(ctx);
       const q = queryOf({ token });
-      const rec = await api.get('records', `/api/records/${enc(id)}${q}`);
+      const anonymous = ctx.state.identity.sub === null && token === undefined;
+      // One cached page per record and citation style (a style records refuses is never cached);
+      // a page held is checked with a conditional read: records answers 304 while the revision is the same.
+      const cacheKey = `${id} ${style}`;
+      const held = anonymous ? cache.peek(cacheKey) : undefined;
+      const rec = await api.get('records', `/api/records/${enc(id)}${q}`, held ? { ifNoneMatch: held.etag } : {});
+      if (rec.status === 304 && held) return sendCached(ctx, held);
       if (rec.status === 410) {
         if (wantsJson(ctx)) {
           const tombstone = rec.body?.tombstone;
@@ -152,21 +181,10 @@ export function pagesRouter(deps: PagesDeps): Router<AppState> {
       const record = rec.body;
       const link = rec.headers.get('link') ?? undefined;
       const etag = rec.headers.get('etag') ?? '';
-      const anonymous = ctx.state.identity.sub === null && token === undefined;
       if (link) ctx.set('Link', link);
-      // One cached page per record and citation style (a style records refuses is never cached).
-      const cacheKey = `${record.id} ${style}`;
       if (anonymous && etag) {
         const hit = cache.get(cacheKey, etag);
-        if (hit) {
-          ctx.set('X-Page-Cache', 'hit');
-          ctx.status = 200;
-          ctx.type = 'text/html; charset=utf-8';
-          ctx.set('Cache-Control', 'no-cache');
-          ctx.set('Vary', 'Accept, Authorization, Cookie');
-          ctx.body = hit.html;
-          return;
-        }
+        if (hit) return sendCached(ctx, hit);
       }
       const [versions, files, communities, jsonLd, citation] = await Promise.all([
         api.get('records', `/api/records/${enc(record.id)}/versions${queryOf({ token, size: 100 })}`),
@@ -192,8 +210,10 @@ export function pagesRouter(deps: PagesDeps): Router<AppState> {
       });
       sendHtml(ctx, 200, page, anonymous ? 'no-cache' : 'private, no-store');
       if (anonymous && etag && citation?.status === 200) {
-        cache.set(cacheKey, { etag, html: ctx.body as string, link });
+        const kept = cachedPage(etag, ctx.body as string, link);
+        cache.set(cacheKey, kept);
         ctx.set('X-Page-Cache', 'miss');
+        ctx.set('ETag', kept.pageEtag);
       }
     },
 

@@ -77,31 +77,6 @@ export const EXPORT_FORMATS: readonly ExportFormat[] = [
   { name: 'linkset', label: 'Linkset (FAIR signposting)', mediaType: 'application/linkset+json' },
 ];
 
-/** A citation style of the landing page's citation box (`?style=` of records' `text/x-bibliography`). */
-export interface CitationStyleOption {
-  id: string;
-  label: string;
-}
-
-/**
- * The styles records serves formatted citations in (its export/bibliography.ts `CITATION_STYLES`,
- * in the same order; APA, the first, is the default). A style records stopped serving answers 400
- * there, and the page says so: nothing is rendered here.
- */
-export const CITATION_STYLES: readonly CitationStyleOption[] = [
-  { id: 'apa', label: 'APA' },
-  { id: 'harvard-cite-them-right', label: 'Harvard' },
-  { id: 'modern-language-association', label: 'MLA' },
-  { id: 'vancouver', label: 'Vancouver' },
-  { id: 'chicago-author-date', label: 'Chicago (author-date)' },
-  { id: 'chicago-notes-bibliography', label: 'Chicago (notes and bibliography)' },
-  { id: 'ieee', label: 'IEEE' },
-  { id: 'nature', label: 'Nature' },
-];
-
-/** The default citation style. */
-export const DEFAULT_CITATION_STYLE = 'apa';
-
 /** `["a"]`-like API lists, tolerant of absent or wrong values. */
 export function list<T = any>(v: unknown): T[] {
   return Array.isArray(v) ? (v as T[]) : [];

@@ -8,7 +8,8 @@
  */
 import type { VNode } from 'preact';
 import { sanitizeHtml } from '@rdm/platform';
-import { CITATION_STYLES, EXPORT_FORMATS, humanSize, identifierUrl, list, titleOf } from './format.js';
+import { CITATION_STYLES } from '@rdm/contracts';
+import { EXPORT_FORMATS, humanSize, identifierUrl, list, titleOf } from './format.js';
 import { type Head, Layout, type MetaTag } from './layout.js';
 
 /** Everything the record page shows. */
@@ -155,7 +156,7 @@ function CitationBox({ d }: { d: RecordPageData }): VNode | null {
         <select id="citation-style" name="style">
           {CITATION_STYLES.map((s) => (
             <option value={s.id} selected={s.id === d.citation?.style}>
-              {s.label}
+              {s.title}
             </option>
           ))}
         </select>{' '}
