@@ -501,6 +501,39 @@ export interface RecordEmbargoLiftedV1 {
 }
 
 /**
+ * Data of `rdm.records.record.files-unlock-failed` v1: Records could not apply an accepted file-modification request (record unknown, deleted, or not the request's). Requests puts the request back to submitted with a log event carrying the message.
+ */
+export interface RecordFilesUnlockFailedV1 {
+  /**
+   * The request.
+   */
+  request_id: string;
+  /**
+   * The request topic.
+   */
+  record_id: string;
+  message: string;
+}
+
+/**
+ * Data of `rdm.records.record.files-unlocked` v1: Records applied an accepted file-modification request: the files of the published version may change through its edit draft (which gets its own copy of the files bucket), until a publication of that draft replaces the version's files and consumes the unlock. Confirms the requests saga (request_id).
+ */
+export interface RecordFilesUnlockedV1 {
+  /**
+   * The file-modification request.
+   */
+  request_id: string;
+  /**
+   * The record whose files are unlocked.
+   */
+  record_id: string;
+  /**
+   * Its parent.
+   */
+  parent_id: string;
+}
+
+/**
  * Data of `rdm.records.record.published` v1: A draft was published as a record version.
  */
 export interface RecordPublishedV1 {
@@ -552,6 +585,14 @@ export interface RecordPublishedV1 {
    * Publishing an edit: the media bucket the record used before (replaced by the edit draft's, now media_bucket_id). The files service drops it, locked or not.
    */
   superseded_media_bucket_id?: string;
+  /**
+   * Publishing an edit made under an accepted file-modification request: the request, consumed by this publication (the version's files were replaced by the edit draft's own bucket, now bucket_id).
+   */
+  file_modification_request_id?: string;
+  /**
+   * With file_modification_request_id: the files bucket the version used before. Kept (locked): it holds the files of the earlier revision, the record's history.
+   */
+  superseded_bucket_id?: string;
 }
 
 /**
@@ -1248,6 +1289,8 @@ export interface EventData {
   'rdm.records.record.deleted': RecordDeletedV1;
   'rdm.records.record.deletion-failed': RecordDeletionFailedV1;
   'rdm.records.record.embargo-lifted': RecordEmbargoLiftedV1;
+  'rdm.records.record.files-unlock-failed': RecordFilesUnlockFailedV1;
+  'rdm.records.record.files-unlocked': RecordFilesUnlockedV1;
   'rdm.records.record.published': RecordPublishedV1;
   'rdm.records.record.restored': RecordRestoredV1;
   'rdm.records.review.failed': ReviewFailedV1;

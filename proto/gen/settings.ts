@@ -105,6 +105,7 @@ export const DECLARED_SETTINGS: Readonly<Record<string, readonly string[]>> = {
   READY_UPSTREAMS_CACHE_MS: ['gateway'],
   READY_UPSTREAMS_MODE: ['gateway'],
   RECORDS_DELETION_GRACE_PERIOD_DAYS: ['records'],
+  RECORDS_FILE_MODIFICATION_GRACE_PERIOD_DAYS: ['records'],
   RECORDS_URL: ['web', 'webhooks', 'gateway'],
   REQUESTS_ACTION_TIMEOUT_MS: ['records'],
   REQUESTS_COMMENT_MAX_LENGTH: ['requests'],

@@ -249,6 +249,14 @@ export async function freshPublished(w: World): Promise<string> {
   return d.id;
 }
 
+/** A published record of owner with one file, not in any community (file-modification requests need files). */
+export async function freshPublishedWithFile(w: World): Promise<string> {
+  const d = await createRecordDraft(w.users.owner.token, 'Authz throwaway record with a file');
+  await putFile(w.users.owner.token, d.id, 'data.txt');
+  must(await api(`/api/records/${d.id}/draft/actions/publish`, { method: 'POST', token: w.users.owner.token }), [202], 'publish fresh');
+  return d.id;
+}
+
 /** A metadata-only record of owner published into C (through a review curator accepted). */
 export async function freshInCommunity(w: World): Promise<string> {
   const d = await freshDraft(w);

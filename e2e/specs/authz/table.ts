@@ -36,6 +36,7 @@ import {
   freshDeleted,
   freshDraft,
   freshPublished,
+  freshPublishedWithFile,
   freshInCommunity,
   freshRequest,
   LOGO,
@@ -420,6 +421,26 @@ export const TABLE: Row[] = [
     scope: 'record',
     body: () => ({ reason: 'spam', comment: 'authz matrix' }),
     prepare: async (c) => ({ id: await freshPublished(c.w) }),
+    expect: `
+      state            anon owner other reader curator manager cowner admin lview lprev ledit
+      draft            403  404   404   404    404     404     404    404   403   403   403
+      review           403  404   404   404    404     404     404    404   403   403   403
+      public           403  201   403   403    403     403     403    403   403   403   403
+      restricted       403  201   403   403    403     403     403    403   403   403   403
+      embargoed        403  201   403   403    403     403     403    403   403   403   403
+      restrictedFiles  403  201   403   403    403     403     403    403   403   403   403
+      deleted          403  410   410   410    410     410     410    410   403   403   403
+    `,
+  },
+  {
+    // Only the owner asks to modify the files of a published record (InvenioRDM 13+
+    // `file-modification`, as deletion requests: RecordOwners); administrators accept after the
+    // grace period. The owner acts on a fresh record with a file (unlocked at once: within the
+    // grace period). Anonymous callers are refused before the record is looked up.
+    op: 'POST /api/records/{id}/file-modification',
+    scope: 'record',
+    body: () => ({ comment: 'The authz matrix asks to modify the files.' }),
+    prepare: async (c) => ({ id: await freshPublishedWithFile(c.w) }),
     expect: `
       state            anon owner other reader curator manager cowner admin lview lprev ledit
       draft            403  404   404   404    404     404     404    404   403   403   403

@@ -213,6 +213,59 @@ describe('IIIF of restricted files', () => {
   });
 });
 
+describe('IIIF links of files listings', () => {
+  it("should give image entries of a record's and a draft's files listing the IIIF links of the record's entries, and they answer", async () => {
+    const rec = await published({ 'pic.png': png, 'notes.txt': Buffer.from('text') });
+    const listed = await api(`/api/records/${rec.id}/files`, { token: owner.token });
+    const entry = (listed.body.entries as any[]).find((e) => e.key === 'pic.png');
+    const names = ['iiif_canvas', 'iiif_base', 'iiif_info', 'iiif_api'];
+    for (const n of names) expect(entry.links[n], n).toBe(rec.files.entries['pic.png'].links[n]);
+    for (const n of ['iiif_canvas', 'iiif_info', 'iiif_api']) expect((await get(entry.links[n])).status, n).toBe(200);
+    const text = (listed.body.entries as any[]).find((e) => e.key === 'notes.txt');
+    expect(Object.keys(text.links).sort()).toEqual(['content', 'self']);
+
+    const d = await createDraft(owner.token);
+    await upload(owner.token, d.body.id, { 'draft.png': png });
+    const drafts = await api(`/api/records/${d.body.id}/draft/files`, { token: owner.token });
+    const de = drafts.body.entries[0];
+    expect(de.links.iiif_info).toMatch(new RegExp(`/api/iiif/draft:${d.body.id}:draft.png/info.json$`));
+    for (const n of ['iiif_canvas', 'iiif_info', 'iiif_api']) expect((await get(de.links[n], { token: owner.token })).status, n).toBe(200);
+  });
+});
+
+describe('IIIF manifests read with a secret link', () => {
+  it("should hand a viewer image URLs that carry the token, so a restricted record's images load from the manifest alone", async () => {
+    const rec = await published({ 'a.png': png, 'b.png': png }, { record: 'restricted', files: 'restricted' });
+    const link = await api(`/api/records/${rec.id}/access/links`, { method: 'POST', token: owner.token, body: { permission: 'view' } });
+    expect(link.status).toBe(201);
+    const token = link.body.token as string;
+    expect((await get(rec.links.self_iiif_manifest)).status).toBe(403);
+    const res = await get(`${rec.links.self_iiif_manifest}?token=${encodeURIComponent(token)}`);
+    expect(res.status).toBe(200);
+    const manifest = res.json();
+    const canvases = manifest.sequences[0].canvases as any[];
+    expect(canvases.map((c) => c.label)).toEqual(['a.png', 'b.png']);
+    for (const c of canvases) {
+      const resource = c.images[0].resource;
+      const service = resource.service['@id'] as string;
+      // Anonymously, with nothing but the manifest's URLs (as a viewer on another origin).
+      for (const url of [c['@id'], resource['@id'], `${service}/info.json`, `${service}/full/!64,64/0/default.jpg`]) {
+        expect(url).toContain(token);
+        expect((await get(url)).status, url).toBe(200);
+      }
+      const info = (await get(`${service}/info.json`)).json();
+      expect((await get(`${info['@id']}/0,0,16,16/16,/0/default.png`)).status).toBe(200);
+      // The same service without the token stays closed.
+      expect((await get(`${service.replace(/;token=.*$/, '')}/info.json`)).status).toBe(403);
+    }
+    const v3 = await get(`${rec.links.self_iiif_manifest}?token=${encodeURIComponent(token)}`, {
+      accept: 'application/ld+json;profile="http://iiif.io/api/presentation/3/context.json"',
+    });
+    const body = v3.json().items[0].items[0].items[0].body;
+    expect((await get(`${body.service[0]['@id']}/full/!64,64/0/default.jpg`)).status).toBe(200);
+  });
+});
+
 describe('IIIF of drafts and of huge images', () => {
   it("should serve a draft's manifest to its owner only", async () => {
     const d = await createDraft(owner.token);

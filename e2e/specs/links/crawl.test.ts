@@ -36,7 +36,6 @@ const NONE_YET: Record<string, string> = {
   'settings_html /communities/': 'community settings (an edit form) are out of scope of issue 23 (README, "Landing pages")',
   'thumbnails@draft': "a draft's thumbnails name `record:<id>`, as InvenioRDM's do; they answer once it is published (README)",
   'requests@draft': 'a draft never published has no record whose requests to list (InvenioRDM: 404 too)',
-  file_modification: 'issue 24: file-modification requests',
 };
 
 /** The NONE_YET key excusing a link, if any. */

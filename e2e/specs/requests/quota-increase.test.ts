@@ -152,6 +152,10 @@ describe('quota-increase requests', () => {
     const draft = await newDraft();
     const declined = await ask(draft.id, owner.token, { quota_size: 128 * MiB, reason: 'Please.' });
     expect(declined.status).toBe(201);
+    // One open request per draft (InvenioRDM refuses duplicate open requests).
+    const dup = await ask(draft.id, owner.token, { quota_size: 256 * MiB, reason: 'Twice.' });
+    expect(dup.status).toBe(400);
+    expect(dup.body.message).toBe('A quota increase request for this draft is already open.');
     expect((await api(`/api/requests/${declined.body.id}/actions/decline`, { method: 'POST', token: owner.token, body: {} })).status).toBe(
       403,
     );
@@ -160,7 +164,13 @@ describe('quota-increase requests', () => {
     await event('rdm.requests.request.declined', (d) => d.id === declined.body.id);
     await mail(`To: ${owner.email}`, 'declined', draft.id);
 
-    const cancelled = await ask(draft.id, owner.token, { quota_size: 128 * MiB, reason: 'Again.' });
+    // Records closes the draft's slot on the declined event: the owner may ask again.
+    let cancelled = await ask(draft.id, owner.token, { quota_size: 128 * MiB, reason: 'Again.' });
+    for (let i = 0; cancelled.status === 400 && i < 40; i++) {
+      await new Promise((r) => setTimeout(r, 250));
+      cancelled = await ask(draft.id, owner.token, { quota_size: 128 * MiB, reason: 'Again.' });
+    }
+    expect(cancelled.status).toBe(201);
     expect(
       (await api(`/api/requests/${cancelled.body.id}/actions/cancel`, { method: 'POST', token: stranger.token, body: {} })).status,
     ).toBe(403);

@@ -122,6 +122,12 @@ export const GENERATED_ROUTES: readonly RouteSpec[] = [
     summary: "The owner asks for the record's deletion",
   },
   {
+    pattern: '/api/records/{id}/file-modification',
+    methods: ['POST'],
+    service: 'records',
+    summary: 'The owner asks to modify the files of the published record',
+  },
+  {
     pattern: '/api/records/{id}/quota-increase',
     methods: ['POST'],
     service: 'records',

@@ -79,7 +79,7 @@ export function createApp(deps: AppDeps) {
     const { review, recordCommunities: communities, communityRecords } = parts;
     registerReviewRoutes(router, { review, communities, communityRecords, baseUrl: deps.config.PUBLIC_BASE_URL });
   }
-  registerDeletionRoutes(router, deletion, parts.deletionRequests, parts.quotaRequests);
+  registerDeletionRoutes(router, deletion, parts.deletionRequests, parts.quotaRequests, parts.fileModificationRequests);
   registerAbuseRoutes(router, parts.abuse, {
     max: deps.config.ABUSE_REPORTS_PER_WINDOW ?? 5,
     windowMs: (deps.config.ABUSE_REPORTS_WINDOW_SECONDS ?? 600) * 1000,

@@ -25,6 +25,7 @@ import { DoiSync } from './datacite/doi-sync.js';
 import { EmbargoLifter } from './jobs/embargo.job.js';
 import { accessRequestWorkers } from './events/access-requests.consumer.js';
 import { deletionRequestWorkers } from './events/deletion-requests.consumer.js';
+import { fileModificationWorkers } from './events/file-modification-requests.consumer.js';
 import { filesCommittedWorker } from './events/files-committed.consumer.js';
 import { quotaRequestWorkers } from './events/quota-requests.consumer.js';
 import { mailerWorker } from './events/mailer.consumer.js';
@@ -103,6 +104,10 @@ export async function recordsWorkers(d: WorkersDeps) {
     ...deletionRequestWorkers({
       ...{ db, nats, logger, from, admins: to, baseUrl: config.PUBLIC_BASE_URL },
       ...{ deletion: parts.deletion, users: clients.users, sender: smtpSender(smtpUrl) },
+    }),
+    ...fileModificationWorkers({
+      ...{ db, nats, logger, from, admins: to, baseUrl: config.PUBLIC_BASE_URL },
+      ...{ users: clients.users, sender: smtpSender(smtpUrl) },
     }),
     ...quotaRequestWorkers({
       ...{ db, nats, logger, from, admins: to, baseUrl: config.PUBLIC_BASE_URL },

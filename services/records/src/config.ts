@@ -103,6 +103,13 @@ export const configProperties = {
     description:
       "Days after a record's publication during which its owner's deletion request is accepted at once (records without an external DOI); later, an administrator decides.",
   },
+  RECORDS_FILE_MODIFICATION_GRACE_PERIOD_DAYS: {
+    type: 'integer',
+    default: 30,
+    minimum: 0,
+    description:
+      "Days after a record's publication during which its owner's file-modification request (InvenioRDM 13+) is accepted at once, unlocking the files of the published version; later, an administrator decides.",
+  },
   ALLOW_RESTRICTED_RECORDS: {
     type: 'boolean',
     default: true,

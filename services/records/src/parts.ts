@@ -22,6 +22,7 @@ import type { CommunitiesPort, FilesPort, RequestsPort, SearchIndexPort, Vocabul
 import { recordComponents, RecordsService } from './domain/records.service.js';
 import { DeletionRequestService } from './deletion/deletion-request.service.js';
 import { DeletionService } from './deletion/deletion.service.js';
+import { FileModificationRequestService } from './file-modification/file-modification-request.service.js';
 import { QuotaRequestService } from './quota/quota-request.service.js';
 import { AccessRequestEffects } from './events/access-request-effects.js';
 import { ReviewSaga } from './events/review-saga.js';
@@ -40,6 +41,7 @@ export interface PartsDeps {
         RecordsConfig,
         | 'RESTRICTION_GRACE_PERIOD_DAYS'
         | 'RECORDS_DELETION_GRACE_PERIOD_DAYS'
+        | 'RECORDS_FILE_MODIFICATION_GRACE_PERIOD_DAYS'
         | 'ALLOW_RESTRICTION_AFTER_GRACE_PERIOD'
         | 'ABUSE_REPORTS_PER_WINDOW'
         | 'ABUSE_REPORTS_WINDOW_SECONDS'
@@ -133,6 +135,13 @@ export function buildRecordsParts(deps: PartsDeps) {
         gracePeriodDays: config.RECORDS_DELETION_GRACE_PERIOD_DAYS ?? 30,
       }),
     quotaRequests: deps.requests && new QuotaRequestService({ db, requests: deps.requests }),
+    fileModificationRequests:
+      deps.requests &&
+      new FileModificationRequestService({
+        db,
+        requests: deps.requests,
+        gracePeriodDays: config.RECORDS_FILE_MODIFICATION_GRACE_PERIOD_DAYS ?? 30,
+      }),
     abuse: new AbuseService({ db }),
     accessLinks,
     grants: new GrantsService({ db, index, require }),

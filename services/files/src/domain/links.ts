@@ -1,9 +1,17 @@
 /** Absolute links of file lists and entries, built from PUBLIC_BASE_URL. */
 import type { FilesKind, FilesScope } from './authorizer.js';
-import { encodeKeyPath } from './keys.js';
+import { encodeKeyPath, keyExtension } from './keys.js';
 
 /** Path segment of a bucket kind: `files` or `media-files`. */
 export const kindSegment = (kind: FilesKind = 'files') => (kind === 'media' ? 'media-files' : 'files');
+
+/** Extensions of the files that get IIIF links (records' `IIIF_FORMATS`: what the image server reads). */
+export const IIIF_EXTENSIONS = ['gif', 'jp2', 'jpeg', 'jpg', 'png', 'tif', 'tiff'];
+
+/** Whether `key` names an image the IIIF server serves (by extension, as records' links decide). */
+export function isIiifImage(key: string): boolean {
+  return IIIF_EXTENSIONS.includes(keyExtension(key) ?? '');
+}
 
 /** Link builder bound to the public base URL. */
 export class FileLinks {
@@ -42,10 +50,25 @@ export class FileLinks {
     return { self: `${p}/${seg}`, archive: `${p}/${seg}-archive` };
   }
 
-  /** `{self, content, commit?}` of one entry (`commit` only on drafts). */
+  /**
+   * `{self, content, commit?}` of one entry (`commit` only on drafts), and for an image of the
+   * files bucket InvenioRDM 14's IIIF links (its `FileLinks`: `iiif_canvas`, `iiif_base`,
+   * `iiif_info`, `iiif_api`; identifiers `record:<id>:<key>` / `draft:<id>:<key>`), as records'
+   * `files.entries` carry them.
+   */
   entry(recordId: string, scope: FilesScope, key: string, kind: FilesKind = 'files'): Record<string, string> {
     const self = `${this.prefix(recordId, scope)}/${kindSegment(kind)}/${encodeKeyPath(key)}`;
-    return scope === 'draft' ? { self, content: `${self}/content`, commit: `${self}/commit` } : { self, content: `${self}/content` };
+    const out: Record<string, string> =
+      scope === 'draft' ? { self, content: `${self}/content`, commit: `${self}/commit` } : { self, content: `${self}/content` };
+    if (kind === 'files' && isIiifImage(key)) {
+      const item = `${this.base}/api/iiif/${scope}:${encodeURIComponent(recordId)}`;
+      const image = `${item}:${encodeURIComponent(key)}`;
+      out.iiif_canvas = `${item}/canvas/${encodeURIComponent(key)}`;
+      out.iiif_base = image;
+      out.iiif_info = `${image}/info.json`;
+      out.iiif_api = `${image}/full/full/0/default.png`;
+    }
+    return out;
   }
 
   /**

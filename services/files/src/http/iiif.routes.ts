@@ -8,8 +8,8 @@ import { type AppContext, type AppState, bindRoutes, Errors, notModified, Router
 import type { FilesTarget } from '../domain/authorizer.js';
 import { FilesErrors } from '../domain/errors.js';
 import { decodeKeyPath } from '../domain/keys.js';
-import { type IiifIdentifier, parseIdentifier, unknownIdentifier } from '../iiif/identifier.js';
-import { bodyStream, type IiifService } from '../iiif/iiif.service.js';
+import { type IiifIdentifier, identifierSegment, isLinkToken, parseIdentifier, unknownIdentifier } from '../iiif/identifier.js';
+import { bodyStream, type IiifService, isIiifImage } from '../iiif/iiif.service.js';
 import { IIIF_OUTPUT_FORMATS, IIIF_QUALITIES, parseImageRequest } from '../iiif/params.js';
 import {
   canvasV2,
@@ -36,9 +36,14 @@ function segments(ctx: AppContext): string[] {
   return ctx.path.replace(/^\/api\/iiif\//, '').split('/');
 }
 
-function targetOf(ctx: AppContext, id: IiifIdentifier): FilesTarget {
+/** The caller's secret-link token: `?token=` / `?access_token=`, else the identifier's `;token=` suffix. */
+function tokenOf(ctx: AppContext, id: IiifIdentifier): string | undefined {
   const q = ctx.query;
-  const token = typeof q.token === 'string' ? q.token : typeof q.access_token === 'string' ? q.access_token : undefined;
+  return typeof q.token === 'string' ? q.token : typeof q.access_token === 'string' ? q.access_token : id.token;
+}
+
+function targetOf(ctx: AppContext, id: IiifIdentifier): FilesTarget {
+  const token = tokenOf(ctx, id);
   return { identity: ctx.state.identity, recordId: id.recordId, scope: id.scope, ...(token ? { token } : {}) };
 }
 
@@ -66,8 +71,9 @@ function sendJson(ctx: AppContext, body: unknown, profile?: string): void {
   ctx.type = ld ? `application/ld+json${profile ? `;profile="${profile}"` : ''}` : 'application/json';
 }
 
-const imageBaseUrl = (baseUrl: string, id: IiifIdentifier & { key: string }) =>
-  `${baseUrl}/api/iiif/${id.scope}:${encodeURIComponent(id.recordId)}:${encodeURIComponent(id.key)}`;
+/** An image service's `@id`; with a token, carried as `;token=` so that viewers' appended paths keep it. */
+const imageBaseUrl = (baseUrl: string, id: IiifIdentifier & { key: string }, token?: string) =>
+  `${baseUrl}/api/iiif/${identifierSegment({ scope: id.scope, recordId: id.recordId, key: id.key, ...(token && isLinkToken(token) ? { token } : {}) })}`;
 
 /** info.json of an image (Image API 2.1, level 2). */
 export function infoJson(base: string, width: number, height: number, limits: { maxWidth: number; maxHeight: number; maxArea: number }) {
@@ -129,8 +135,16 @@ export function iiifRouter({ iiif, baseUrl }: IiifRoutesDeps): Router<AppState> 
 
   const subject = async (ctx: AppContext): Promise<PresentationSubject> => {
     const id = itemIdentifier(ctx);
+    const token = tokenOf(ctx, id);
     const { grant, images } = await iiif.manifestData(targetOf(ctx, id));
-    return { scope: id.scope, recordId: id.recordId, baseUrl: base, metadata: grant.metadata ?? {}, images };
+    return {
+      scope: id.scope,
+      recordId: id.recordId,
+      baseUrl: base,
+      metadata: grant.metadata ?? {},
+      images,
+      ...(token && isLinkToken(token) ? { token } : {}),
+    };
   };
 
   bindRoutes(
@@ -140,7 +154,7 @@ export function iiifRouter({ iiif, baseUrl }: IiifRoutesDeps): Router<AppState> 
         const id = imageIdentifier(ctx);
         const dims = await iiif.info(targetOf(ctx, id), id.key);
         ctx.set('Link', profileLink);
-        sendJson(ctx, infoJson(imageBaseUrl(base, id), dims.width, dims.height, iiif.limits));
+        sendJson(ctx, infoJson(imageBaseUrl(base, id, tokenOf(ctx, id)), dims.width, dims.height, iiif.limits));
       },
       iiifManifest: async (ctx) => {
         const s = await subject(ctx);
@@ -156,7 +170,11 @@ export function iiifRouter({ iiif, baseUrl }: IiifRoutesDeps): Router<AppState> 
         if (key === null) throw FilesErrors.invalidKey('File key is not valid percent-encoding.');
         const s = await subject(ctx);
         const img = s.images.find((i) => i.file.key === key);
-        if (!img) throw FilesErrors.fileKeyNotFound(s.recordId, key);
+        if (!img) {
+          // An image the manifest left out (unreadable, too large) answers as its info.json does (422), not 404.
+          if (isIiifImage(key)) await iiif.info(targetOf(ctx, itemIdentifier(ctx)), key);
+          throw FilesErrors.fileKeyNotFound(s.recordId, key);
+        }
         sendJson(ctx, canvasV2(s, img, true));
       },
       iiifImage: async (ctx) => {
@@ -187,7 +205,7 @@ export function iiifRouter({ iiif, baseUrl }: IiifRoutesDeps): Router<AppState> 
         const qs = ctx.querystring ? `?${ctx.querystring}` : '';
         ctx.set('Access-Control-Allow-Origin', '*');
         ctx.status = 303;
-        ctx.redirect(`${imageBaseUrl(base, id)}/info.json${qs}`);
+        ctx.redirect(`${imageBaseUrl(base, id, id.token)}/info.json${qs}`);
         ctx.status = 303;
       },
     },

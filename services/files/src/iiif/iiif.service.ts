@@ -13,6 +13,7 @@
  *
  * When to use: from http/iiif.routes.ts only.
  */
+import { IIIF_EXTENSIONS, isIiifImage as isIiifImageKey } from '../domain/links.js';
 import { Readable } from 'node:stream';
 import { AppError, type Knex, type Logger } from '@rdm/platform';
 import type Sharp from 'sharp';
@@ -33,7 +34,7 @@ import {
 } from './params.js';
 
 /** Extensions offered through IIIF (records' IIIF_FORMATS, InvenioRDM's default). */
-export const IIIF_SOURCE_EXTENSIONS = ['gif', 'jp2', 'jpeg', 'jpg', 'png', 'tif', 'tiff'];
+export const IIIF_SOURCE_EXTENSIONS = IIIF_EXTENSIONS;
 
 /** Bytes read to find an image's dimensions before anything is decoded. */
 const HEAD_BYTES = 256 * 1024;
@@ -137,10 +138,8 @@ async function readAll(stream: Readable, limit: number): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-/** Whether `key` is offered through IIIF (its extension). */
-export function isIiifImage(key: string): boolean {
-  return IIIF_SOURCE_EXTENSIONS.includes(keyExtension(key) ?? '');
-}
+/** Whether `key` is offered through IIIF (its extension; the one rule files' links follow too). */
+export const isIiifImage = isIiifImageKey;
 
 /** The IIIF image server (see header). */
 export class IiifService {

@@ -28,22 +28,30 @@ export interface PresentationSubject {
   baseUrl: string;
   metadata: NonNullable<BucketGrant['metadata']>;
   images: ManifestImage[];
+  /**
+   * The secret-link token the document was read with: every URL of it carries it (documents and
+   * canvases as `?token=`, image services as the identifier's `;token=` suffix, which survives
+   * the paths viewers append), so a viewer given the manifest can load the images.
+   */
+  token?: string;
 }
 
 const enc = encodeURIComponent;
 type Json = Record<string, unknown>;
 
-/** The links of a record's IIIF documents and of one of its images. */
-export function iiifLinks(s: Pick<PresentationSubject, 'scope' | 'recordId' | 'baseUrl'>) {
+/** The links of a record's IIIF documents and of one of its images (with the reader's token, if any). */
+export function iiifLinks(s: Pick<PresentationSubject, 'scope' | 'recordId' | 'baseUrl' | 'token'>) {
   const root = `${s.baseUrl}/api/iiif`;
   const item = `${root}/${s.scope}:${enc(s.recordId)}`;
+  const q = s.token ? `?token=${enc(s.token)}` : '';
+  const image = (key: string) => `${item}:${enc(key)}${s.token ? `;token=${s.token}` : ''}`;
   return {
-    manifest: `${item}/manifest`,
-    sequence: `${item}/sequence/default`,
-    canvas: (key: string) => `${item}/canvas/${enc(key)}`,
-    annotation: (key: string) => `${item}/canvas/${enc(key)}#painting`,
-    imageBase: (key: string) => `${item}:${enc(key)}`,
-    imageFull: (key: string) => `${item}:${enc(key)}/full/full/0/default.png`,
+    manifest: `${item}/manifest${q}`,
+    sequence: `${item}/sequence/default${q}`,
+    canvas: (key: string) => `${item}/canvas/${enc(key)}${q}`,
+    annotation: (key: string) => `${item}/canvas/${enc(key)}${q}#painting`,
+    imageBase: image,
+    imageFull: (key: string) => `${image(key)}/full/full/0/default.png`,
   };
 }
 

@@ -120,6 +120,8 @@ export interface PublishCommit {
   parentPatch: Partial<ParentRow>;
   /** Whether the parent's pids changed (pids component): the parent row and documents are rewritten. */
   parentChanged: boolean;
+  /** An edit publishing its own copy of the files (files component): the unlock it consumed and the bucket it replaces. */
+  fileModification?: { requestId: string; supersededBucketId: string };
 }
 
 /**

@@ -7,16 +7,36 @@
  * search documents, and the `authorize-files` answer the files service asks for on every request
  * (media-files buckets answered by media.component.ts).
  *
- * When to use: a lifecycle component (`update`, `lockPublish`, `afterDeleteDraft`)
- * and for the files operations it delegates (`importFiles`, `refreshDraftFiles`, `authorize`).
+ * File modification (InvenioRDM 13+, `file-modification/`): an edit draft shares its record's
+ * locked bucket, unless the record's files were unlocked by an accepted file-modification
+ * request. Then the edit draft gets its OWN copy of the bucket (`editCopy`: objects linked, no
+ * bytes copied; new id), whose files are editable (grant `locked: false`) and summarized live;
+ * publishing it freezes that bucket (one `lock` with `if_complete`, as a first publication), the
+ * record takes it as its `bucket_id` (a new revision; the earlier bucket stays locked with the
+ * earlier revision's files) and the unlock is consumed in the publication's transaction
+ * (`publish`). Discarding such an edit draft drops its copy; the unlock stays for the next edit.
+ *
+ * When to use: a lifecycle component (`update`, `lockPublish`, `publish`, `afterDeleteDraft`)
+ * and for the files operations it delegates (`importFiles`, `refreshDraftFiles`, `authorize`,
+ * `editCopy`).
  */
+import { randomUUID } from 'node:crypto';
 import { AppError, Errors, type Identity, type Knex, type MsgLogger, withTransaction } from '@rdm/platform';
 import type { BucketGrant, RecordsAuthorizeFilesRequest } from '@rdm/contracts';
+import * as fm from '../repo/file-modification-requests.repo.js';
 import * as repo from '../repo/records.repo.js';
 import { type AccessComponent, ctxOf } from './access.component.js';
 import { withLinkToken } from './link-token.js';
 import { draftDoc, frozenSummary } from './builders.js';
-import { type DraftDeletion, type DraftWrite, loadDraft, loadRecord, type PublishCheck, type RecordComponent } from './component.js';
+import {
+  type DraftDeletion,
+  type DraftWrite,
+  loadDraft,
+  loadRecord,
+  type PublishCheck,
+  type PublishCommit,
+  type RecordComponent,
+} from './component.js';
 import { fieldErrors, RecordErrors } from './errors.js';
 import { fileListLinks } from './links.js';
 import type { MediaComponent } from './media.component.js';
@@ -45,10 +65,11 @@ export class FilesComponent implements RecordComponent {
 
   constructor(private readonly d: FilesDeps) {}
 
-  /** The files summary of a draft: its record's frozen one for edit drafts, else the live manifest. */
+  /** The files summary of a draft: its record's frozen one for edit drafts sharing its bucket, else the live manifest. */
   async summaryOf(draft: DraftRow, hasRecord: boolean): Promise<{ summary: FrozenFiles; record?: RecordRow }> {
     const record = hasRecord ? await repo.getRecord(this.d.db, draft.id) : undefined;
-    if (record) return { summary: frozenSummary(record.files), record };
+    if (record && !ownsBucket(draft, record)) return { summary: frozenSummary(record.files), record };
+    if (record) return { summary: summarizeManifest(await this.d.files.manifest(draft.bucket_id)), record };
     return { summary: summarizeManifest(await this.d.files.manifest(draft.bucket_id)) };
   }
 
@@ -104,7 +125,9 @@ export class FilesComponent implements RecordComponent {
   }
 
   private async checkAndLock(c: PublishCheck, o: { lock: boolean }): Promise<FrozenFiles> {
-    const { draft, record } = c;
+    const { draft } = c;
+    // An edit draft with its own bucket (file modification) is frozen as a first publication.
+    const record = c.record && !ownsBucket(draft, c.record) ? c.record : undefined;
     // Why files errors count: the media check runs first (a pending media file must not freeze the files).
     const othersValid = c.errors.metadata.length + c.errors.files.length + c.errors.pids.length + c.errors.communities.length === 0;
     let manifest: Manifest | undefined;
@@ -123,10 +146,43 @@ export class FilesComponent implements RecordComponent {
     return summarizeManifest(draft.files.enabled ? manifest : undefined);
   }
 
-  /** After a draft deletion (not an edit draft's: its bucket is the record's): ask files to drop the bucket now (best effort). */
+  /**
+   * Publication (in its transaction): an edit draft with its own bucket consumes the record's
+   * file-modification unlock (400 when there is none: its files cannot replace the version's).
+   */
+  async publish(trx: Knex.Transaction, p: PublishCommit): Promise<void> {
+    if (!p.isEdit || !p.record || !ownsBucket(p.draft, p.record)) return;
+    const unlock = await fm.unlocked(trx, p.record.id, true);
+    if (!unlock?.request_id) throw Errors.badRequest('The files of this record are locked: ask for a file modification first.');
+    await fm.setState(trx, unlock.request_id, 'consumed', ['unlocked']);
+    p.fileModification = { requestId: unlock.request_id, supersededBucketId: p.record.bucket_id };
+  }
+
+  /**
+   * Edit: the bucket of an edit draft of `record` — the record's own (locked) one, or, when an
+   * accepted file-modification request unlocked its files, a new copy of it (objects linked).
+   * `current`: the bucket the edit draft has now (an existing edit draft's), kept when it is
+   * already its own copy.
+   */
+  async editCopy(record: RecordRow, current?: string): Promise<string> {
+    if (current && current !== record.bucket_id) return current;
+    if (!record.files.enabled || !(await fm.unlocked(this.d.db, record.id))) return record.bucket_id;
+    const copy = `${record.id}-files-${randomUUID()}`;
+    await this.d.files.importFiles(record.bucket_id, copy);
+    return copy;
+  }
+
+  /** After a draft deletion (an edit draft's only when it had its own copy): ask files to drop the bucket now (best effort). */
   async afterDeleteDraft(d: DraftDeletion): Promise<void> {
-    if (d.kind === 'edit') return;
-    const bucketId = d.draft.bucket_id;
+    if (d.kind === 'edit') {
+      const record = await repo.getRecord(this.d.db, d.draft.id);
+      if (!record || !ownsBucket(d.draft, record)) return;
+    }
+    await this.drop(d.draft.bucket_id);
+  }
+
+  /** Drop a bucket nothing refers to (a deleted draft's, an unused edit copy): best effort, files' event consumer retries. */
+  async drop(bucketId: string): Promise<void> {
     // Why: the event makes the files service drop the bucket eventually; asking now frees it at once.
     try {
       await this.d.files.deleteBucket(bucketId);
@@ -193,7 +249,9 @@ export class FilesComponent implements RecordComponent {
     if (req.scope === 'draft') {
       const { draft, parent, hasRecord } = await loadDraft(this.d.db, req.record_id, { write: req.action === 'update' });
       await this.d.access.require(req.action === 'update' ? 'update_draft' : 'read_draft', identity, ctxOf(draft, parent), parent);
-      return withMetadata(grantOf(draft, hasRecord), draft, req);
+      // An edit draft's files are locked, unless it has its own copy (file modification).
+      const record = hasRecord ? await repo.getRecord(this.d.db, draft.id) : undefined;
+      return withMetadata(grantOf(draft, !!record && !ownsBucket(draft, record)), draft, req);
     }
     const { record, parent } = await loadRecord(this.d.db, req.record_id);
     if (req.action === 'update') throw Errors.permissionDenied();
@@ -226,6 +284,11 @@ function withMetadata(grant: BucketGrant, row: DraftRow | RecordRow, req: Author
     metadata.creators = m.creators.map((c: { person_or_org?: { name?: unknown } }) => ({ name: String(c?.person_or_org?.name ?? '') }));
   }
   return { ...grant, metadata };
+}
+
+/** Has an edit draft its own bucket, not its record's (file modification)? */
+export function ownsBucket(draft: DraftRow, record: RecordRow): boolean {
+  return draft.bucket_id !== record.bucket_id;
 }
 
 function grantOf(row: DraftRow | RecordRow, locked: boolean): BucketGrant {

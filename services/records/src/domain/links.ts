@@ -18,6 +18,8 @@ export interface LinkSubject {
   hasReview?: boolean;
   /** The caller may ask for the record's deletion (its owner: adds `request_deletion`). */
   mayRequestDeletion?: boolean;
+  /** The caller may ask to modify the record's files (its owner: adds `file_modification`). */
+  mayRequestFileModification?: boolean;
   /** The caller may ask for a larger quota (the owner: adds `quota_increase`). */
   mayRequestQuota?: boolean;
 }
@@ -111,19 +113,22 @@ export function itemLinks(s: LinkSubject, cfg: LinkConfig): Record<string, unkno
   links['communities-suggestions'] = `${rec}/communities-suggestions`;
   if (isRecord) {
     if (s.mayRequestDeletion) links.request_deletion = `${rec}/request-deletion`;
-    links.file_modification = `${rec}/file-modification`;
+    if (s.mayRequestFileModification) links.file_modification = `${rec}/file-modification`;
   }
   if (s.mayRequestQuota) links.quota_increase = `${rec}/quota-increase`;
   links.requests = `${rec}/requests`;
   return links;
 }
 
-/** Per-file links inside `files.entries` of a record read (`self`, `content`). */
-export function fileEntryLinks(id: string, key: string, kind: 'draft' | 'record', cfg: LinkConfig): Record<string, string> {
-  const root = `${cfg.baseUrl}/api/records/${enc(id)}${kind === 'draft' ? '/draft' : ''}/files/${encodeKey(key)}`;
+/**
+ * Per-file links inside `files.entries` (and, with `media`, `media_files.entries`) of a record
+ * read (`self`, `content`; image files of `files` also their IIIF links).
+ */
+export function fileEntryLinks(id: string, key: string, kind: 'draft' | 'record', cfg: LinkConfig, media = false): Record<string, string> {
+  const root = `${cfg.baseUrl}/api/records/${enc(id)}${kind === 'draft' ? '/draft' : ''}/${media ? 'media-files' : 'files'}/${encodeKey(key)}`;
   const links: Record<string, string> = { self: root, content: `${root}/content` };
   if (kind === 'draft') links.commit = `${root}/commit`;
-  if (IIIF_FORMATS.includes(extOf(key))) {
+  if (!media && IIIF_FORMATS.includes(extOf(key))) {
     const uuid = `${kind}:${enc(id)}:${enc(key)}`;
     links.iiif_canvas = `${cfg.baseUrl}/api/iiif/${kind}:${enc(id)}/canvas/${enc(key)}`;
     links.iiif_base = `${cfg.baseUrl}/api/iiif/${uuid}`;

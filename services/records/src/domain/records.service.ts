@@ -326,8 +326,9 @@ export class RecordsService {
       await this.access.require('edit', identity, ctxOf(existing, parent), parent);
       const current = await repo.getRecord(this.d.db, id);
       if (current && current.deletion_status !== 'P') throw Errors.gone();
-      const { summary } = await this.files.summaryOf(existing, !!current);
-      return { kind: 'draft', doc: draftDoc(existing, parent, !!current, summary) };
+      const draft = current ? await this.ownFilesCopy(existing, current, parent) : existing;
+      const { summary } = await this.files.summaryOf(draft, !!current);
+      return { kind: 'draft', doc: draftDoc(draft, parent, !!current, summary) };
     }
     const record = await repo.getRecord(this.d.db, id);
     if (!record) throw Errors.pidDoesNotExist();
@@ -335,29 +336,58 @@ export class RecordsService {
     if (record.deletion_status !== 'P') throw Errors.gone();
     await this.access.require('edit', identity, ctxOf(record, parent), parent);
     const media = await this.media.editCopy(record);
+    // The record's bucket, or its own copy when a file-modification request unlocked the files.
+    const bucket = await this.files.editCopy(record);
+    const dropCopies = async () => {
+      await this.media.drop(media.bucket_id);
+      if (bucket !== record.bucket_id) await this.files.drop(bucket);
+    };
     return withTransaction(this.d.db, async (trx) => {
       const lockedRecord = (await repo.getRecord(trx, id, true))!;
       // Deleted meanwhile (the deletion locks the same row): no edit draft of it.
       if (lockedRecord.deletion_status !== 'P') {
-        await this.media.drop(media.bucket_id);
+        await dropCopies();
         throw Errors.gone();
       }
       const again = await repo.getDraft(trx, id);
       const lockedParent = (await repo.getParent(trx, record.parent_id))!;
       const frozen = frozenSummary(lockedRecord.files);
-      if (again || lockedRecord.media_files?.bucket_id !== record.media_files?.bucket_id) {
-        // Why: a concurrent edit won (or was even published meanwhile): this media copy is nobody's.
-        await this.media.drop(media.bucket_id);
+      if (again || lockedRecord.media_files?.bucket_id !== record.media_files?.bucket_id || lockedRecord.bucket_id !== record.bucket_id) {
+        // Why: a concurrent edit won (or was even published meanwhile): these copies are nobody's.
+        await dropCopies();
         if (!again) throw Errors.conflict('The record changed meanwhile; please retry.');
         return { kind: 'draft' as const, doc: draftDoc(again, lockedParent, true, frozen) };
       }
-      const draft: DraftRow = { ...editDraft(lockedRecord, new Date()), media_files: media };
+      // A new copy of the files holds what the record's do: the frozen summary describes both.
+      const draft: DraftRow = { ...editDraft(lockedRecord, new Date()), media_files: media, bucket_id: bucket };
       await repo.insertDraft(trx, draft);
       const doc = draftDoc(draft, lockedParent, true, frozen);
       await this.d.index.index(trx, { kind: 'draft', row: draft, doc });
       await this.d.index.setHasDraft(trx, id, true);
       return { kind: 'draft' as const, doc };
     });
+  }
+
+  /**
+   * An existing edit draft of `record` after a file-modification unlock: it gets its own copy of
+   * the files bucket (written on the locked row; a concurrent edit's copy wins, ours is dropped).
+   * Unchanged when it already has one or the files are not unlocked.
+   */
+  private async ownFilesCopy(draft: DraftRow, record: RecordRow, parent: ParentRow): Promise<DraftRow> {
+    const bucket = await this.files.editCopy(record, draft.bucket_id);
+    if (bucket === draft.bucket_id) return draft;
+    const updated = await withTransaction(this.d.db, async (trx) => {
+      const locked = await repo.getDraft(trx, draft.id, true);
+      if (!locked || locked.bucket_id !== record.bucket_id) return locked;
+      const now = new Date();
+      const revision = await repo.updateDraft(trx, draft.id, { bucket_id: bucket }, now);
+      const row: DraftRow = { ...locked, bucket_id: bucket, updated: now, revision_id: revision };
+      await this.d.index.index(trx, { kind: 'draft', row, doc: draftDoc(row, parent, true, frozenSummary(record.files)) });
+      return row;
+    });
+    if (!updated || updated.bucket_id !== bucket) await this.files.drop(bucket);
+    if (!updated) throw Errors.pidDoesNotExist();
+    return updated;
   }
 
   /** POST /api/records/{id}/draft/actions/publish. */
@@ -430,6 +460,11 @@ export class RecordsService {
     let published: RecordRow;
     if (lockedRecord) {
       const patch = editedRecordPatch(locked, lockedRecord, pids.pids, o.frozen.media);
+      // File modification: the edit draft's own bucket, frozen at the checks, replaces the version's files.
+      if (p.fileModification) {
+        const { count, total_bytes, entries } = o.frozen;
+        Object.assign(patch, { bucket_id: locked.bucket_id, files: { ...patch.files, count, total_bytes, entries } });
+      }
       const revision = await repo.updateRecord(trx, id, patch, now);
       await repo.setDraftRevision(trx, id, locked.revision_id);
       published = { ...lockedRecord, ...patch, updated: now, revision_id: revision };
@@ -448,7 +483,13 @@ export class RecordsService {
     const event = await writeOutbox(trx, {
       subject: 'rdm.records.record.published',
       aggregate: { type: 'record', id, revision: published.revision_id },
-      data: { ...recordPublishedData(published, newParent, o.requestId), ...this.media.publishedEventData(published, lockedRecord) },
+      data: {
+        ...recordPublishedData(published, newParent, o.requestId),
+        ...this.media.publishedEventData(published, lockedRecord),
+        ...(p.fileModification
+          ? { file_modification_request_id: p.fileModification.requestId, superseded_bucket_id: p.fileModification.supersededBucketId }
+          : {}),
+      },
     });
     return { view: { kind: 'record', doc }, event: event as unknown as EventEnvelope };
   }

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { defaultAccess } from './access.js';
 import type { ParentRow, RecordRow } from './model.js';
 import { buildDoc, formatTimestamp, serializeItem } from './serializers.js';
+import { fileEntryLinks } from './links.js';
 
 const BASE = 'https://rdm.example.org';
 const owner = { sub: '7', roles: [] };
@@ -208,5 +209,18 @@ describe(serializeItem.name, () => {
     expect(sut.links.latest).toBeUndefined();
     expect(sut.links.doi).toBeUndefined();
     expect(sut.status).toBe('draft');
+  });
+});
+
+describe(fileEntryLinks.name, () => {
+  const cfg = { baseUrl: 'https://rdm.test' };
+
+  it('should lead media file entries to the media-files endpoints, without IIIF links', () => {
+    expect(fileEntryLinks('a1', 'cover.png', 'record', cfg, true)).toEqual({
+      self: 'https://rdm.test/api/records/a1/media-files/cover.png',
+      content: 'https://rdm.test/api/records/a1/media-files/cover.png/content',
+    });
+    expect(fileEntryLinks('a1', 'cover.png', 'record', cfg).iiif_info).toBe('https://rdm.test/api/iiif/record:a1:cover.png/info.json');
+    expect(fileEntryLinks('a1', 'data.txt', 'draft', cfg).self).toBe('https://rdm.test/api/records/a1/draft/files/data.txt');
   });
 });

@@ -201,7 +201,7 @@ export function serializeItem(doc: ItemDoc, o: SerializeOptions): Record<string,
       item[section] = { enabled: f.enabled };
     } else if (o.fileLinks && f.entries) {
       for (const [key, entry] of Object.entries(f.entries as Record<string, any>)) {
-        entry.links = fileEntryLinks(item.id, key, o.kind, { baseUrl: o.baseUrl });
+        entry.links = fileEntryLinks(item.id, key, o.kind, { baseUrl: o.baseUrl }, section === 'media_files');
       }
     }
   }
@@ -217,6 +217,8 @@ export function serializeItem(doc: ItemDoc, o: SerializeOptions): Record<string,
       hasReview: !!item.parent?.review,
       // InvenioRDM's `can_request_deletion`: the record's owners only.
       mayRequestDeletion: o.identity.sub !== null && !!ctx.ownerId && String(ctx.ownerId) === String(o.identity.sub),
+      // InvenioRDM's file-modification requests: the record's owners only (as deletion requests).
+      mayRequestFileModification: o.identity.sub !== null && !!ctx.ownerId && String(ctx.ownerId) === String(o.identity.sub),
       // The draft's owner asks for more space (`quota-increase`); others could not use the link.
       mayRequestQuota: o.identity.sub !== null && !!ctx.ownerId && String(ctx.ownerId) === String(o.identity.sub),
     },

@@ -14,8 +14,20 @@ import { consumerWorker, type Knex, type Logger, type NatsHandle } from '@rdm/pl
 import type { UserEmailsPort } from '../domain/ports.js';
 import type { MailSender } from '../mail/mailer.js';
 import { quotaOutcomeMail, quotaRequestedMail } from '../quota/quota-request-mail.js';
+import * as qr from '../repo/quota-requests.repo.js';
 import { draftByBucketWithRecordFlag, getDraftWithParent } from '../repo/records.repo.js';
 import type { RequestEventData } from './review-saga.js';
+
+/** Durable consumer closing records' slot of a quota-increase request once it is no longer open. */
+export const QUOTA_REQUEST_SLOTS_DURABLE = 'records-quota-request-slots';
+/** Events after which a quota-increase request is no longer open. */
+const CLOSING = [
+  'rdm.requests.request.accepted',
+  'rdm.requests.request.declined',
+  'rdm.requests.request.cancelled',
+  'rdm.requests.request.expired',
+  'rdm.requests.request.deleted',
+];
 
 /** Durable consumer mailing administrators (new) and owners (declined). */
 export const QUOTA_REQUEST_MAILER_DURABLE = 'records-quota-request-mailer';
@@ -37,13 +49,23 @@ export interface QuotaRequestWorkersOptions {
   backoffMs?: number[];
 }
 
-/** The two mailers (for runService). */
+/** The slot closer and the two mailers (for runService). */
 export function quotaRequestWorkers(o: QuotaRequestWorkersOptions) {
   const common = { db: o.db, js: o.nats.js, jsm: o.nats.jsm, logger: o.logger, service: 'records' };
   const retry = { maxDeliver: o.maxDeliver ?? 2000, backoffMs: o.backoffMs ?? [1000, 5000, 15000, 30000, 60000] };
   const titleOf = (d: { id: string; metadata?: Record<string, unknown> } | undefined, fallback: string) =>
     String(d?.metadata?.title || d?.id || fallback);
   return [
+    consumerWorker({
+      ...common,
+      stream: 'REQUESTS',
+      durable: QUOTA_REQUEST_SLOTS_DURABLE,
+      filterSubject: 'rdm.requests.request.*',
+      maxDeliver: o.maxDeliver,
+      backoffMs: o.backoffMs,
+      skip: (env) => (env.data as { type?: string } | undefined)?.type !== 'quota-increase' || !CLOSING.includes(env.type),
+      handler: (trx: Knex.Transaction, e) => qr.closeRequest(trx, String((e.data as unknown as RequestEventData).id)),
+    }),
     consumerWorker({
       ...common,
       ...retry,

@@ -10,18 +10,21 @@ import { AppError, type AppContext, type AppState, bindRoutes, ifMatch, isAppErr
 import type { Middleware } from 'koa';
 import type { DeletionRequestService } from '../deletion/deletion-request.service.js';
 import type { DeletionService } from '../deletion/deletion.service.js';
+import type { FileModificationRequestService } from '../file-modification/file-modification-request.service.js';
 import type { QuotaRequestService } from '../quota/quota-request.service.js';
 import { DELETION_ROUTES } from './lifecycle.decl.js';
 
 /**
  * Register `DELETE /api/records/{id}/delete` (also `POST`, as the gateway table), `POST …/restore`
- * and the owner's `POST …/request-deletion` and `POST …/quota-increase` (501 without the requests service).
+ * and the owner's `POST …/request-deletion`, `POST …/file-modification` and `POST …/quota-increase`
+ * (501 without the requests service).
  */
 export function registerDeletionRoutes(
   router: Router<AppState>,
   deletion: DeletionService,
   requests?: DeletionRequestService,
   quota?: QuotaRequestService,
+  fileModification?: FileModificationRequestService,
 ): void {
   const remove = async (ctx: AppContext) => {
     const body = await jsonBody(ctx, { limit: '64kb' });
@@ -42,6 +45,12 @@ export function registerDeletionRoutes(
         if (!requests) throw new AppError('not_implemented', 501, 'Deletion requests need the requests service.');
         const body = await jsonBody(ctx, { limit: '64kb' });
         ctx.body = (await requests.request(ctx.state.identity, String(ctx.params.id), body)).request;
+        ctx.status = 201;
+      },
+      requestFileModification: async (ctx: AppContext) => {
+        if (!fileModification) throw new AppError('not_implemented', 501, 'File modification requests need the requests service.');
+        const body = await jsonBody(ctx, { limit: '64kb' });
+        ctx.body = (await fileModification.request(ctx.state.identity, String(ctx.params.id), body)).request;
         ctx.status = 201;
       },
       requestQuotaIncrease: async (ctx: AppContext) => {

@@ -1,6 +1,6 @@
 /**
  * Route tables of deletion, restore and abuse reports (part of the records API, routes.decl.ts):
- * `/api/records/{id}/delete`, `…/restore`, `…/request-deletion`, `…/quota-increase`, `…/report-abuse`, with their documentation and schemas.
+ * `/api/records/{id}/delete`, `…/restore`, `…/request-deletion`, `…/file-modification`, `…/quota-increase`, `…/report-abuse`, with their documentation and schemas.
  * The `stats` block is described on the record schema.
  *
  * When to edit: deletion.routes.ts, abuse.routes.ts or their components change. Only the platform
@@ -76,6 +76,38 @@ export const DELETION_ROUTES = defineRoutes({
       responses: {
         '201': {
           description: 'The request (accepted when the deletion was immediate, `submitted` otherwise).',
+          headers: rate,
+          content: json({ type: 'object', additionalProperties: true }),
+        },
+        ...errors('403', '404'),
+      },
+    },
+    [idParam],
+  ),
+  requestFileModification: operationRoute(
+    'POST',
+    '/api/records/{id}/file-modification',
+    {
+      operationId: 'requestFileModification',
+      summary: 'The owner asks to modify the files of the published record',
+      description:
+        'Creates a `file-modification` request (InvenioRDM 13+; receiver the administrators, topic the record; `comment`, at least 25 characters, becomes its first comment) and answers it (201). ' +
+        'Within `RECORDS_FILE_MODIFICATION_GRACE_PERIOD_DAYS` of its publication the request is accepted at once by the system; otherwise an administrator accepts or declines it, and the owner may cancel it. ' +
+        "Once accepted the record's files are unlocked: the record's edit draft (`POST /api/records/{id}/draft`) gets its own copy of the files, editable through `…/draft/files`, and publishing it replaces the version's files (a new revision) and consumes the unlock. " +
+        'Only the owner (403 otherwise, anonymous included); 400 `A file modification request for this record already exists.` while one is open or unlocked; 400 when files are disabled; 404 unknown or a draft; 410 deleted.',
+      tags: TAGS,
+      security: AUTHENTICATED,
+      requestBody: {
+        required: false,
+        content: json({
+          type: 'object',
+          additionalProperties: false,
+          properties: { comment: { type: 'string', minLength: 25, maxLength: 5000 } },
+        }),
+      },
+      responses: {
+        '201': {
+          description: 'The request (accepted when within the grace period, `submitted` otherwise).',
           headers: rate,
           content: json({ type: 'object', additionalProperties: true }),
         },

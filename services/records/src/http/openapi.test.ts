@@ -124,6 +124,7 @@ describe(openapiFromRoutes.name, () => {
         'POST /api/records/{id}/restore',
         'POST /api/records/{id}/report-abuse',
         'POST /api/records/{id}/request-deletion',
+        'POST /api/records/{id}/file-modification',
         'POST /api/records/{id}/quota-increase',
         'PUT /api/records/{id}/draft',
         'POST /api/records/{id}/draft',

@@ -12,13 +12,21 @@
  * `events/quota-requests.consumer.ts`.
  *
  * Refusals: anonymous 403; unknown 404; not the owner 403; a published record without a draft:
- * 400 "edit it first" to its owner (410 once deleted); bad fields 400.
+ * 400 "edit it first" to its owner (410 once deleted); bad fields 400; an open quota-increase
+ * request on the draft 400 `A quota increase request for this draft is already open.` (one open
+ * request per draft: the row claimed in `quota_requests` and the RPC create in one transaction,
+ * the row closed by `events/quota-requests.consumer.ts`).
  *
  * When to use: the quota-increase route and the item links (`mayRequestQuota`).
  */
-import { Errors, type FieldError, type Identity, type Knex } from '@rdm/platform';
+import { randomUUID } from 'node:crypto';
+import { Errors, type FieldError, type Identity, type Knex, withTransaction } from '@rdm/platform';
 import type { RequestsPort, RequestView } from '../domain/ports.js';
+import * as qr from '../repo/quota-requests.repo.js';
 import * as repo from '../repo/records.repo.js';
+
+/** The refusal of a second open request on a draft. */
+export const QUOTA_REQUEST_OPEN = 'A quota increase request for this draft is already open.';
 
 /** Longest reason accepted. */
 export const MAX_QUOTA_REASON = 5000;
@@ -70,15 +78,22 @@ export class QuotaRequestService {
     if (!mayRequestQuota(identity, parent.owner_id)) throw Errors.permissionDenied();
     const input = parseQuotaAsk(body);
     const userId = String(identity.sub);
-    return this.d.requests.create({
-      identity: { sub: identity.sub, roles: [...identity.roles] },
-      type: 'quota-increase',
-      created_by: { user: userId },
-      receiver: { group: 'admin' },
-      topic: { record: draft.id },
-      title: String(draft.metadata?.title || draft.id),
-      payload: { quota_size: input.quotaSize, reason: input.reason, bucket_id: draft.bucket_id },
-      comment: { content: input.reason, format: 'html' },
+    return withTransaction(this.d.db, async (trx) => {
+      const slot = randomUUID();
+      if (!(await qr.claimOpen(trx, slot, draft.id))) throw Errors.badRequest(QUOTA_REQUEST_OPEN);
+      const created = await this.d.requests.create({
+        identity: { sub: identity.sub, roles: [...identity.roles] },
+        type: 'quota-increase',
+        created_by: { user: userId },
+        receiver: { group: 'admin' },
+        topic: { record: draft.id },
+        title: String(draft.metadata?.title || draft.id),
+        payload: { quota_size: input.quotaSize, reason: input.reason, bucket_id: draft.bucket_id },
+        comment: { content: input.reason, format: 'html' },
+        key: `quota-increase:${slot}`,
+      });
+      await qr.setRequestId(trx, slot, created.id);
+      return created;
     });
   }
 }

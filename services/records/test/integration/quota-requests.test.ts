@@ -140,6 +140,10 @@ describe('quota-increase requests (records side)', () => {
       payload: { quota_size: 20_000_000_000, reason: 'Raw sonar data.', bucket_id },
       comment: { content: 'Raw sonar data.', format: 'html' },
     });
+    // One open request per draft, as InvenioRDM refuses duplicate open requests.
+    const again = await env.request.post(`/api/records/${d.id}/quota-increase`).set(as(OWNER)).send({ quota_size: 1, reason: 'More.' });
+    expect(again.status).toBe(400);
+    expect(again.body.message).toBe('A quota increase request for this draft is already open.');
     await requestEvent('created', res.body);
     await waitFor(
       () =>
@@ -154,6 +158,13 @@ describe('quota-increase requests (records side)', () => {
       {
         timeoutMs: 10_000,
       },
+    );
+    // Declined: the draft's slot is free again (records' consumer closed it).
+    await waitFor(
+      async () =>
+        (await env.request.post(`/api/records/${d.id}/quota-increase`).set(as(OWNER)).send({ quota_size: 2, reason: 'Again.' })).status ===
+        201,
+      { timeoutMs: 10_000 },
     );
     await publishEvent('rdm.files.bucket.quota-changed', { bucket_id, quota_bytes: 20_000_000_000, request_id: res.body.id }, bucket_id);
     await waitFor(

@@ -41,7 +41,7 @@ function req(type: string, status: Status, over: Partial<RequestRow> = {}): Requ
 }
 
 describe('request type registry', () => {
-  it('should register the four community types, the two access request types, the record deletion and quota increase types as data', () => {
+  it('should register the four community types, the two access request types, the record deletion, file modification and quota increase types as data', () => {
     expect(
       requestTypes()
         .map((t) => t.id)
@@ -51,6 +51,7 @@ describe('request type registry', () => {
       'community-invitation',
       'community-membership-request',
       'community-submission',
+      'file-modification',
       'guest-access-request',
       'quota-increase',
       'record-deletion',
@@ -71,6 +72,8 @@ describe('request type registry', () => {
       'rdm.records.inclusion.added',
       'rdm.records.record.deleted',
       'rdm.records.record.deletion-failed',
+      'rdm.records.record.files-unlock-failed',
+      'rdm.records.record.files-unlocked',
       'rdm.records.record.published',
       'rdm.records.review.failed',
     ]);

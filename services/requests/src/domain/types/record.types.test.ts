@@ -2,7 +2,13 @@ import type { Identity } from '@rdm/platform';
 import { describe, expect, it } from 'vitest';
 import type { RequestRow, Status } from '../model.js';
 import { availableActions, canDelete, canRead, mayRunAction } from '../policy.js';
-import { BUCKET_QUOTA_CHANGED_SUBJECT, RECORD_DELETED_SUBJECT, RECORD_DELETION_FAILED_SUBJECT } from './record.types.js';
+import {
+  BUCKET_QUOTA_CHANGED_SUBJECT,
+  RECORD_DELETED_SUBJECT,
+  RECORD_DELETION_FAILED_SUBJECT,
+  RECORD_FILES_UNLOCK_FAILED_SUBJECT,
+  RECORD_FILES_UNLOCKED_SUBJECT,
+} from './record.types.js';
 import { effectSubjects, requestType } from './registry.js';
 
 const user = (sub: string, roles: string[] = []): Identity => ({ sub, roles });
@@ -83,6 +89,29 @@ describe('quota-increase type', () => {
   it('should let administrators accept or decline, the owner only cancel, a stranger nothing', () => {
     const open = quota('submitted');
     expect(availableActions(ADMIN, open, t, {}).sort()).toEqual(['accept', 'decline']);
+    expect(availableActions(OWNER, open, t, {})).toEqual(['cancel']);
+    expect(availableActions(STRANGER, open, t, {})).toEqual([]);
+    expect(mayRunAction('accept', OWNER, open, t, {})).toBe(false);
+    expect(canRead(STRANGER, open, t, {})).toBe(false);
+    expect(canRead(OWNER, open, t, {})).toBe(true);
+  });
+});
+
+describe('file-modification type', () => {
+  const t = requestType('file-modification')!;
+  const fm = (status: Status): RequestRow => ({ ...req(status), type: 'file-modification', payload: {} });
+
+  it('should be created submitted, never expire, and take effect when records unlocks the files', () => {
+    expect(t).toMatchObject({ initialStatus: 'submitted', expiresInDays: null, label: 'File modification', deletable: false });
+    expect(t.refs).toEqual({ created_by: ['user'], receiver: ['group'], topic: ['record'] });
+    expect(t.effect).toEqual({ mode: 'saga', confirm: [RECORD_FILES_UNLOCKED_SUBJECT], fail: [RECORD_FILES_UNLOCK_FAILED_SUBJECT] });
+    expect(effectSubjects()).toEqual(expect.arrayContaining([RECORD_FILES_UNLOCKED_SUBJECT, RECORD_FILES_UNLOCK_FAILED_SUBJECT]));
+  });
+
+  it('should let administrators and the system accept or decline, the owner only cancel, a stranger nothing', () => {
+    const open = fm('submitted');
+    expect(availableActions(ADMIN, open, t, {}).sort()).toEqual(['accept', 'decline']);
+    expect(availableActions(SYSTEM, open, t, {}).sort()).toEqual(['accept', 'cancel', 'decline']);
     expect(availableActions(OWNER, open, t, {})).toEqual(['cancel']);
     expect(availableActions(STRANGER, open, t, {})).toEqual([]);
     expect(mayRunAction('accept', OWNER, open, t, {})).toBe(false);

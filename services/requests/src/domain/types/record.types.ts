@@ -18,6 +18,14 @@
  *   owner's reason, the draft's bucket). Accepting makes the files service raise that bucket's
  *   quota: a `saga` confirmed by `rdm.files.bucket.quota-changed` carrying the `request_id`.
  *   Decline by administrators, cancel by the owner; it never expires.
+ * - `file-modification` (InvenioRDM 13+ `FileModification`): created by a record's owner
+ *   (`{user}`) through records' `POST /api/records/<id>/file-modification`, received by the
+ *   administrators, topic the record; `payload` `{comment?}`. Records creates it `submitted` and,
+ *   within its grace period after publication, accepts it at once as the system. Accepting makes
+ *   records unlock the record's files (its edit draft gets its own editable copy; the next
+ *   publication replaces the version's files and consumes the unlock): a `saga` confirmed by
+ *   `rdm.records.record.files-unlocked` carrying the `request_id`, failed by
+ *   `rdm.records.record.files-unlock-failed`. Decline by administrators, cancel by the owner.
  */
 import type { RequestType } from './request-type.js';
 
@@ -30,7 +38,12 @@ export const BUCKET_QUOTA_CHANGED_SUBJECT = 'rdm.files.bucket.quota-changed';
 /** Subject of records' event reporting a `record-deletion` it could not apply. */
 export const RECORD_DELETION_FAILED_SUBJECT = 'rdm.records.record.deletion-failed';
 
-/** Both types: an administrator (or records, as the system) accepts or declines; the owner may cancel. */
+/** Subject of records' unlock of a record's files, confirming an accepted `file-modification` (with `request_id`). */
+export const RECORD_FILES_UNLOCKED_SUBJECT = 'rdm.records.record.files-unlocked';
+/** Subject of records' event reporting a `file-modification` it could not apply. */
+export const RECORD_FILES_UNLOCK_FAILED_SUBJECT = 'rdm.records.record.files-unlock-failed';
+
+/** Every type: an administrator (or records, as the system) accepts or declines; the owner may cancel. */
 const ADMINISTRATORS_DECIDE: RequestType['actions'] = {
   accept: { from: ['submitted'], to: 'accepted', who: ['admin', 'system'], log: 'accepted' },
   decline: { from: ['submitted'], to: 'declined', who: ['admin', 'system'], log: 'declined' },
@@ -66,6 +79,21 @@ export const RECORD_TYPES: RequestType[] = [
     deletable: false,
     // Records passes the draft's title.
     defaultTitle: () => 'Quota increase',
+    selfHtml: (req) => `/me/requests/${req.id}`,
+    contextCommunity: 'receiver',
+  },
+  {
+    id: 'file-modification',
+    label: 'File modification',
+    initialStatus: 'submitted',
+    refs: { created_by: ['user'], receiver: ['group'], topic: ['record'] },
+    needsContext: { creator: [], receiver: [] },
+    actions: ADMINISTRATORS_DECIDE,
+    effect: { mode: 'saga', confirm: [RECORD_FILES_UNLOCKED_SUBJECT], fail: [RECORD_FILES_UNLOCK_FAILED_SUBJECT] },
+    expiresInDays: null,
+    deletable: false,
+    // Records passes `File modification request for "<title>"`.
+    defaultTitle: () => 'File modification',
     selfHtml: (req) => `/me/requests/${req.id}`,
     contextCommunity: 'receiver',
   },
