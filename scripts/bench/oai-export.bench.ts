@@ -129,7 +129,12 @@ function renderRates(): { name: string; perSecond: number; bytes: number }[] {
     let bytes = 0;
     const t0 = performance.now();
     while (performance.now() - t0 < EXPORT_MS) {
-      for (let i = 0; i < 50; i++) bytes = f.render(r, ctx).length;
+      for (let i = 0; i < 50; i++) {
+        const out = f.render(r, ctx);
+        // Without `ctx.citations` every format renders synchronously (only citations go to a worker).
+        if (typeof out !== 'string') throw new Error(`${f.name}: rendered asynchronously`);
+        bytes = out.length;
+      }
       n += 50;
     }
     return { name: f.name, perSecond: n / ((performance.now() - t0) / 1000), bytes };

@@ -51,7 +51,7 @@ function sendCached(ctx: Context, page: CachedPage): void {
   ctx.set('ETag', page.pageEtag);
   ctx.type = 'text/html; charset=utf-8';
   const known = ctx.get('If-None-Match');
-  if (known && known.split(',').some((t) => t.trim().replace(/^W\//, '') === page.pageEtag)) {
+  if (known?.split(',').some((t) => t.trim().replace(/^W\//, '') === page.pageEtag)) {
     ctx.status = 304;
     return;
   }
