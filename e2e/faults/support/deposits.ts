@@ -66,7 +66,7 @@ export async function httpCall(
 /** Why an answer is not an acceptable refusal (null when it is a proper 503). */
 export function badRefusal(a: Answer): string | null {
   if (a.status !== 503) return `HTTP ${a.status} ${a.text.slice(0, 200)}`;
-  if (!a.retryAfter) return '503 without Retry-After';
+  if (!a.retryAfter) return `503 without Retry-After: ${a.text.slice(0, 200)}`;
   if (a.body?.status !== 503 || typeof a.body?.message !== 'string') return `503 body ${a.text.slice(0, 200)}`;
   return null;
 }
