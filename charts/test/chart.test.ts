@@ -85,6 +85,16 @@ describe.each(SETS)('charts/rdm with $name', (values) => {
     expect(custom.length).toBe(values.files.includes('ci/production-values.yaml') ? 1 : 0);
   });
 
+  it('lets a terminating pod keep accepting while it leaves the endpoints, inside its grace period', () => {
+    const config = byKind(objs, 'ConfigMap').find((o) => o.metadata.name === 'rdm-config');
+    const drainMs = Number(config?.data?.SHUTDOWN_DRAIN_DELAY_MS);
+    expect(drainMs).toBeGreaterThanOrEqual(1000);
+    for (const d of byKind(objs, 'Deployment')) {
+      // The drain delay, then up to SHUTDOWN_TIMEOUT_MS (10 s) of draining, before the kubelet's SIGKILL.
+      expect(d.spec.template.spec.terminationGracePeriodSeconds * 1000, d.metadata.name).toBeGreaterThan(drainMs + 10_000);
+    }
+  });
+
   it('gives an in-cluster PostgreSQL room for every service pool and the migration Jobs', () => {
     const pg = byKind(objs, 'StatefulSet').find((o) => o.metadata.name === 'rdm-postgresql');
     if (!pg) return; // external database (production values)

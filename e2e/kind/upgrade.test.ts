@@ -60,11 +60,14 @@ describe('kind cluster: helm upgrade to a build with a new migration under a rea
   let forward: PortForward | undefined;
   let pg: PgPool | undefined;
   let buildDir = '';
+  /** One signed-in reader each: the gateway's rate limit (1,000 a minute per token, 500 per anonymous address) is not what this measures. */
+  let readerTokens: string[] = [];
 
   beforeAll(async () => {
     if (!(await clusterUp())) throw new Error('no kind cluster with the release (run scripts/kind/up.sh, or `make test-kind`)');
     pinIngressHost();
     const user = await clusterUser('upgrade');
+    readerTokens = (await Promise.all(Array.from({ length: READERS }, (_, i) => clusterUser(`reader${i}`)))).map((u) => u.token);
     const api = `${BASE}/api/records`;
     for (let i = 0; i < RECORDS; i++) {
       const content = `upgrade trial ${i} ${Date.now()}\n`;
@@ -136,8 +139,8 @@ describe('kind cluster: helm upgrade to a build with a new migration under a rea
           `${BASE}/api/records/${s.id}/files/data.txt/content`,
           `${BASE}/api/records?q=${encodeURIComponent('"Upgrade trial"')}&size=5`,
         ][i % 3] as string;
-        answers.push({ what: url, a: await httpCall(url, { timeoutMs: 20_000 }) });
-        await sleep(20);
+        answers.push({ what: url, a: await httpCall(url, { token: readerTokens[r], timeoutMs: 20_000 }) });
+        await sleep(100); // ≤ 10 a second per reader: inside its token's rate limit
       }
     });
     const t0 = Date.now();
