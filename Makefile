@@ -16,7 +16,7 @@ export PATH := $(ROOT)/.tools/bin:$(ROOT)/node_modules/.bin:$(PATH)
 
 .PHONY: help up deps browser iiif-validator node-deps pnpm infra minio opensearch migrate stop clean distclean \
 	test test-unit test-integration test-faults test-e2e fuzz bench lint typecheck \
-	user revoke-token deactivate-user kind-build kind-up kind-down reindex vocabularies-import build images chart-check docker-up docker-down
+	user revoke-token deactivate-user kind-build kind-up kind-down test-kind reindex vocabularies-import build images chart-check docker-up docker-down
 
 help: ## list targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-z0-9-]+):.*## (.*)/  make \1\t\2/' | expand -t 28
@@ -254,6 +254,10 @@ kind-build: ## build (or reuse, cached by version in /var/lib/rdm-kind) kind, Ku
 
 kind-up: node-deps ## kind cluster built here + Traefik ingress + images + helm install charts/rdm + smoke test through the ingress
 	@bash scripts/kind/up.sh
+
+test-kind: node-deps ## kind trials: kind-up (cluster, release, smoke test through the ingress), then the pod-kill trial (vitest --project kind); not in make test (README, Deploy on Kubernetes)
+	@bash scripts/kind/up.sh
+	@cd $(ROOT) && $(ROOT)/node_modules/.bin/vitest run --project kind
 
 kind-down: ## delete the kind cluster of kind-up (cached builds and images stay)
 	@bash scripts/kind/down.sh

@@ -65,6 +65,18 @@ export default defineConfig({
         },
       },
       {
+        // Trials in the kind cluster of scripts/kind/up.sh (`make test-kind`): pod kills through the ingress.
+        test: {
+          name: 'kind',
+          include: ['e2e/kind/**/*.test.ts'],
+          environment: 'node',
+          testTimeout: 1_800_000,
+          hookTimeout: 600_000,
+          pool: 'forks',
+          fileParallelism: false,
+        },
+      },
+      {
         test: {
           name: 'e2e',
           include: ['e2e/specs/**/*.test.ts'],

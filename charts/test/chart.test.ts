@@ -85,7 +85,30 @@ describe.each(SETS)('charts/rdm with $name', (values) => {
     expect(custom.length).toBe(values.files.includes('ci/production-values.yaml') ? 1 : 0);
   });
 
-  it('has one Deployment per service with /readyz and /healthz probes, resources and a read-only, non-root container', () => {
+  it('lets a terminating pod keep accepting while it leaves the endpoints, inside its grace period', () => {
+    const config = byKind(objs, 'ConfigMap').find((o) => o.metadata.name === 'rdm-config');
+    const drainMs = Number(config?.data?.SHUTDOWN_DRAIN_DELAY_MS);
+    expect(drainMs).toBeGreaterThanOrEqual(1000);
+    for (const d of byKind(objs, 'Deployment')) {
+      // The drain delay, then up to SHUTDOWN_TIMEOUT_MS (10 s) of draining, before the kubelet's SIGKILL.
+      expect(d.spec.template.spec.terminationGracePeriodSeconds * 1000, d.metadata.name).toBeGreaterThan(drainMs + 10_000);
+    }
+  });
+
+  it('gives an in-cluster PostgreSQL room for every service pool and the migration Jobs', () => {
+    const pg = byKind(objs, 'StatefulSet').find((o) => o.metadata.name === 'rdm-postgresql');
+    if (!pg) return; // external database (production values)
+    const args: string[] = pg.spec.template.spec.containers[0].args ?? [];
+    const max = Number(args.join(' ').match(/max_connections=(\d+)/)?.[1]);
+    const config = byKind(objs, 'ConfigMap').find((o) => o.metadata.name === 'rdm-config');
+    const pool = Number(config?.data?.DATABASE_POOL_MAX);
+    const pods = byKind(objs, 'Deployment').reduce((n, d) => n + (d.spec.replicas ?? 1), 0);
+    expect(pool).toBeGreaterThan(0);
+    // Every replica's pool at once, plus one migration Job per migrated service (pool ≥ 2 each) and headroom.
+    expect(max).toBeGreaterThanOrEqual(pods * pool + MIGRATED.length * 2 + 20);
+  });
+
+  it('has one Deployment per service with /readyz (the gateway: /healthz) and /healthz probes, resources and a read-only, non-root container', () => {
     const deployments = byKind(objs, 'Deployment');
     expect(deployments.map((d) => d.metadata.name).sort()).toEqual(SERVICES.map((s) => `rdm-${s}`));
     for (const d of deployments) {
@@ -95,7 +118,9 @@ describe.each(SETS)('charts/rdm with $name', (values) => {
       expect(pod.securityContext.runAsUser).toBeGreaterThan(0);
       expect(c.securityContext).toMatchObject({ runAsNonRoot: true, readOnlyRootFilesystem: true, allowPrivilegeEscalation: false });
       expect(c.securityContext.capabilities.drop).toEqual(['ALL']);
-      expect(c.readinessProbe.httpGet).toEqual({ path: '/readyz', port: 'http' });
+      // The gateway (the edge) stays routable through an outage and answers 503 + Retry-After itself.
+      const readiness = d.metadata.name === 'rdm-gateway' ? '/healthz' : '/readyz';
+      expect(c.readinessProbe.httpGet, d.metadata.name).toEqual({ path: readiness, port: 'http' });
       expect(c.livenessProbe.httpGet).toEqual({ path: '/healthz', port: 'http' });
       expect(c.resources.requests.cpu && c.resources.requests.memory && c.resources.limits.memory).toBeTruthy();
       const svc = d.metadata.name.replace(/^rdm-/, '');

@@ -18,6 +18,13 @@ import { GATEWAY, SERVICES, sleep } from '../../../scripts/up.js';
 import type { User } from './saga.js';
 import type { FaultStack } from './stack.js';
 
+/** What the deposit checks read: the API's base URL, an admin pool on the database, NATS's stream counts (a fault stack, or a kind cluster through port-forwards). */
+export interface DepositTarget {
+  base: string;
+  pg: FaultStack['pg'];
+  nats: { streamMessages(name: string): Promise<number> };
+}
+
 /** An answer with what the trials check of a refusal. */
 export interface Answer {
   status: number;
@@ -59,7 +66,7 @@ export async function httpCall(
 /** Why an answer is not an acceptable refusal (null when it is a proper 503). */
 export function badRefusal(a: Answer): string | null {
   if (a.status !== 503) return `HTTP ${a.status} ${a.text.slice(0, 200)}`;
-  if (!a.retryAfter) return '503 without Retry-After';
+  if (!a.retryAfter) return `503 without Retry-After: ${a.text.slice(0, 200)}`;
   if (a.body?.status !== 503 || typeof a.body?.message !== 'string') return `503 body ${a.text.slice(0, 200)}`;
   return null;
 }
@@ -256,7 +263,7 @@ async function read(url: string, token?: string): Promise<Answer> {
 }
 
 /** Wait until no outbox row of any service is unsent (bounded); returns what is still pending. */
-export async function drainOutboxes(stack: FaultStack, timeoutMs: number): Promise<string[]> {
+export async function drainOutboxes(stack: Pick<DepositTarget, 'pg'>, timeoutMs: number): Promise<string[]> {
   const { rows: schemas } = await stack.pg.query<{ s: string }>(
     "SELECT table_schema AS s FROM information_schema.tables WHERE table_name = 'outbox' ORDER BY 1",
   );
@@ -274,7 +281,7 @@ export async function drainOutboxes(stack: FaultStack, timeoutMs: number): Promi
 }
 
 /** The invariants over every deposit once the workload stopped and the outboxes drained; returns violations. */
-export async function verifyDeposits(stack: FaultStack, deposits: Deposit[]): Promise<string[]> {
+export async function verifyDeposits(stack: DepositTarget, deposits: Deposit[]): Promise<string[]> {
   const bad: string[] = [];
   const api = `${stack.base}/api`;
   for (const d of deposits) {

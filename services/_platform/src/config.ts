@@ -59,6 +59,14 @@ export const baseConfigProperties = {
     description: 'Shared HMAC secret signing the identity header between gateway and services.',
   },
   SHUTDOWN_TIMEOUT_MS: { type: 'integer', default: 10000, minimum: 0 },
+  SHUTDOWN_DRAIN_DELAY_MS: {
+    type: 'integer',
+    default: 0,
+    minimum: 0,
+    maximum: 60000,
+    description:
+      'After SIGTERM, keep accepting connections this long while /readyz answers 503, then drain (Kubernetes: a few seconds, so that no connection reaches a closed port before the pod leaves the endpoints).',
+  },
   HTTP_HEADERS_TIMEOUT_MS: { type: 'integer', default: 20000, minimum: 1000, description: 'Longest wait for a request head (then 408).' },
   HTTP_REQUEST_TIMEOUT_MS: {
     type: 'integer',

@@ -64,7 +64,13 @@ export function createDb(opts: CreateDbOptions): Knex {
       min: opts.pool?.min ?? 0,
       max: opts.pool?.max ?? 10,
       afterCreate: (conn: pg.Client, done: (err: Error | null, conn: pg.Client) => void) => {
-        conn.query(`SET ROLE "${role}"; SET search_path TO "${opts.service}"`, (err: Error | null) => done(err, conn));
+        conn.query(`SET ROLE "${role}"; SET search_path TO "${opts.service}"`, (err: Error | null) => {
+          // Why end it here: knex never destroys a connection whose afterCreate failed, so each
+          // failed attempt (the role not made yet: a service started before its migration) would
+          // stay open until the database refuses everyone, its migration included.
+          if (err) conn.end().catch(() => {});
+          done(err, conn);
+        });
       },
     },
   });

@@ -297,12 +297,12 @@ export function natsHealthCheck(nc: NatsConnection, opts: NatsHealthOptions = {}
   };
 }
 
-/** Thrown by callRpc when no service answered (timeout, no responders, connection closed): 503. */
+/** Thrown by callRpc when no service answered (timeout, no responders, connection closed): 503 with `Retry-After`. */
 export class RpcError extends AppError {
   /** The subject that was called. */
   readonly subject: string;
   constructor(subject: string, options?: { cause?: unknown }) {
-    super('service_unavailable', 503, 'Service unavailable.');
+    super('service_unavailable', 503, 'Service unavailable.', { headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) } });
     this.subject = subject;
     if (options?.cause !== undefined) (this as { cause?: unknown }).cause = options.cause;
   }

@@ -39,6 +39,7 @@ export interface ServiceMainConfig {
   NATS_URL: string;
   OTEL_ENABLED: boolean;
   SHUTDOWN_TIMEOUT_MS: number;
+  SHUTDOWN_DRAIN_DELAY_MS: number;
   /** Search statements' timeout (search/pg-read.ts); absent: its default. */
   SEARCH_STATEMENT_TIMEOUT_MS?: number;
 }
@@ -168,6 +169,7 @@ export async function serviceMain<C extends ServiceMainConfig>(desc: ServiceDesc
     host: config.HOST,
     port: config.PORT,
     shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
+    drainDelayMs: config.SHUTDOWN_DRAIN_DELAY_MS,
     bounds: httpServerBounds(config as HttpBoundsConfig),
     ready: s.ready,
     workers: [relay, ...(s.workers ?? []), stopAll('consumers', s.consumers ?? []), stopAll('rpc', s.rpc ?? [])],

@@ -2,7 +2,8 @@
  * Process lifecycle of a service: listen, run background workers, turn ready (`/readyz`) only
  * once the workers started, the RPC subscriptions reached NATS and `ready` resolved (a service is
  * never ready before it is reachable), and on SIGTERM/SIGINT drain
- * in order — readiness fails, HTTP stops accepting and finishes in-flight requests, workers
+ * in order — readiness fails, new connections are still accepted for the drain delay (the
+ * orchestrator stops routing meanwhile), HTTP stops accepting and finishes in-flight requests, workers
  * (relays, consumers) stop, pools and connections close — within SHUTDOWN_TIMEOUT_MS.
  */
 import { createServer, type Server } from 'node:http';
@@ -31,6 +32,12 @@ export interface RunServiceOptions {
   /** Closed last (db pools, NATS connection, telemetry). */
   closers?: (() => Promise<unknown> | unknown)[];
   shutdownTimeoutMs?: number;
+  /**
+   * After SIGTERM, how long to keep accepting connections while `/readyz` answers 503 before
+   * closing (SHUTDOWN_DRAIN_DELAY_MS): an orchestrator removes a terminating pod from its
+   * endpoints only after a moment, and a connection refused meanwhile is a 502 at the ingress.
+   */
+  drainDelayMs?: number;
   /** More things readiness waits for (e.g. consumers' `ready`); RPC subscriptions are awaited anyway. */
   ready?: Promise<unknown>[];
   /**
@@ -82,11 +89,15 @@ export async function runService(o: RunServiceOptions): Promise<{ server: Server
     stopping ??= (async () => {
       o.logger.info({ reason }, 'shutting down');
       o.health.setShuttingDown();
-      const timer = setTimeout(() => {
-        o.logger.error('shutdown timed out; exiting');
-        process.exit(1);
-      }, o.shutdownTimeoutMs ?? 10_000);
+      const timer = setTimeout(
+        () => {
+          o.logger.error('shutdown timed out; exiting');
+          process.exit(1);
+        },
+        (o.drainDelayMs ?? 0) + (o.shutdownTimeoutMs ?? 10_000),
+      );
       timer.unref();
+      if (o.drainDelayMs) await new Promise((resolve) => setTimeout(resolve, o.drainDelayMs));
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeIdleConnections?.();

@@ -28,6 +28,7 @@ const { server } = await runService({
   host: config.HOST,
   port: config.PORT,
   shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
+  drainDelayMs: config.SHUTDOWN_DRAIN_DELAY_MS,
   ...gatewayLifecycle(gw, nc, subscriptions, telemetry),
 });
 // The client's side of the bounds (README, Bounded work): its headers within HEADERS_TIMEOUT_MS

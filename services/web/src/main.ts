@@ -24,6 +24,7 @@ await runService({
   host: config.HOST,
   port: config.PORT,
   shutdownTimeoutMs: config.SHUTDOWN_TIMEOUT_MS,
+  drainDelayMs: config.SHUTDOWN_DRAIN_DELAY_MS,
   bounds: httpServerBounds(config),
   closers: [() => telemetry.shutdown()],
 });

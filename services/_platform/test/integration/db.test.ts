@@ -26,6 +26,32 @@ describe(createDb.name, () => {
     expect(owner.rows).toEqual([{ schemaname: svc, tableowner: `rdm_${svc}` }]);
   });
 
+  it('should close a connection whose role switch failed (before its migration made the role): none kept open', async () => {
+    // A service started before its migration Job (Kubernetes post-install hooks) retries against a
+    // role that does not exist yet; each failed attempt must not leave its connection open, or
+    // the database runs out of connections and the migration itself can no longer connect.
+    const svc = `t_norole_${uniqueId()}`;
+    const app = `rdm-test-${svc}`;
+    const url = new URL(TEST_DATABASE_URL);
+    url.searchParams.set('application_name', app);
+    const sut = createDb({ url: url.toString(), service: svc, pool: { min: 0, max: 2 }, acquireTimeoutMs: 2_000 });
+    cleanups.push(() => sut.destroy());
+    for (let i = 0; i < 8; i++) await expect(sut.raw('SELECT 1')).rejects.toThrow(/role .* does not exist/);
+    const probe = createDb({ url: TEST_DATABASE_URL, service: 'public_probe', pool: { min: 0, max: 1 } });
+    await ensureServiceSchema(TEST_DATABASE_URL, 'public_probe');
+    cleanups.push(async () => {
+      await probe.destroy();
+      await dropServiceSchema(TEST_DATABASE_URL, 'public_probe');
+    });
+    let open = -1;
+    for (let i = 0; i < 20 && open !== 0; i++) {
+      const r = await probe.raw('SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = ?', [app]);
+      open = r.rows[0].n;
+      if (open !== 0) await new Promise((res) => setTimeout(res, 100));
+    }
+    expect(open).toBe(0);
+  });
+
   it("should not let a service write into another service's schema", async () => {
     const a = await testDb('dba', { migrationsDir: false });
     const b = await testDb('dbb', { migrationsDir: false });

@@ -216,4 +216,23 @@ describe('ready only when reachable', () => {
     expect((await readyz())?.status).toBe(200);
     expect(await callRpc(nats.nc, subject, {})).toBe('pong');
   });
+
+  it('should keep accepting for the drain delay after SIGTERM while /readyz answers 503, then close', async () => {
+    const { app, health } = createHttpApp({ name: 'draining', logger });
+    const port = await freePort();
+    const { stop } = await runService({ name: 'draining', app, health, logger, host: '127.0.0.1', port, drainDelayMs: 1_500 });
+    const readyz = () =>
+      fetch(`http://127.0.0.1:${port}/readyz`).then(
+        (r) => r.status,
+        () => 0,
+      );
+    expect(await readyz()).toBe(200);
+    const stopped = stop('test');
+    // Kubernetes takes a moment to drop a terminating pod from its endpoints: a connection made
+    // meanwhile is answered (not refused), and readiness says the pod is leaving.
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await readyz()).toBe(503);
+    await stopped;
+    expect(await readyz()).toBe(0);
+  });
 });

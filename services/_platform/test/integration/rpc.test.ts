@@ -166,6 +166,8 @@ describe(callRpc.name, () => {
     const sut = await caught(callRpc(nats.nc, `${ns}.missing`, {}));
     expect(sut).toBeInstanceOf(RpcError);
     expect(sut).toMatchObject({ status: 503, code: 'service_unavailable', message: 'Service unavailable.' });
+    // Every 503 tells the client when to come back (the kind pod-kill trial met one without it).
+    expect(sut.headers?.['Retry-After']).toMatch(/^\d+$/);
     expect(Date.now() - started).toBeLessThan(1500);
   });
 
@@ -174,6 +176,7 @@ describe(callRpc.name, () => {
     const sut = await caught(callRpc(nats.nc, `${ns}.slow`, {}, { timeoutMs: 300 }));
     expect(sut).toBeInstanceOf(RpcError);
     expect(sut.status).toBe(503);
+    expect(sut.headers?.['Retry-After']).toMatch(/^\d+$/);
     expect(Date.now() - started).toBeLessThan(1200);
   });
 
