@@ -104,6 +104,10 @@ describe('kind cluster: helm upgrade to a build with a new migration under a rea
   afterAll(async () => {
     // The trial's migration is not the project's: remove it, or the next kind-up (the project's own
     // build, without that file) would find the migration directory "corrupt" and stop.
+    if (!pg) {
+      forward = await portForward('svc/rdm-postgresql', 5432).catch(() => undefined);
+      if (forward) pg = await clusterPg(forward).catch(() => undefined);
+    }
     if (pg) {
       await pg.query('DROP TABLE IF EXISTS records.upgrade_trial').catch(() => {});
       await pg.query('DELETE FROM records.knex_migrations WHERE name LIKE $1', [`${MIGRATION.replace(/\.js$/, '')}.%`]).catch(() => {});
@@ -182,11 +186,13 @@ describe('kind cluster: helm upgrade to a build with a new migration under a rea
         '-l',
         'app.kubernetes.io/component=service',
         '-o',
-        'jsonpath={range .items[*]}{.status.phase} {.spec.containers[0].image}{"\\n"}{end}',
+        'jsonpath={range .items[*]}{.status.phase} {.spec.containers[0].image} {.metadata.deletionTimestamp}{"\\n"}{end}',
       ])
     )
       .split('\n')
-      .filter((l) => l.startsWith('Running'));
+      .map((l) => l.trim())
+      // Pods still draining (a deletion timestamp: the old build finishing its requests) are leaving.
+      .filter((l) => l.startsWith('Running') && l.split(' ').length === 2);
     expect(images.length).toBeGreaterThan(0);
     expect(images.filter((l) => !l.endsWith(next))).toEqual([]);
     forward = await portForward('svc/rdm-postgresql', 5432);
