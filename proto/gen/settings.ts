@@ -132,6 +132,7 @@ export const DECLARED_SETTINGS: Readonly<Record<string, readonly string[]>> = {
   SEARCH_TLS_REJECT_UNAUTHORIZED: ['users', 'vocabularies', 'records', 'files', 'requests', 'communities', 'web', 'webhooks', 'gateway'],
   SEARCH_URL: ['users', 'vocabularies', 'records', 'files', 'requests', 'communities', 'web', 'webhooks', 'gateway'],
   SEARCH_USERNAME: ['users', 'vocabularies', 'records', 'files', 'requests', 'communities', 'web', 'webhooks', 'gateway'],
+  SHUTDOWN_DRAIN_DELAY_MS: ['users', 'vocabularies', 'records', 'files', 'requests', 'communities', 'web', 'webhooks', 'gateway'],
   SHUTDOWN_TIMEOUT_MS: ['users', 'vocabularies', 'records', 'files', 'requests', 'communities', 'web', 'webhooks', 'gateway'],
   SITEMAP_MAX_URLS: ['records'],
   SITE_NAME: ['records'],
