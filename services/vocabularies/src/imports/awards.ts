@@ -25,9 +25,9 @@
 import { createGunzip } from 'node:zlib';
 import { Readable } from 'node:stream';
 import { parse as parseCsv } from 'csv-parse';
-import tar, { type Header } from 'tar-stream';
 import type { ArrayElement } from './json-array.js';
 import { jsonLines } from './json-lines.js';
+import { tarMembers } from './tar.js';
 import { at, kids, textAt, type XNode, XmlError, xmlRecords } from './xml.js';
 
 /** The ROR id of the European Commission, funder of every CORDIS project. */
@@ -190,45 +190,6 @@ async function* mapped(
 /** Renumber elements from `from` (members of an archive share one sequence of positions). */
 async function* renumbered(input: AsyncIterable<ArrayElement>, next: () => number): AsyncGenerator<ArrayElement> {
   for await (const el of input) yield 'error' in el ? { position: next(), error: el.error } : { position: next(), value: el.value };
-}
-
-/** The members of a tar stream (`input`), each handed to `each` as a byte stream, in order. */
-async function* tarMembers<T>(
-  input: AsyncIterable<Buffer>,
-  each: (name: string, body: AsyncIterable<Buffer>) => AsyncIterable<T> | undefined,
-): AsyncGenerator<T> {
-  const extract = tar.extract();
-  const feed = (async () => {
-    try {
-      for await (const chunk of input) {
-        if (extract.destroyed) return;
-        if (!extract.write(chunk)) {
-          await new Promise<void>((r) => {
-            const done = () => {
-              extract.off('drain', done);
-              extract.off('close', done);
-              r();
-            };
-            extract.once('drain', done);
-            extract.once('close', done);
-          });
-        }
-      }
-      if (!extract.destroyed) extract.end(() => undefined);
-    } catch (err) {
-      extract.destroy(err as Error);
-    }
-  })();
-  try {
-    for await (const member of extract as unknown as AsyncIterable<Readable & { header: Header }>) {
-      const out = member.header.type === 'file' ? each(member.header.name, member) : undefined;
-      if (out) yield* out;
-      member.resume();
-    }
-  } finally {
-    extract.destroy();
-    await feed;
-  }
 }
 
 /** True when `head` (the first 512+ bytes) is a POSIX tar header ("ustar" magic). */

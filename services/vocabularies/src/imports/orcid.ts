@@ -14,10 +14,9 @@
  *
  * When to use: `openSource('orcid', path)` (`source.ts`) yields what `orcidElements` yields.
  */
-import type { Readable } from 'node:stream';
-import tar, { type Header } from 'tar-stream';
 import { textAt, kids, type XNode, XmlError, xmlRecords, at } from './xml.js';
 import type { ArrayElement } from './json-array.js';
+import { tarMembers } from './tar.js';
 
 /** ORCID iDs: four groups of four digits, the last character a digit or X (ISO 7064 11,2 checksum). */
 const ORCID = /^\d{4}-\d{4}-\d{4}-\d{3}[\dX]$/;
@@ -91,61 +90,30 @@ export interface OrcidOptions {
  * member in archive order; other members are skipped. A bad member is an element with its `error`.
  */
 export async function* orcidElements(input: AsyncIterable<Buffer>, o: OrcidOptions = {}): AsyncGenerator<ArrayElement> {
-  const extract = tar.extract();
-  const feed = (async () => {
-    try {
-      for await (const chunk of input) {
-        if (extract.destroyed) return;
-        if (!extract.write(chunk)) {
-          await new Promise<void>((r) => {
-            const done = () => {
-              extract.off('drain', done);
-              extract.off('close', done);
-              r();
-            };
-            extract.once('drain', done);
-            extract.once('close', done);
-          });
-        }
-      }
-      if (!extract.destroyed) extract.end(() => undefined);
-    } catch (err) {
-      extract.destroy(err as Error);
-    }
-  })();
   let position = 0;
+  yield* tarMembers(input, (name, body) => (name.toLowerCase().endsWith('.xml') ? orcidMember(name, body, position++, o) : undefined));
+}
+
+/** One `.xml` member of the archive: its names entry, or an element with the reason it was rejected. */
+async function* orcidMember(name: string, body: AsyncIterable<Buffer>, pos: number, o: OrcidOptions): AsyncGenerator<ArrayElement> {
+  let record: XNode | undefined;
+  let error: string | undefined;
   try {
-    for await (const member of extract as unknown as AsyncIterable<Readable & { header: Header }>) {
-      const name = member.header.name;
-      if (member.header.type !== 'file' || !name.toLowerCase().endsWith('.xml')) {
-        member.resume();
-        continue;
-      }
-      const pos = position++;
-      let record: XNode | undefined;
-      let error: string | undefined;
-      try {
-        for await (const r of xmlRecords(member as AsyncIterable<Buffer>, (_u, _n, depth) => depth === 0, o)) {
-          if (r.error !== undefined) error = r.error;
-          else record ??= r.node;
-        }
-      } catch (err) {
-        if (!(err instanceof XmlError)) throw err;
-        error = err.message;
-        member.resume();
-      }
-      if (error !== undefined || !record) {
-        yield { position: pos, error: `${name}: ${error ?? 'empty member'}` };
-        continue;
-      }
-      try {
-        yield { position: pos, value: mapOrcidRecord(record) };
-      } catch (err) {
-        yield { position: pos, error: `${name}: ${(err as Error).message}` };
-      }
+    for await (const r of xmlRecords(body, (_u, _n, depth) => depth === 0, o)) {
+      if (r.error !== undefined) error = r.error;
+      else record ??= r.node;
     }
-  } finally {
-    extract.destroy();
-    await feed;
+  } catch (err) {
+    if (!(err instanceof XmlError)) throw err;
+    error = err.message;
+  }
+  if (error !== undefined || !record) {
+    yield { position: pos, error: `${name}: ${error ?? 'empty member'}` };
+    return;
+  }
+  try {
+    yield { position: pos, value: mapOrcidRecord(record) };
+  } catch (err) {
+    yield { position: pos, error: `${name}: ${(err as Error).message}` };
   }
 }
