@@ -154,6 +154,12 @@ describe('file-modification requests', () => {
       expect(refused.status).toBe(403);
       expect(refused.body).toEqual({ status: 403, message: 'Permission denied.' });
     }
+    // An unknown record: 404, the same body whoever asks (no existence oracle).
+    for (const who of [owner.token, stranger.token]) {
+      const unknown = await ask('zzzzz-zzz99', who, { comment: 'The data file has a wrong column header.' });
+      expect(unknown.status).toBe(404);
+      expect(unknown.body).toMatchObject({ status: 404 });
+    }
     const short = await ask(id, owner.token, { comment: 'too short' });
     expect(short.status).toBe(400);
     expect(short.body.errors).toEqual([{ field: 'comment', messages: ['Shorter than minimum length 25.'] }]);
