@@ -11,8 +11,11 @@
  * within the last `ttlMs`, and only for a write to an entry that already exists. Everything
  * else asks records, and so does registering new files (init), which refreshes the memory.
  * Why that is safe enough:
- * - the bucket of a draft never changes, and `enabled` cannot turn false while the draft has an
- *   entry (records refuses "remove all files first"), which a reused grant's write needs;
+ * - the bucket of a draft changes at most once: when a file-modification unlock gives an edit
+ *   draft its own copy of the record's bucket; a grant remembered before names the old bucket,
+ *   which is locked, so its write is refused (403) and the next init asks records again; and
+ *   `enabled` cannot turn false while the draft has an entry (records refuses "remove all files
+ *   first"), which a reused grant's write needs;
  * - publication locks the bucket in files' own table before records commits it, and the write
  *   paths check that lock (`bucketLocked`): a remembered `locked: false` cannot write into a
  *   published bucket; `record.published` and `draft.deleted` also forget the draft's grants (in
