@@ -127,7 +127,9 @@ export async function startHarness(
   const w = wire(config, { db: t.db, logger, nc: nats.nc, records: o.records });
   const { app } = createApp({ config, logger, db: t.db, nc: nats.nc, webhooks: w.webhooks });
   const consumers =
-    o.run === false ? [] : startWebhookConsumers({
+    o.run === false
+      ? []
+      : startWebhookConsumers({
           db: t.db,
           nats,
           logger,
