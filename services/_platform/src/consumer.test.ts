@@ -271,6 +271,28 @@ describe(runConsumer.name, () => {
     expect(f.log.indexOf('ack:3')).toBeLessThan(f.log.indexOf('ack:1'));
   });
 
+  it('should ack a skipped message at once, not behind a running message of its key', async () => {
+    const f = fake(events(['a', 'a', 'b']));
+    let release!: () => void;
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    const h = runConsumer({
+      ...f.opts,
+      concurrency: 2,
+      skip: (e) => (e.data as { n: number }).n === 1,
+      handler: async (_trx, e) => {
+        if ((e.data as { n: number }).n === 0) await gate;
+      },
+    });
+    await until(() => f.log.includes('ack:1') && f.log.includes('ack:2'));
+    expect(f.log).not.toContain('ack:0');
+    release();
+    await until(() => f.log.includes('ack:0'));
+    await h.stop();
+    expect(f.log).not.toContain('commit:1');
+  });
+
   it('should stay strictly sequential without `concurrency`', async () => {
     const f = fake(events(['a', 'b', 'c', 'd', 'e']));
     let running = 0;

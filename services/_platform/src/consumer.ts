@@ -40,7 +40,8 @@
  *   another in delivery order. Back-pressure: the loop takes no message from the client's pull
  *   buffer (N messages by default) while 4·N are in hand (running, or waiting behind their key or
  *   for a handler slot), so at most 5·N are unacked in this process and a slow key delays the
- *   others only once it holds that many; a waiting message keeps its claim with `working()`. A failed message is nak'ed
+ *   others only once it holds that many; a waiting message keeps its claim with `working()`;
+ *   a `skip`ped message is acked at once, outside the lanes (it has no effect to order). A failed message is nak'ed
  *   and comes back later, behind the later messages of its key — the same order guarantee as the
  *   sequential mode. Use it when the handler's latency (round trips), not the database, bounds
  *   the throughput and order only matters per entity (webhooks: per record parent).
@@ -383,8 +384,14 @@ export function runConsumer<F extends string>(opts: RunConsumerOptions<F>): Cons
       else running--;
     };
     for await (const m of messages) {
-      held++;
       const parsed = parse(m);
+      if (!('err' in parsed) && opts.skip?.(parsed.envelope)) {
+        // No effect to order: acked at once rather than behind its key.
+        await processOne(m, parsed);
+        if (stopped) break;
+        continue;
+      }
+      held++;
       let key: string;
       try {
         key = keyOf(parsed);
