@@ -41,7 +41,10 @@
  *   buffer (N messages by default) while 4·N are in hand (running, or waiting behind their key or
  *   for a handler slot), so at most 5·N are unacked in this process and a slow key delays the
  *   others only once it holds that many; a waiting message keeps its claim with `working()`;
- *   a `skip`ped message is acked at once, outside the lanes (it has no effect to order). A failed message is nak'ed
+ *   a `skip`ped message is acked at once, outside the lanes (it has no effect to order). After a
+ *   crash, messages come back as their ack waits run out, the one in hand (its wait renewed by
+ *   `working()`) possibly after later ones of its key: per-key order holds within one process's
+ *   deliveries, as the stream order does in sequential mode. A failed message is nak'ed
  *   and comes back later, behind the later messages of its key — the same order guarantee as the
  *   sequential mode. Use it when the handler's latency (round trips), not the database, bounds
  *   the throughput and order only matters per entity (webhooks: per record parent).

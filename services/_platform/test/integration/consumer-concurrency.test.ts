@@ -153,7 +153,10 @@ describe('runConsumer with concurrency', () => {
     const counts = await effectCounts(t.db);
     expect([...counts.keys()].sort()).toEqual([...ids].sort());
     expect([...counts.values()].every((c) => c === 1)).toBe(true);
-    expect((await effectsInOrder(t.db)).filter((n) => key(n) === 'stuck')).toEqual([0, 2, 4, 6, 8]);
+    // Not asserted: the order of the redelivered 'stuck' events. The server redelivers each when its
+    // own ack wait runs out, and the one the dead process was working on had its wait renewed
+    // (`working()`), so it may come back after later ones — with or without concurrency.
+    expect((await effectsInOrder(t.db)).filter((n) => key(n) === 'stuck').sort((a, b) => a - b)).toEqual([0, 2, 4, 6, 8]);
     const info = await nats.jsm.consumers.info(ns.stream, 'cc2');
     expect(info.num_ack_pending).toBe(0);
     expect(info.num_pending).toBe(0);
