@@ -163,6 +163,7 @@ export const DECLARED_SETTINGS: Readonly<Record<string, readonly string[]>> = {
   WEBHOOKS_BACKOFF_BASE_MS: ['webhooks'],
   WEBHOOKS_BACKOFF_MAX_MS: ['webhooks'],
   WEBHOOKS_CONCURRENCY: ['webhooks'],
+  WEBHOOKS_CONSUMER_CONCURRENCY: ['webhooks'],
   WEBHOOKS_DISABLE_AFTER_FAILURES: ['webhooks'],
   WEBHOOKS_LEASE_MS: ['webhooks'],
   WEBHOOKS_POLL_MS: ['webhooks'],

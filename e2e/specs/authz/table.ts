@@ -2647,6 +2647,23 @@ export const TABLE: Row[] = [
     `,
   },
   {
+    // Another user's records (issue 27): a user scope is always the caller's own records, so one
+    // naming a user is refused rather than quietly subscribing the caller to their own.
+    op: 'POST /api/webhooks',
+    path: '/api/webhooks',
+    scope: 'global',
+    body: () => ({
+      url: 'http://127.0.0.1:9/authz-hook',
+      events: ['record.published'],
+      active: false,
+      scope: { type: 'user', user_id: '1' },
+    }),
+    expect: `
+      state  anon owner other reader curator manager cowner admin
+      any    403  400   400   400    400     400     400    400
+    `,
+  },
+  {
     // A community's events: its owners and managers only (the fixtures' administrator created the
     // communities, so owns them; an administrator's role alone gives no community scope: `all` does).
     op: 'POST /api/webhooks',

@@ -132,6 +132,13 @@ describe('webhooks', () => {
       (await api('/api/webhooks', { token: other.token, body: { url: rx.url, events: ['record.published'], scope: { type: 'all' } } }))
         .status,
     ).toBe(403);
+    // Another user's records: a user scope names nobody, it is always the caller's own records.
+    const others = await api('/api/webhooks', {
+      token: other.token,
+      body: { url: rx.url, events: ['record.published'], scope: { type: 'user', user_id: owner.id } },
+    });
+    expect(others.status).toBe(400);
+    expect(others.body.errors.map((e: { field: string }) => e.field)).toContain('scope.user_id');
     const community = await makeCommunity(admin.token, 'Webhooks community');
     await addMember(admin.token, community.id, other, 'reader');
     const scoped = { url: rx.url, events: ['record.published'], scope: { type: 'community', community_id: community.id } };

@@ -34,6 +34,20 @@
  *   long handler keeps its message with `working()` heartbeats. Server-side `backoff` is not
  *   set because nats-server 2.9 then replaces `ack_wait` by `backoff[0]`, which would redeliver
  *   messages still waiting in the client's buffer.
+ * - Concurrency (opt-in, `concurrency: N`, default 1 = strictly one message after another): up to
+ *   N messages are handled at once, each in its own inbox transaction and acked after its own
+ *   COMMIT, while messages of the same `orderKey` (default: the envelope's aggregate) run one after
+ *   another in delivery order. Back-pressure: the loop takes no message from the client's pull
+ *   buffer (N messages by default) while 4·N are in hand (running, or waiting behind their key or
+ *   for a handler slot), so at most 5·N are unacked in this process and a slow key delays the
+ *   others only once it holds that many; a waiting message keeps its claim with `working()`;
+ *   a `skip`ped message is acked at once, outside the lanes (it has no effect to order). After a
+ *   crash, messages come back as their ack waits run out, the one in hand (its wait renewed by
+ *   `working()`) possibly after later ones of its key: per-key order holds within one process's
+ *   deliveries, as the stream order does in sequential mode. A failed message is nak'ed
+ *   and comes back later, behind the later messages of its key — the same order guarantee as the
+ *   sequential mode. Use it when the handler's latency (round trips), not the database, bounds
+ *   the throughput and order only matters per entity (webhooks: per record parent).
  * - Reconnects are handled by the client; if the consumer or stream disappears (server store
  *   lost), the loop re-creates the consumer and continues.
  *
@@ -135,8 +149,20 @@ export interface RunConsumerOptions<F extends string = string> extends DurableCo
    * or an inbox row, since there is no effect to make once. Keep it a pure function of the envelope.
    */
   skip?: (envelope: EnvelopeMatching<F>) => boolean;
-  /** Messages pulled per request (default 10). */
+  /** Messages pulled per request (default 10; `concurrency` when that is above 1). */
   batchSize?: number;
+  /**
+   * Handlers run at once (default 1: one message after another, in stream order). Above 1, up to
+   * this many run in their own transactions at once while messages of the same `orderKey` still
+   * run one after another, in delivery order; at most 4× this many messages are in hand.
+   */
+  concurrency?: number;
+  /**
+   * Key of the messages whose relative order matters (with `concurrency` > 1; default: the
+   * envelope's aggregate `type:id`). A pure function of the envelope; a message that is not an
+   * envelope gets the empty key.
+   */
+  orderKey?: (envelope: EnvelopeMatching<F>) => string;
   /** While the database is unreachable: nak delay and probe interval (default 2000 ms). */
   outageRetryMs?: number;
   /** Age after which this consumer's inbox rows are pruned (default 7 days; at least the stream's duplicate window; 0 = never). */
@@ -159,6 +185,8 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref?.
 
 /** Bound on remembered outage deliveries (stream sequences); the oldest are forgotten first. */
 const MAX_OUTAGE_ENTRIES = 100_000;
+/** Concurrent mode: messages in hand (running or waiting behind their key) per handler slot. */
+const IN_HAND_FACTOR = 4;
 /** Inbox rows deleted per pruning statement (short locks, small WAL bursts). */
 const PRUNE_BATCH = 5000;
 
@@ -188,6 +216,7 @@ export function runConsumer<F extends string>(opts: RunConsumerOptions<F>): Cons
   const ackWaitMs = opts.ackWaitMs ?? 30_000;
   const dlqSubject = opts.dlqSubject ?? `rdm.dlq.${opts.service ?? serviceOf(db) ?? durable}`;
   const outageRetryMs = opts.outageRetryMs ?? 2000;
+  const concurrency = Math.max(1, Math.floor(opts.concurrency ?? 1));
   const retentionMs = opts.inboxRetentionMs ?? 7 * 24 * 3600 * 1000;
   const pruneEveryMs = opts.inboxPruneIntervalMs ?? 3600 * 1000;
   const log = { stream, durable, subject: filterSubject };
@@ -265,7 +294,17 @@ export function runConsumer<F extends string>(opts: RunConsumerOptions<F>): Cons
     }
   };
 
-  const processOne = async (m: JsMsg) => {
+  const parse = (m: JsMsg): { envelope: EnvelopeMatching<F> } | { err: unknown } => {
+    try {
+      const parsed: unknown = m.json();
+      if (!isEnvelope(parsed)) throw new Error('not an event envelope {id, type, data}');
+      return { envelope: parsed as EnvelopeMatching<F> };
+    } catch (err) {
+      return { err };
+    }
+  };
+
+  const processOne = async (m: JsMsg, parsed = parse(m)) => {
     // Paused: the database is unreachable; the delivery does not count.
     if (dbDown) {
       countOutage(m);
@@ -273,15 +312,11 @@ export function runConsumer<F extends string>(opts: RunConsumerOptions<F>): Cons
     }
     const seq = m.info.streamSequence;
     const dc = m.info.deliveryCount - (outages.get(seq) ?? 0);
-    let envelope: EnvelopeMatching<F>;
-    try {
-      const parsed: unknown = m.json();
-      if (!isEnvelope(parsed)) throw new Error('not an event envelope {id, type, data}');
-      envelope = parsed as EnvelopeMatching<F>;
-    } catch (err) {
-      await deadLetter(m, 'invalid_envelope', err);
+    if ('err' in parsed) {
+      await deadLetter(m, 'invalid_envelope', parsed.err);
       return;
     }
+    const { envelope } = parsed;
     if (opts.skip?.(envelope)) {
       m.ack();
       outages.delete(seq);
@@ -325,13 +360,89 @@ export function runConsumer<F extends string>(opts: RunConsumerOptions<F>): Cons
     }
   };
 
+  // Concurrent mode: one promise chain ("lane") per order key; at most `concurrency` handlers run
+  // (`running`, FIFO `slotWaiters`) and at most IN_HAND_FACTOR·`concurrency` messages are taken from
+  // the iterator and not finished (`held`: running or waiting in their lane), so a slow key holds
+  // its own lane without starving the others until that bound, and memory stays bounded.
+  const keyOf = (parsed: ReturnType<typeof parse>) => {
+    if ('err' in parsed) return '';
+    if (opts.orderKey) return opts.orderKey(parsed.envelope);
+    const a = (parsed.envelope as { aggregate?: EventEnvelope['aggregate'] }).aggregate;
+    return a ? `${a.type}:${a.id}` : parsed.envelope.id;
+  };
+  const consumeConcurrently = async (messages: AsyncIterable<JsMsg>) => {
+    const lanes = new Map<string, Promise<void>>();
+    const maxHeld = concurrency * IN_HAND_FACTOR;
+    let held = 0;
+    let running = 0;
+    const slotWaiters: (() => void)[] = [];
+    let heldFreed: (() => void) | undefined;
+    const acquire = async () => {
+      if (running < concurrency) running++;
+      else await new Promise<void>((resolve) => slotWaiters.push(resolve)); // the slot is handed over
+    };
+    const release = () => {
+      const next = slotWaiters.shift();
+      if (next) next();
+      else running--;
+    };
+    for await (const m of messages) {
+      const parsed = parse(m);
+      if (!('err' in parsed) && opts.skip?.(parsed.envelope)) {
+        // No effect to order: acked at once rather than behind its key.
+        await processOne(m, parsed);
+        if (stopped) break;
+        continue;
+      }
+      held++;
+      let key: string;
+      try {
+        key = keyOf(parsed);
+      } catch {
+        key = '';
+      }
+      const before = lanes.get(key);
+      const lane = (async () => {
+        // Waiting behind its key or for a slot: keep the message ours (no redelivery meanwhile).
+        const waiting = setInterval(() => m.working(), Math.max(500, Math.floor(ackWaitMs / 3)));
+        try {
+          await before;
+          await acquire();
+        } finally {
+          clearInterval(waiting);
+        }
+        try {
+          await processOne(m, parsed);
+        } finally {
+          release();
+        }
+      })()
+        .catch((err) => logger.error({ ...log, err }, 'event processing failed'))
+        .finally(() => {
+          held--;
+          if (lanes.get(key) === lane) lanes.delete(key);
+          heldFreed?.();
+        });
+      lanes.set(key, lane);
+      while (held >= maxHeld && !stopped) {
+        await new Promise<void>((resolve) => {
+          heldFreed = resolve;
+        });
+        heldFreed = undefined;
+      }
+      if (stopped) break;
+    }
+    // Why wait: acks go out after each commit; the loop re-creates the consumer only once none is in hand.
+    await Promise.allSettled([...lanes.values()]);
+  };
+
   const loop = async () => {
     let failures = 0;
     while (!stopped) {
       try {
         await ensure();
         const consumer = await js.consumers.get(stream, durable);
-        const messages = await consumer.consume({ max_messages: opts.batchSize ?? 10 });
+        const messages = await consumer.consume({ max_messages: opts.batchSize ?? (concurrency > 1 ? concurrency : 10) });
         current = messages;
         if (stopped) {
           messages.stop();
@@ -349,9 +460,12 @@ export function runConsumer<F extends string>(opts: RunConsumerOptions<F>): Cons
             }
           }
         })().catch(() => undefined);
-        for await (const m of messages) {
-          await processOne(m);
-          if (stopped) break;
+        if (concurrency > 1) await consumeConcurrently(messages);
+        else {
+          for await (const m of messages) {
+            await processOne(m);
+            if (stopped) break;
+          }
         }
       } catch (err) {
         if (stopped) break;

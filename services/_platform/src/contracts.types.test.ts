@@ -15,7 +15,7 @@ import { writeOutbox } from './outbox.js';
 declare const trx: Knex.Transaction;
 declare const nc: NatsConnection;
 declare const logger: MsgLogger;
-declare const consumerDeps: Omit<Parameters<typeof runConsumer>[0], 'filterSubject' | 'handler' | 'skip'>;
+declare const consumerDeps: Omit<Parameters<typeof runConsumer>[0], 'filterSubject' | 'handler' | 'skip' | 'orderKey'>;
 
 const aggregate = { type: 'user', id: '1', revision: 1 };
 

@@ -68,6 +68,14 @@ export const configProperties = {
     minimum: 1,
     description: 'Attempts in flight per subscription and process.',
   },
+  WEBHOOKS_CONSUMER_CONCURRENCY: {
+    type: 'integer',
+    default: 4,
+    minimum: 1,
+    maximum: 64,
+    description:
+      'Events each stream consumer turns into deliveries at once (events of one record parent stay in order); each holds a database connection while it runs.',
+  },
   WEBHOOKS_POLL_MS: { type: 'integer', default: 250, minimum: 10, description: 'How often the worker looks for due deliveries when idle.' },
   WEBHOOKS_LEASE_MS: {
     type: 'integer',

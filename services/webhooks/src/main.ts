@@ -18,7 +18,14 @@ await serviceMain({
   async start({ config, logger, db, nats }) {
     const { webhooks, worker, sender } = wire(config, { db, logger, nc: nats.nc });
     const { app, health } = createApp({ config, logger, db, nc: nats.nc, webhooks });
-    const consumers = startWebhookConsumers({ db, nats, logger, baseUrl: config.PUBLIC_BASE_URL, onDeliveries: () => worker.kick() });
+    const consumers = startWebhookConsumers({
+      db,
+      nats,
+      logger,
+      baseUrl: config.PUBLIC_BASE_URL,
+      concurrency: config.WEBHOOKS_CONSUMER_CONCURRENCY,
+      onDeliveries: () => worker.kick(),
+    });
     const smtp = smtpUrlOf(config);
     const workers: Worker[] = [worker];
     const closers: (() => unknown)[] = [() => sender.close()];

@@ -3,9 +3,12 @@
  * wildcard filter, inbox-deduplicated by the platform's runConsumer): each event updates the
  * record-parents projection when it is about a record, is mapped to its webhook event
  * (domain/events.ts) and becomes one delivery row per matching active subscription — in the
- * transaction of the inbox row, so a redelivered event adds nothing. Few statements per event (the
- * stream is consumed in order, so each one's cost bounds the throughput): the projection's upsert
- * reads the parent back, and matching and inserting the deliveries is one INSERT … SELECT. Events no subscription can
+ * transaction of the inbox row, so a redelivered event adds nothing. Each consumer handles up to
+ * `concurrency` (WEBHOOKS_CONSUMER_CONCURRENCY) events at once, those about one record parent (the
+ * projection's row and the order a subscriber sees a record's events in: draft, publication, new
+ * version, deletion) one after another, others by their aggregate (`orderKeyOf`). Few statements per
+ * event: the projection's upsert reads the parent back, and matching and inserting the deliveries
+ * is one INSERT … SELECT. Events no subscription can
  * want are skipped without a transaction. The HTTP attempts happen in the worker, never here: a
  * slow receiver never holds the stream.
  *
@@ -58,15 +61,31 @@ export async function handleEvent(trx: Knex.Transaction, e: EventEnvelope, baseU
   );
 }
 
+/** Order key of an event: its record parent when it has one (every record event), else its aggregate. */
+export function orderKeyOf(e: { data: object; aggregate: { type: string; id: string } }): string {
+  const parent = (e.data as { parent_id?: unknown }).parent_id;
+  return typeof parent === 'string' && parent ? `parent:${parent}` : `${e.aggregate.type}:${e.aggregate.id}`;
+}
+
 /** Start the four consumers; `onDeliveries` is called (shortly after commit) when an event added some. */
 export function startWebhookConsumers(o: {
   db: Knex;
   nats: NatsHandle;
   logger: Logger;
   baseUrl: string;
+  /** Events handled at once per consumer (default 1: in stream order). */
+  concurrency?: number;
   onDeliveries?: () => void;
 }): ConsumerHandle[] {
-  const common = { db: o.db, js: o.nats.js, jsm: o.nats.jsm, logger: o.logger, service: 'webhooks' };
+  const common = {
+    db: o.db,
+    js: o.nats.js,
+    jsm: o.nats.jsm,
+    logger: o.logger,
+    service: 'webhooks',
+    concurrency: o.concurrency ?? 1,
+    orderKey: orderKeyOf,
+  };
   const handler = async (trx: Knex.Transaction, e: EventEnvelope<object>) => {
     const n = await handleEvent(trx, e as EventEnvelope, o.baseUrl);
     // Why a delay: the inbox transaction commits after the handler returns; the poll catches a miss.

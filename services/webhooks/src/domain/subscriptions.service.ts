@@ -64,8 +64,17 @@ function parseInput(body: unknown, creating: boolean): { input: Input; errors: F
   if (b.scope !== undefined) {
     if (!creating) err('scope', 'The scope of a webhook cannot change; create another one.');
     const s = b.scope as Record<string, unknown>;
+    // Why refuse other keys: a `user` scope is always the caller's own records; a `user_id` naming
+    // someone else must not quietly become a subscription to one's own.
+    const extra =
+      typeof s === 'object' && s !== null
+        ? Object.keys(s).filter((k) => k !== 'type' && !(k === 'community_id' && s.type === 'community'))
+        : [];
     if (typeof s !== 'object' || s === null || !['user', 'community', 'all'].includes(s.type as string)) {
       err('scope', 'Must be {"type": "user"}, {"type": "community", "community_id": <uuid>} or {"type": "all"}.');
+    } else if (extra.length > 0) {
+      for (const k of extra)
+        err(`scope.${k}`, s.type === 'user' ? 'Unknown field: a user scope is always your own records.' : 'Unknown field.');
     } else if (s.type === 'community' && (typeof s.community_id !== 'string' || !UUID.test(s.community_id))) {
       err('scope.community_id', 'Must be a community id (UUID).');
     } else {

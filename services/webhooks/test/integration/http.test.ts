@@ -78,6 +78,9 @@ describe('webhooks HTTP API', () => {
       [{ url: 'http://user:pw@127.0.0.1/x', events: ['record.published'] }, 'url'],
       [{ url: rx.url, events: ['record.published'], scope: { type: 'community', community_id: 'nope' } }, 'scope.community_id'],
       [{ url: rx.url, events: ['record.published'], extra: 1 }, 'extra'],
+      // Another user's records: a user scope names nobody (it is the caller's own records).
+      [{ url: rx.url, events: ['record.published'], scope: { type: 'user', user_id: '22' } }, 'scope.user_id'],
+      [{ url: rx.url, events: ['record.published'], scope: { type: 'all', community_id: COMMUNITY } }, 'scope.community_id'],
       [{ url: rx.url, events: ['file.committed'] }, 'events'],
     ];
     for (const [body, field] of cases) {

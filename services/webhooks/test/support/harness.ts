@@ -127,7 +127,16 @@ export async function startHarness(
   const w = wire(config, { db: t.db, logger, nc: nats.nc, records: o.records });
   const { app } = createApp({ config, logger, db: t.db, nc: nats.nc, webhooks: w.webhooks });
   const consumers =
-    o.run === false ? [] : startWebhookConsumers({ db: t.db, nats, logger, baseUrl: BASE, onDeliveries: () => w.worker.kick() });
+    o.run === false
+      ? []
+      : startWebhookConsumers({
+          db: t.db,
+          nats,
+          logger,
+          baseUrl: BASE,
+          concurrency: config.WEBHOOKS_CONSUMER_CONCURRENCY,
+          onDeliveries: () => w.worker.kick(),
+        });
   if (o.run !== false) w.worker.start();
   await Promise.all(consumers.map((c) => c.ready));
   return {

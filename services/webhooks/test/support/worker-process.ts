@@ -14,7 +14,14 @@ const db = createDb({ url: config.DATABASE_URL, service: process.env.WEBHOOKS_TE
 const nats = await connectNats({ url: config.NATS_URL, name: 'webhooks-worker-process' });
 const logger = testLogger('webhooks-worker');
 const w = wire(config, { db, logger, nc: nats.nc });
-const consumers = startWebhookConsumers({ db, nats, logger, baseUrl: config.PUBLIC_BASE_URL, onDeliveries: () => w.worker.kick() });
+const consumers = startWebhookConsumers({
+  db,
+  nats,
+  logger,
+  baseUrl: config.PUBLIC_BASE_URL,
+  concurrency: config.WEBHOOKS_CONSUMER_CONCURRENCY,
+  onDeliveries: () => w.worker.kick(),
+});
 w.worker.start();
 await Promise.all(consumers.map((c) => c.ready));
 process.stdout.write('ready\n');
