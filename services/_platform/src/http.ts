@@ -90,8 +90,14 @@ export class HttpApp<S = AppState> extends Koa<S> {
   }
 }
 
+/** A service's app and its health checks (what `createHttpApp` returns and every `createApp` extends). */
+export interface ServiceHttp {
+  app: HttpApp<AppState>;
+  health: Health;
+}
+
 /** Build the base app. Routes are added by the caller with `mountRouter`. */
-export function createHttpApp(opts: HttpAppOptions): { app: HttpApp<AppState>; health: Health } {
+export function createHttpApp(opts: HttpAppOptions): ServiceHttp {
   const app = new HttpApp<AppState>();
   app.proxy = opts.proxy ?? true;
   const health = opts.health ?? new Health();
