@@ -3,16 +3,8 @@
  * identity checking, health checks on the database (and NATS when given; the search engine, as
  * `degraded` only, when the users service has an index), and the user routes.
  */
-import {
-  addSearchHealth,
-  addStandardHealth,
-  createHttpApp,
-  type Knex,
-  type Logger,
-  mountRouter,
-  type NatsHandle,
-  type ServiceHttp,
-} from '@rdm/platform';
+import { addSearchHealth, addStandardHealth, createHttpApp, mountRouter } from '@rdm/platform';
+import type { Knex, Logger, NatsHandle, ServiceHttp } from '@rdm/platform';
 import type { UsersConfig } from './config.js';
 import { UsersService } from './domain/users.service.js';
 import { usersRouter } from './http/users.routes.js';
