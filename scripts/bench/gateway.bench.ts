@@ -20,17 +20,17 @@
  * does) with plain node: a private stack (`startStack`, runtime `dist`) on BENCH_PORT_BASE (5960)
  * with a fresh database rdm_bench_gateway and a private nats-server on BENCH_NATS_PORT (4241),
  * used to publish the record; the measured gateway is one more `dist/gateway/main.js` on
- * BENCH_PORT_BASE + 7, with VOCABULARIES_URL at the bare handler and RECORDS_URL at the stack's
+ * the first port after the stack's (BENCH_PORT_BASE + 1 + the number of services), with VOCABULARIES_URL at the bare handler and RECORDS_URL at the stack's
  * records, configured as in production (rate limits on in the shared NATS store, limits and the
  * per-client cap on requests in flight raised so nothing is refused; LOG_LEVEL BENCH_GATEWAY_LOG_LEVEL, default `warn`: quiet). The bare koa
- * handler is plain node (no tsx) on BENCH_PORT_BASE + 8. `BENCH_CPU_PROF=<dir>` runs the measured
+ * handler is plain node (no tsx) on the port after it. `BENCH_CPU_PROF=<dir>` runs the measured
  * gateway with `--cpu-prof` into that directory (summarise with
  * `services/gateway/bench/cpu-profile-summary.ts`), and the stack's records service too (into
  * `<dir>/records`: the service (b) measures behind the gateway). `BENCH_BASELINE_GATEWAY=<…/gateway/main.js>` (another
- * build, e.g. of an older commit) starts that one too, configured alike on BENCH_PORT_BASE + 9, and
+ * build, e.g. of an older commit) starts that one too, configured alike on the next port, and
  * measures it in the same rounds (bare, gateway, baseline, baseline, gateway, bare, …): a
  * before/after taken under the same machine load. `BENCH_BASELINE_RECORDS=<…/records/main.js>` (another
- * records build) starts that one too on BENCH_PORT_BASE + 10, a second replica on the stack's
+ * records build) starts that one too on the port after that, a second replica on the stack's
  * database, NATS and environment, and puts the baseline gateway (BENCH_BASELINE_GATEWAY, else this
  * build's gateway) in front of it: (b)'s before/after of a records change. BENCH_PARTS (`a,b`) picks the figures; `a` alone
  * needs no stack (only the private nats-server). Everything started is stopped at the end.
@@ -38,6 +38,7 @@
  * Ends with a `=== gateway bench summary ===` block.
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { loadavg } from 'node:os';
@@ -61,11 +62,13 @@ const NATS_PORT = num('BENCH_NATS_PORT', 4241, 1024, 65535);
 const DB_NAME = 'rdm_bench_gateway';
 /** The identity secret of the bench stack and of the measured gateways (not the public development one). */
 const BENCH_IDENTITY_SECRET = 'bench-identity-secret-0123456789-gateway';
-const GW_PORT = PORT_BASE + 7;
-const BARE_PORT = PORT_BASE + 8;
-const BASE_PORT = PORT_BASE + 9;
+// Why after the stack's ports (gateway, then one per service): a fixed offset collided with them once webhooks was added.
+const FIRST_FREE_PORT = PORT_BASE + 1 + SERVICES.length;
+const GW_PORT = FIRST_FREE_PORT;
+const BARE_PORT = FIRST_FREE_PORT + 1;
+const BASE_PORT = FIRST_FREE_PORT + 2;
 const BASELINE_RECORDS = env.BENCH_BASELINE_RECORDS;
-const BASE_RECORDS_PORT = PORT_BASE + 10;
+const BASE_RECORDS_PORT = FIRST_FREE_PORT + 3;
 // A baseline records build is measured behind a baseline gateway (this build's when none is given).
 const BASELINE = env.BENCH_BASELINE_GATEWAY ?? (BASELINE_RECORDS ? join(REPO_ROOT, 'dist', 'gateway', 'main.js') : undefined);
 const GW_LOG_LEVEL = env.BENCH_GATEWAY_LOG_LEVEL ?? 'warn';
@@ -448,6 +451,8 @@ try {
         LOG_LEVEL: 'warn',
         RATE_LIMIT_ENABLED: 'false',
         FILES_STORAGE_PATH: filesDir,
+        // NODE_ENV=production refuses the development key: the stack's webhooks service needs its own.
+        WEBHOOKS_SECRET_KEY: randomBytes(32).toString('hex'),
       },
       restart: false,
       strict: true,

@@ -1,7 +1,8 @@
 import Koa from 'koa';
 import request from 'supertest';
 import { describe, expect, it, vi } from 'vitest';
-import { AppError, Errors, errorMiddleware, isConnectionError, toAppError } from './errors.js';
+import { AppError, Errors, isConnectionError, toAppError } from './errors.js';
+import { errorMiddleware } from './request-steps.js';
 
 function appThrowing(err: unknown) {
   const app = new Koa();

@@ -1,12 +1,11 @@
 /**
- * One error type for every service, and the koa middleware that renders it.
+ * One error type for every service (rendered by `errorMiddleware` and `errorAnswer` of request-steps.ts).
  *
  * Domain code throws `AppError`s made by the `Errors` catalog; it never builds HTTP responses
- * for failures. The middleware at the top of the stack renders InvenioRDM's body
+ * for failures. The error step (request-steps.ts) renders InvenioRDM's body
  * `{status, message, errors?: [{field, messages}]}`. Anything that is not an `AppError` is a
  * bug: it becomes a 500 with a generic message, and the stack goes to the log only.
  */
-import type { Context, Middleware, Next } from 'koa';
 
 /** One field-level validation message group, as InvenioRDM renders it. */
 export interface FieldError {
@@ -202,28 +201,6 @@ export function toAppError(err: unknown): AppError {
     return new AppError('http_error', status, e.expose && e.message ? e.message : 'Bad request.');
   }
   return new AppError('internal_error', 500, INTERNAL_MESSAGE);
-}
-
-/** Koa middleware rendering every error as the InvenioRDM JSON body. Place it first. */
-export function errorMiddleware(): Middleware {
-  return async (ctx: Context, next: Next) => {
-    try {
-      await next();
-      if (ctx.status === 404 && ctx.body === undefined) throw Errors.routeNotFound();
-    } catch (err) {
-      const appErr = toAppError(err);
-      if (appErr.status >= 500) {
-        // Why: the real cause only goes to the log; the client sees a generic body.
-        ctx.app.emit('error', err, ctx);
-      }
-      ctx.status = appErr.status;
-      ctx.type = 'application/json';
-      if (appErr.headers) ctx.set(appErr.headers);
-      const body = appErr.toBody();
-      if (appErr.status >= 500 && appErr.code === 'internal_error') body.message = INTERNAL_MESSAGE;
-      ctx.body = body;
-    }
-  };
 }
 
 /**

@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { createHttpApp, jsonBody, mountRouter, Router } from './http.js';
+import { requestIdOf } from './request-steps.js';
 import { createLogger } from './logger.js';
 
 function app() {
@@ -87,5 +88,41 @@ describe(jsonBody.name, () => {
   it('should refuse a binary Content-Type with 415', async () => {
     const res = await request(app()).post('/items').set('content-type', 'application/octet-stream').send(Buffer.from('x'));
     expect(res.status).toBe(415);
+  });
+});
+
+describe('HttpApp.fastPath', () => {
+  function withFastPath() {
+    const { app } = createHttpApp({ name: 'test', logger: createLogger('test', 'silent') });
+    const router = new Router();
+    router.get('/items/:id', (ctx) => {
+      ctx.body = { via: 'koa', id: ctx.params.id };
+    });
+    mountRouter(app as any, router as any);
+    app.fastPath((req, res, viaKoa) => {
+      if (req.url === '/items/lean') {
+        const requestId = requestIdOf(req.headers['x-request-id']);
+        res.writeHead(200, ['Content-Type', 'application/json', 'X-Request-Id', requestId]);
+        res.end(JSON.stringify({ via: 'lean' }));
+        return true;
+      }
+      if (req.url === '/items/handed-over') {
+        setImmediate(() => viaKoa(req, res));
+        return true;
+      }
+      return false;
+    });
+    return app.callback();
+  }
+
+  it('should answer what a fast path takes without koa, hand over what it passes on, and leave the rest to koa', async () => {
+    const handler = withFastPath();
+    const lean = await request(handler).get('/items/lean').set('X-Request-Id', 'rid-1');
+    expect(lean.body).toEqual({ via: 'lean' });
+    expect(lean.headers['x-request-id']).toBe('rid-1');
+    expect((await request(handler).get('/items/handed-over')).body).toEqual({ via: 'koa', id: 'handed-over' });
+    const other = await request(handler).get('/items/x');
+    expect(other.body).toEqual({ via: 'koa', id: 'x' });
+    expect(other.headers['x-request-id']).toBeTruthy();
   });
 });

@@ -11,6 +11,7 @@ export * from './html.js';
 export * from './openapi.js';
 export * from './route-table.js';
 export * from './http.js';
+export * from './request-steps.js';
 export * from './http-bounds.js';
 export * from './request-scope.js';
 export * from './conditional.js';

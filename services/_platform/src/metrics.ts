@@ -1,15 +1,19 @@
 /**
  * Prometheus metrics: default process metrics, an HTTP duration histogram per service and the
  * number of SQL statements its pools sent (`db_statements_total`, BEGIN/COMMIT included, idle
- * polls not: what the deposit bench counts per step).
+ * polls not: what the deposit bench counts per step). Requests are observed by request-steps.ts
+ * (`observeRequest`, `metricsMiddleware`).
  */
-import type { Context, Middleware, Next } from 'koa';
+import type { Context } from 'koa';
 import client from 'prom-client';
 
 /** The process-wide registry. */
 export const registry = new client.Registry();
 let initialised = false;
-let httpHistogram: client.Histogram<'method' | 'route' | 'status'>;
+let httpHistogram: client.Histogram<'method' | 'route' | 'status'> | undefined;
+
+/** The request duration histogram (`http_request_duration_seconds`), once `initMetrics` ran. */
+export const requestHistogram = () => httpHistogram;
 
 /** Initialise default metrics once per process. */
 export function initMetrics(service: string): void {
@@ -38,18 +42,6 @@ export const IDLE_STATEMENTS = new Set<string>();
 /** Count one statement (the knex `query` event of every pool made by createDb). */
 export function countDbStatement(q: { sql?: string }): void {
   if (q.sql === undefined || !IDLE_STATEMENTS.has(q.sql)) dbStatements.inc();
-}
-
-/** Measure every request (route = matched router path, never the raw URL). */
-export function metricsMiddleware(): Middleware {
-  return async (ctx: Context, next: Next) => {
-    const end = httpHistogram?.startTimer({ method: ctx.method });
-    try {
-      await next();
-    } finally {
-      end?.({ route: (ctx as unknown as { _matchedRoute?: string })._matchedRoute ?? 'unmatched', status: String(ctx.status) });
-    }
-  };
 }
 
 /** Serve `/metrics`. */

@@ -14,6 +14,7 @@ import {
   openapiRouter,
   type NatsHandle,
   type ObjectStorage,
+  type ServiceHttp,
 } from '@rdm/platform';
 import type { CommunitiesConfig } from './config.js';
 import { CommunitiesService } from './domain/communities.service.js';
@@ -54,9 +55,7 @@ export interface AppDeps {
 }
 
 /** The composed app and the domain services main.ts wires to RPC and consumers. */
-export interface CommunitiesApp {
-  app: ReturnType<typeof createHttpApp>['app'];
-  health: ReturnType<typeof createHttpApp>['health'];
+export interface CommunitiesApp extends ServiceHttp {
   communities: CommunitiesService;
   members: MembersService;
   extensions: ExtensionsService;

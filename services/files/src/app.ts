@@ -12,6 +12,7 @@ import {
   type NatsHandle,
   natsHealthCheck,
   UNSTORABLE_MESSAGE,
+  type ServiceHttp,
 } from '@rdm/platform';
 import { configProperties, type FilesConfig, maxFileBytes } from './config.js';
 import type { FilesAuthorizer } from './domain/authorizer.js';
@@ -60,9 +61,7 @@ export interface AppDeps {
 }
 
 /** The composed app and what main.ts needs besides it. */
-export interface FilesApp {
-  app: ReturnType<typeof createHttpApp>['app'];
-  health: ReturnType<typeof createHttpApp>['health'];
+export interface FilesApp extends ServiceHttp {
   service: FilesService;
   gc: StorageGc;
   iiif: IiifService;

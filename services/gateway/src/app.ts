@@ -4,14 +4,13 @@
  * unless AUTH_INVALID_TOKEN=anonymous) → route (404/405) → body limit → proxy. No domain logic,
  * and no identity is ever read from clients.
  *
- * Two ways in (edge.ts): API traffic takes the lean path on node's request and response; the
- * gateway's own routes (/healthz, /readyz, /metrics, the OpenAPI document), `OPTIONS` (preflights
- * and `Allow`), other paths, and everything while OpenTelemetry is on (its server span) go through
- * koa, which runs the same steps. `app.callback()` (what `listen`, runService and tests use)
- * returns the dispatcher.
+ * Two ways in (edge.ts). Requests that never reach koa: every `/api/*` request but `OPTIONS` and
+ * the OpenAPI document (`/api/openapi.json`), while OpenTelemetry is off — the lean path on node's
+ * request and response (the platform app's `fastPath`, http.ts). Through koa, which runs the same
+ * steps: the gateway's own routes (/healthz, /readyz, /metrics, the OpenAPI document), `OPTIONS`
+ * (preflights and `Allow`), other paths, and everything while OpenTelemetry is on (its server span).
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Errors, type Health, type Logger, createHttpApp, isTelemetryEnabled, natsHealthCheck } from '@rdm/platform';
+import { Errors, type Health, type Logger, createHttpApp, natsHealthCheck } from '@rdm/platform';
 import type { Context } from 'koa';
 import type Koa from 'koa';
 import { type NatsConnection, TokenCache, type TokenVerifier } from './auth.js';
@@ -193,18 +192,13 @@ export function createApp(deps: GatewayDeps): Gateway {
     }
   });
 
-  // The lean way in (edge.ts), chosen per request; koa's own handler for the rest.
-  const viaKoaHandler = app.callback();
-  const dispatch = (req: IncomingMessage, res: ServerResponse): void => {
+  // The lean way in (edge.ts), chosen per request before koa (see the header).
+  app.fastPath((req, res) => {
     const url = req.url as string;
-    if (url.startsWith('/api/') && req.method !== 'OPTIONS' && !isOpenApiUrl(url) && !isTelemetryEnabled()) {
-      void edge.handle(req, res);
-      return;
-    }
-    void viaKoaHandler(req, res);
-  };
-  // Why a cast: koa types its handler for HTTP/2 requests too; the gateway serves HTTP/1.1.
-  app.callback = (() => dispatch) as unknown as typeof app.callback;
+    if (!url.startsWith('/api/') || req.method === 'OPTIONS' || isOpenApiUrl(url)) return false;
+    void edge.handle(req, res);
+    return true;
+  });
 
   return { app, health, tokens, limiter, rateLimits, sharedLimits, proxy, matcher, openapi, upstreams, edge };
 }

@@ -4,10 +4,10 @@
  *
  * - **lean** (`EdgeHandler.handle`, every `/api/*` request except the OpenAPI document, `OPTIONS`,
  *   and everything while OpenTelemetry is on): straight on node's request and response, without
- *   koa. The platform's per-request work is done here at its cheapest: the request id, the
- *   path/query check for NUL and unpaired surrogates (only when the URL holds a `%`), errors
- *   rendered as `{status, message}` JSON, the access log line (only when `info` is enabled) and the
- *   request duration histogram (label children cached). The token cache is hit without a promise,
+ *   koa (a fast path of the platform's app: http.ts `fastPath`). The platform's per-request steps
+ *   are its own (request-steps.ts: the request id, the error body, the access log line, the request
+ *   duration histogram), plus the path/query check for NUL and unpaired surrogates (only when the
+ *   URL holds a `%`). The token cache is hit without a promise,
  *   and a keep-alive connection remembers its token's hash and its rate-limit key, so a repeated
  *   caller costs no hashing and no string building.
  * - **koa** (`admit` from a koa middleware, see app.ts): the same steps for what goes through koa.
@@ -16,20 +16,20 @@
  * cost about as much as the proxying itself (see the profile in the README); the gateway's own
  * routes (openapi, health, readiness, metrics) keep them.
  */
-import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseQuery } from 'node:querystring';
 import {
   ANONYMOUS,
   AppError,
   Errors,
-  INTERNAL_MESSAGE,
   type Logger,
+  errorAnswer,
   isUnstorableString,
-  redactUrl,
-  registry,
+  logRequest,
+  logUnhandled,
+  observeRequest,
+  requestIdOf,
   signIdentity,
-  toAppError,
 } from '@rdm/platform';
 import { type Principal, type TokenCache, extractToken, tokenKey } from './auth.js';
 import type { ClientAddress, TrustedProxies } from './client-address.js';
@@ -83,10 +83,6 @@ type WithMemo<T> = T & { [MEMO]?: ConnectionMemo };
 
 /** The request path, for both the lean handler and koa. */
 export class Edge {
-  private readonly hist = registry.getSingleMetric('http_request_duration_seconds') as
-    | { labels(...v: string[]): { observe(v: number): void } }
-    | undefined;
-  private readonly observers = new Map<string, { observe(v: number): void }>();
   /** Requests in flight per client key (the concurrency cap; the shared limiter reserves slots for busy clients). */
   private readonly inFlight = new Map<string, number>();
   private readonly counted: boolean;
@@ -211,8 +207,7 @@ export class Edge {
     const p = this.p;
     const h = req.headers;
     const url = req.url as string;
-    const rid = h['x-request-id'];
-    const requestId = typeof rid === 'string' && rid !== '' ? rid.slice(0, 128) : randomUUID();
+    const requestId = requestIdOf(h['x-request-id']);
     const q = url.indexOf('?');
     const path = q === -1 ? url : url.slice(0, q);
     const query = q === -1 ? '' : url.slice(q + 1);
@@ -240,11 +235,11 @@ export class Edge {
     this.finish(ex, started);
   }
 
-  /** Render an error as koa and the platform's errorMiddleware would. */
+  /** Render an error as koa and the platform's errorMiddleware do (request-steps.ts `errorAnswer`). */
   private fail(ex: Exchange, err: unknown): void {
     const res = ex.res;
-    const e = toAppError(err);
-    if (e.status >= 500) this.p.logger.error({ err, url: redactUrl(ex.req.url ?? '') }, 'unhandled error');
+    const { error: e, body } = errorAnswer(err);
+    if (e.status >= 500) logUnhandled(this.p.logger, err, ex.req.url ?? '');
     if (res.headersSent || res.destroyed) {
       // Too late for an answer (the proxy already cut what it had to).
       if (!res.writableEnded) res.destroy();
@@ -254,8 +249,6 @@ export class Edge {
     // bounds (EARLY_ANSWER_DRAIN_*), else the connection is closed: a slow client keeps no
     // connection by being refused.
     answerEarly(ex.req, res, this.p.drain);
-    const body = e.toBody();
-    if (e.status >= 500 && e.code === 'internal_error') body.message = INTERNAL_MESSAGE;
     const json = JSON.stringify(body);
     const headers: (string | number)[] = ex.headers;
     if (e.headers) for (const k in e.headers) headers.push(k, e.headers[k] as string);
@@ -269,19 +262,10 @@ export class Edge {
     this.done(ex);
     const status = ex.res.statusCode;
     const method = ex.req.method ?? 'GET';
-    const ms = performance.now() - started;
-    const key = `${method} ${status}`;
-    let o = this.observers.get(key);
-    if (o === undefined && this.hist) {
-      o = this.hist.labels(method, 'unmatched', String(status));
-      this.observers.set(key, o);
-    }
-    o?.observe(ms / 1000);
+    observeRequest(method, 'unmatched', status, started);
     const log = this.p.logger;
-    if (log.isLevelEnabled('info')) {
-      const traceId = traceIdOf(ex.req.headers.traceparent);
-      log.info({ reqId: ex.requestId, traceId, method, url: redactUrl(ex.req.url ?? ''), status, ms: Math.round(ms * 10) / 10 }, 'request');
-    }
+    if (log.isLevelEnabled('info'))
+      logRequest(log, ex.requestId, traceIdOf(ex.req.headers.traceparent), method, ex.req.url ?? '', status, started);
   }
 
   /** Forget the exchange in the in-flight counts (once; both ways in call it when done). */

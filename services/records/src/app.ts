@@ -1,15 +1,12 @@
-/** The koa app of the records service (no listen: main.ts and supertest tests wrap it). */
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import {
-  addStandardHealth,
-  type AppState,
-  createHttpApp,
-  isTelemetryEnabled,
-  mountRouter,
-  type NatsHandle,
-  openapiRouter,
-  Router,
-} from '@rdm/platform';
+/**
+ * The koa app of the records service (no listen: main.ts and supertest tests wrap it).
+ *
+ * Requests that never reach koa: read-cache hits of `GET /api/records/<id>` (no query, Accept
+ * absent or JSON, no `traceparent`, a valid identity), answered by the lean path
+ * (record-read-lean.ts, a fast path of the platform app: http.ts `fastPath`) while OpenTelemetry
+ * is off and `leanReads` is not false. A miss there is handed to koa.
+ */
+import { addStandardHealth, type AppState, createHttpApp, mountRouter, type NatsHandle, openapiRouter, Router } from '@rdm/platform';
 import { linkTokenMiddleware, registerAccessRoutes } from './http/access.routes.js';
 import { registerAbuseRoutes } from './http/abuse.routes.js';
 import { registerAccessRequestRoutes } from './http/access-request.routes.js';
@@ -99,16 +96,14 @@ export function createApp(deps: AppDeps) {
   mountRouter(app, router);
   let leanReads: LeanRecordReads | undefined;
   if (deps.leanReads !== false) {
-    // The lean way in for read-cache hits, chosen per request; koa's own handler for the rest.
-    const viaKoa = app.callback();
-    const lean = new LeanRecordReads(
-      { logger: deps.logger, identitySecret: deps.config.IDENTITY_SECRET, cachedRead: records.cachedRead, stats: statsSteps },
-      viaKoa,
-    );
-    leanReads = lean;
-    const dispatch = (req: IncomingMessage, res: ServerResponse) => (isTelemetryEnabled() ? viaKoa(req, res) : lean.handle(req, res));
-    // Why a cast: koa types its handler for HTTP/2 requests too; records serves HTTP/1.1.
-    app.callback = (() => dispatch) as unknown as typeof app.callback;
+    // The lean way in for read-cache hits, chosen per request before koa (see the header).
+    leanReads = new LeanRecordReads({
+      logger: deps.logger,
+      identitySecret: deps.config.IDENTITY_SECRET,
+      cachedRead: records.cachedRead,
+      stats: statsSteps,
+    });
+    app.fastPath(leanReads.take);
   }
   return { app, health, leanReads, citations, ...parts };
 }

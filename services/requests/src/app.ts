@@ -3,7 +3,8 @@
  * main.ts also hands to the RPC server, the consumers and the expiry job. Health: database, NATS
  * and (when given) the search engine, as `degraded` only.
  */
-import { addSearchHealth, addStandardHealth, createHttpApp, type Knex, type Logger, mountRouter, type NatsHandle } from '@rdm/platform';
+import { addSearchHealth, addStandardHealth, createHttpApp, mountRouter } from '@rdm/platform';
+import type { Knex, Logger, NatsHandle, ServiceHttp } from '@rdm/platform';
 import type { RequestsConfig } from './config.js';
 import { ActionsService } from './domain/actions.service.js';
 import { CommentsService } from './domain/comments.service.js';
@@ -33,9 +34,7 @@ export interface AppDeps {
 }
 
 /** The composed app and its services. */
-export interface RequestsApp {
-  app: ReturnType<typeof createHttpApp>['app'];
-  health: ReturnType<typeof createHttpApp>['health'];
+export interface RequestsApp extends ServiceHttp {
   requests: RequestsService;
   actions: ActionsService;
   comments: CommentsService;

@@ -3,7 +3,8 @@
  * identity checking, health checks on the database (and NATS when given; the search engine, as
  * `degraded` only, when the users service has an index), and the user routes.
  */
-import { addSearchHealth, addStandardHealth, createHttpApp, type Knex, type Logger, mountRouter, type NatsHandle } from '@rdm/platform';
+import { addSearchHealth, addStandardHealth, createHttpApp, mountRouter } from '@rdm/platform';
+import type { Knex, Logger, NatsHandle, ServiceHttp } from '@rdm/platform';
 import type { UsersConfig } from './config.js';
 import { UsersService } from './domain/users.service.js';
 import { usersRouter } from './http/users.routes.js';
@@ -19,7 +20,7 @@ export interface AppDeps {
 }
 
 /** Build the app and its health state. */
-export function createApp(deps: AppDeps): ReturnType<typeof createHttpApp> {
+export function createApp(deps: AppDeps): ServiceHttp {
   const { app, health } = createHttpApp({ name: 'users', logger: deps.logger, identitySecret: deps.config.IDENTITY_SECRET });
   addStandardHealth(health, { db: deps.db, nc: deps.nc });
   const users = deps.users ?? new UsersService(deps.db);

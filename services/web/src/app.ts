@@ -3,7 +3,7 @@
  * identity checking (the gateway signs every visitor's identity), health, and the pages. No
  * database and no NATS: everything a page shows is read from the public API as the visitor.
  */
-import { type AppContext as Context, createHttpApp, type Logger, mountRouter, openapiRouter } from '@rdm/platform';
+import { type AppContext as Context, createHttpApp, type Logger, mountRouter, openapiRouter, type ServiceHttp } from '@rdm/platform';
 import { ApiClient, type ApiUpstreams } from './api-client.js';
 import type { WebConfig } from './config.js';
 import { pagesRouter } from './http/pages.routes.js';
@@ -27,7 +27,7 @@ export interface AppDeps {
 }
 
 /** Build the app, its health state and its page cache. */
-export function createApp(deps: AppDeps): ReturnType<typeof createHttpApp> & { cache: PageCache } {
+export function createApp(deps: AppDeps): ServiceHttp & { cache: PageCache } {
   const { config } = deps;
   const { app, health } = createHttpApp({ name: 'web', logger: deps.logger, identitySecret: config.IDENTITY_SECRET, requestScope: false });
   const upstreams: ApiUpstreams = { records: config.RECORDS_URL, files: config.FILES_URL, communities: config.COMMUNITIES_URL };

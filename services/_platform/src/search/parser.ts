@@ -303,27 +303,24 @@ class Parser {
   }
 
   private parseOr(field: string | undefined): Clause {
-    const first = this.parseAnd(field);
-    const parts: Clause[] = [first];
-    while (this.peek().k === 'or') {
-      const op = this.next() as { pos: number; text: string };
-      this.expectOperand(op);
-      parts.push(this.parseAnd(field));
-    }
-    if (parts.length === 1) return first;
-    return { node: bool('or', parts.map(asNode)), mod: 'none' };
+    return this.parseChain('or', () => this.parseAnd(field));
   }
 
   private parseAnd(field: string | undefined): Clause {
-    const first = this.parseUnary(field);
+    return this.parseChain('and', () => this.parseUnary(field));
+  }
+
+  /** Operands of `operand` joined by the binary operator `k` (`a OR b OR c`), one clause when alone. */
+  private parseChain(k: 'or' | 'and', operand: () => Clause): Clause {
+    const first = operand();
     const parts: Clause[] = [first];
-    while (this.peek().k === 'and') {
+    while (this.peek().k === k) {
       const op = this.next() as { pos: number; text: string };
       this.expectOperand(op);
-      parts.push(this.parseUnary(field));
+      parts.push(operand());
     }
     if (parts.length === 1) return first;
-    return { node: bool('and', parts.map(asNode)), mod: 'none' };
+    return { node: bool(k, parts.map(asNode)), mod: 'none' };
   }
 
   private expectOperand(op: { pos: number; text: string }): void {

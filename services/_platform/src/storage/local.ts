@@ -64,16 +64,27 @@ export class LocalStorage implements ObjectStorage {
     const target = this.path(key);
     const partial = join(this.root, PARTIAL_DIR, randomUUID());
     await mkdir(dirname(partial), { recursive: true });
+    const { size, md5 } = await this.publish(stream, opts, partial, async () => {
+      await mkdir(dirname(target), { recursive: true });
+      await rename(partial, target);
+      await this.syncDir(dirname(target));
+    });
+    return { size, md5 };
+  }
+
+  /**
+   * Write `stream` (hashed, limited) to the new file `partial`, then `publish` it (rename it into
+   * place); on any failure the partial file is removed and the source stopped.
+   */
+  private async publish(stream: Readable, opts: PutOptions, partial: string, publish: () => Promise<void>): Promise<HashingLimiter> {
     const hasher = new HashingLimiter(opts.limit);
     const fh = await open(partial, 'wx', 0o640);
     // Why: `flush` fsyncs the file before the stream closes it, so a rename never publishes unsynced bytes.
     const out = fh.createWriteStream({ highWaterMark: IO_CHUNK, flush: true } as Parameters<typeof fh.createWriteStream>[0]);
     try {
       await pipeline(stream, hasher, out);
-      await mkdir(dirname(target), { recursive: true });
-      await rename(partial, target);
-      await this.syncDir(dirname(target));
-      return { size: hasher.size, md5: hasher.md5 };
+      await publish();
+      return hasher;
     } catch (err) {
       out.destroy();
       await fh.close().catch(() => undefined);
@@ -102,21 +113,11 @@ export class LocalStorage implements ObjectStorage {
       throw new ObjectNotFoundError(`${key} (multipart upload ${uploadId})`);
     }
     const partial = join(dir, `${part}.${randomUUID()}.partial`);
-    const hasher = new HashingLimiter(opts.limit);
-    const fh = await open(partial, 'wx', 0o640);
-    const out = fh.createWriteStream({ highWaterMark: IO_CHUNK, flush: true } as Parameters<typeof fh.createWriteStream>[0]);
-    try {
-      await pipeline(stream, hasher, out);
+    const { size, md5 } = await this.publish(stream, opts, partial, async () => {
       await rename(partial, join(dir, String(part)));
       await this.syncDir(dir);
-      return { size: hasher.size, md5: hasher.md5, etag: hasher.md5 };
-    } catch (err) {
-      out.destroy();
-      await fh.close().catch(() => undefined);
-      await unlink(partial).catch(() => undefined);
-      if (!stream.destroyed) stream.destroy();
-      throw err;
-    }
+    });
+    return { size, md5, etag: md5 };
   }
 
   async completeMultipart(key: string, uploadId: string, parts: CompletedPart[]): Promise<PutResult> {

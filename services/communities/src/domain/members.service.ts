@@ -117,6 +117,22 @@ export class MembersService {
     return this.deps.communities.authorize(identity, id, action);
   }
 
+  /**
+   * A member list searched for `q` on the search engine when there is one, else in PostgreSQL (the
+   * caller's query narrowed to what it may search), with the caller's actor and the community.
+   */
+  private async found<R extends object>(
+    identity: Identity,
+    c: LoadedCommunity,
+    q: string,
+    onEngine: (search: MemberSearchIndex, ast: QueryAst | undefined) => Promise<R>,
+    inSql: (q: { q?: SqlFragment; rank?: SqlFragment }) => Promise<R>,
+  ) {
+    const { search } = this.deps;
+    const res = search ? await onEngine(search, engineQ(q, identity)) : await inSql(sqlQ(q, identity));
+    return { ...res, actor: this.actor(identity, c.role), community: c.row };
+  }
+
   /** `GET …/members` (members only) or `GET …/members/public` (visible members). */
   async search(identity: Identity, id: string, args: ListArgs, filters: Record<string, string[]>, publicOnly: boolean) {
     const c = await this.community(identity, id, publicOnly ? 'read_public_members' : 'search_members');
@@ -129,11 +145,13 @@ export class MembersService {
       publicOnly,
       facets: !publicOnly,
     };
-    const { search } = this.deps;
-    const res = search
-      ? await search.searchMembers({ ...common, ast: engineQ(args.q, identity) })
-      : await repo.searchMembers(this.db, { ...common, ...sqlQ(args.q, identity) });
-    return { ...res, actor: this.actor(identity, c.role), community: c.row };
+    return this.found(
+      identity,
+      c,
+      args.q,
+      (search, ast) => search.searchMembers({ ...common, ast }),
+      (q) => repo.searchMembers(this.db, { ...common, ...q }),
+    );
   }
 
   /** `PUT …/members`: change role and/or visibility. */
@@ -277,11 +295,13 @@ export class MembersService {
     const c = await this.community(identity, id, 'manage_members');
     if (type === MEMBERSHIP_REQUEST && !this.deps.allowMembershipRequests) throw Errors.permissionDenied();
     const common = { communityId: c.row.id, sort: args.sort, from: args.from, size: args.size, filters, requestType: type };
-    const { search } = this.deps;
-    const res = search
-      ? await search.searchRequests({ ...common, ast: engineQ(args.q, identity) })
-      : await repo.searchRequests(this.db, { ...common, ...sqlQ(args.q, identity) });
-    return { ...res, actor: this.actor(identity, c.role), community: c.row };
+    return this.found(
+      identity,
+      c,
+      args.q,
+      (search, ast) => search.searchRequests({ ...common, ast }),
+      (q) => repo.searchRequests(this.db, { ...common, ...q }),
+    );
   }
 
   /** `POST …/membership-requests`: the caller asks to join an open community. */

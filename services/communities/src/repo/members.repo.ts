@@ -351,24 +351,13 @@ export type MemberIndexRow = Omit<MemberRow, 'role' | 'request_expires_at' | 'cr
   sort_name: string;
 };
 
+const NOT_INDEXED = new Set(['request_expires_at', 'created', 'updated']);
+
 function indexQuery(db: Knex | Knex.Transaction, table: 'members' | 'archived_requests') {
   return db(table)
     .select([
-      'id',
-      'community_id',
-      'member_type',
-      'member_id',
-      'role',
-      'visible',
-      table === 'members' ? 'active' : db.raw('false AS active'),
-      'name',
-      'username',
-      'email',
-      'affiliations',
-      'request_id',
-      'request_type',
-      'request_status',
-      'revision_id',
+      // The row's columns but the expiry and timestamps (`created_ts` below); an archived request is never active.
+      ...COLUMNS.filter((c) => !NOT_INDEXED.has(c)).map((c) => (c === 'active' && table !== 'members' ? db.raw('false AS active') : c)),
       db.raw(`to_char(created AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS created_ts`),
       db.raw("lower(coalesce(nullif(name, ''), username, '')) AS sort_name"),
       db.raw(`'${table === 'members' ? 'members' : 'archived'}' AS source`),

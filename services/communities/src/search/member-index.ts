@@ -16,7 +16,7 @@
  * (the community policy); the search is then scoped to that community. Hits are loaded from
  * PostgreSQL by id in the engine's order: responses are never staler than the database.
  */
-import type { IndexDoc, Knex, QueryAst, SearchEngine, SortKey } from '@rdm/platform';
+import type { AggSpec, IndexDoc, Knex, QueryAst, SearchEngine, SortKey } from '@rdm/platform';
 import { baseIndexSettings, defineServiceIndex, engineFields, inHitOrder, mapping, queryFilters, searchTextOf } from '@rdm/platform';
 import * as repo from '../repo/members.repo.js';
 import type { MemberFacet, MemberRow } from '../repo/members.repo.js';
@@ -130,6 +130,26 @@ export async function searchMembersOnEngine(
         o.filters.visibility.map((v) => String(v === 'true' || v === 'public')),
       ),
     );
+  const aggs: Record<string, AggSpec> | undefined = o.facets
+    ? { role: { type: 'terms', path: 'role' }, visibility: { type: 'terms', path: 'visible' } }
+    : undefined;
+  const { res, ids } = await memberHits(engine, alias, o, filters, postFilters, aggs);
+  return {
+    rows: inHitOrder(ids, await repo.findMemberRows(db, ids), (r) => r.id),
+    total: res.total,
+    facets: { role: facet(res.aggregations.role), visibility: facet(res.aggregations.visibility) },
+  };
+}
+
+/** The engine search both member lists run: the hit ids in order (rows are read from PostgreSQL), the total and the aggregations. */
+async function memberHits(
+  engine: SearchEngine,
+  alias: string,
+  o: EngineMemberSearch,
+  filters: QueryAst[],
+  postFilters: QueryAst[],
+  aggs: Record<string, AggSpec> | undefined,
+) {
   const res = await engine.search(alias, {
     query: o.ast ?? { type: 'all' },
     fields: MEMBER_DSL_FIELDS,
@@ -139,14 +159,9 @@ export async function searchMembersOnEngine(
     from: o.from,
     size: o.size,
     sourceIncludes: ['id'],
-    aggs: o.facets ? { role: { type: 'terms', path: 'role' }, visibility: { type: 'terms', path: 'visible' } } : undefined,
+    aggs,
   });
-  const ids = res.hits.map((h) => h.id);
-  return {
-    rows: inHitOrder(ids, await repo.findMemberRows(db, ids), (r) => r.id),
-    total: res.total,
-    facets: { role: facet(res.aggregations.role), visibility: facet(res.aggregations.visibility) },
-  };
+  return { res, ids: res.hits.map((h) => h.id) };
 }
 
 /** `repo.searchRequests` on a search engine: open and archived requests of one type, role/status/is_open facets. */
@@ -168,22 +183,11 @@ export async function searchRequestsOnEngine(
     const wanted = new Set(o.filters.is_open.map((v) => v === 'true'));
     if (wanted.size === 1) postFilters.push(term('scope.is_open', String(wanted.has(true))));
   }
-  const res = await engine.search(alias, {
-    query: o.ast ?? { type: 'all' },
-    fields: MEMBER_DSL_FIELDS,
-    filters,
-    postFilters,
-    sort: sortOf(o.sort, !!o.ast),
-    from: o.from,
-    size: o.size,
-    sourceIncludes: ['id'],
-    aggs: {
-      role: { type: 'terms', path: 'role' },
-      status: { type: 'terms', path: 'request_status' },
-      is_open: { type: 'terms', path: 'is_open' },
-    },
+  const { res, ids } = await memberHits(engine, alias, o, filters, postFilters, {
+    role: { type: 'terms', path: 'role' },
+    status: { type: 'terms', path: 'request_status' },
+    is_open: { type: 'terms', path: 'is_open' },
   });
-  const ids = res.hits.map((h) => h.id);
   return {
     rows: inHitOrder(ids, await repo.findRequestRows(db, ids), (r) => r.id),
     total: res.total,

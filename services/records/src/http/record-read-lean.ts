@@ -9,8 +9,9 @@
  * error on the way — goes to koa, which answers it in full (a stamp asked here is not reused:
  * koa asks again).
  *
- * What it does for the platform and the app (http.ts, app.ts), in their order: the request id,
- * identity, the export negotiation's `Vary: Accept`, the cached body and headers, the view event
+ * How: a fast path of the platform's app (http.ts `fastPath`), registered by app.ts. What it does
+ * for the platform and the app (http.ts, app.ts), in their order: the request id, identity (the
+ * platform's steps, request-steps.ts, as koa takes them), the export negotiation's `Vary: Accept`, the cached body and headers, the view event
  * and the stats splice (stats.middleware.ts), the access log line (only when `info` is on) and
  * the request duration histogram under the route `/api/records/:id`. A conditional read
  * (`If-None-Match` naming the record's ETag: the web service's page cache checking a revision)
@@ -20,9 +21,18 @@
  * every route and `ctx.accepts` cost more than the hit itself (the gateway's figure (b),
  * scripts/bench/gateway.bench.ts). record-read-lean.test compares both answers header by header.
  */
-import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { clientAddress, type Identity, identityOf, type Logger, redactUrl, registry } from '@rdm/platform';
+import {
+  clientAddress,
+  type FastPath,
+  type Identity,
+  identityOf,
+  type Logger,
+  logRequest,
+  type NodeHandler,
+  observeRequest,
+  requestIdOf,
+} from '@rdm/platform';
 import type { CachedRecordBody } from './record-read-cache.js';
 import type { StatsEdge } from './stats.middleware.js';
 
@@ -37,8 +47,6 @@ export interface LeanReadParts {
   /** Statistics on (`STATS_ENABLED`): the view event and the live block. */
   stats?: StatsEdge;
 }
-
-type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
 /** The record id of a request the lean path may take, else undefined. */
 function leanId(req: IncomingMessage): string | undefined {
@@ -63,37 +71,32 @@ export function etagMatches(header: string | string[] | undefined, etag: string)
   return header.split(',').some((t) => strip(t) === want);
 }
 
-/** A handler (`handle`) answering read-cache hits itself and passing everything else to `koa`. */
+/** The fast path (`take`, for the platform app's `fastPath`) answering read-cache hits itself; koa answers everything else. */
 export class LeanRecordReads {
   /** Requests answered here (not by koa). */
   answered = 0;
-  private readonly observer = (
-    registry.getSingleMetric('http_request_duration_seconds') as { labels(...v: string[]): { observe(v: number): void } } | undefined
-  )?.labels('GET', ROUTE, '200');
 
-  constructor(
-    private readonly p: LeanReadParts,
-    private readonly koa: Handler,
-  ) {}
+  constructor(private readonly p: LeanReadParts) {}
 
-  /** The request handler. */
-  readonly handle: Handler = (req, res) => {
+  /** The fast path: takes the requests `leanId` accepts; a miss (or any failure before the answer) goes to `koa`. */
+  readonly take: FastPath = (req, res, koa) => {
     const id = leanId(req);
-    if (id === undefined) return this.koa(req, res);
-    this.answer(req, res, id).catch(() => {
+    if (id === undefined) return false;
+    this.answer(req, res, id, koa).catch(() => {
       // Nothing written yet (writeHead is the last step that can fail before the answer is out): koa answers in full.
-      if (!res.headersSent) this.koa(req, res);
+      if (!res.headersSent) koa(req, res);
     });
+    return true;
   };
 
-  private async answer(req: IncomingMessage, res: ServerResponse, id: string): Promise<void> {
+  private async answer(req: IncomingMessage, res: ServerResponse, id: string, koa: NodeHandler): Promise<void> {
     const p = this.p;
     const started = performance.now();
-    // As http.ts (the same check, once per request): a refused header is koa's 401.
+    // The platform's check (identityOf: once per request, so koa's own look is not a replay): a refused header is koa's 401.
     const identity = identityOf(req, p.identitySecret);
-    if (typeof identity === 'string') return this.koa(req, res);
+    if (typeof identity === 'string') return koa(req, res);
     const hit = await p.cachedRead(id, identity);
-    if (hit === undefined) return this.koa(req, res);
+    if (hit === undefined) return koa(req, res);
     let body = hit.body;
     const unchanged = etagMatches(req.headers['if-none-match'], hit.etag);
     if (p.stats) {
@@ -102,8 +105,7 @@ export class LeanRecordReads {
       p.stats.viewed(id, ua, clientAddress(identity, req));
       if (!unchanged) body = (await p.stats.live(id, body)) ?? body;
     }
-    const given = req.headers['x-request-id'];
-    const requestId = (typeof given === 'string' && given !== '' ? given : randomUUID()).slice(0, 128);
+    const requestId = requestIdOf(req.headers['x-request-id']);
     if (unchanged) {
       res.writeHead(304, ['X-Request-Id', requestId, 'Vary', 'Accept', 'ETag', hit.etag, 'Link', hit.link]);
       res.end();
@@ -126,20 +128,7 @@ export class LeanRecordReads {
     ]);
     res.end(body);
     this.answered++;
-    const ms = performance.now() - started;
-    this.observer?.observe(ms / 1000);
-    if (p.logger.isLevelEnabled('info')) {
-      p.logger.info(
-        {
-          reqId: requestId,
-          traceId: undefined,
-          method: 'GET',
-          url: redactUrl(req.url as string),
-          status: 200,
-          ms: Math.round(ms * 10) / 10,
-        },
-        'request',
-      );
-    }
+    observeRequest('GET', ROUTE, 200, started);
+    logRequest(p.logger, requestId, undefined, 'GET', req.url as string, 200, started);
   }
 }

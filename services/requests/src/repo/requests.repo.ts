@@ -36,28 +36,15 @@ const COLUMNS =
   'id::text AS id, number, type, status, title, description, payload, created_by_type, created_by_id, receiver_type, receiver_id, ' +
   'topic_type, topic_id, expires_at, is_locked, accept_actor, accept_comment, created, updated, last_activity_at, revision_id';
 
-interface Row {
-  id: string;
+/** A stored row: the request's columns, its number as PostgreSQL gives it and its references split in type and id. */
+interface Row extends Omit<RequestRow, 'number' | 'created_by' | 'receiver' | 'topic'> {
   number: string | number;
-  type: string;
-  status: Status;
-  title: string;
-  description: string | null;
-  payload: Record<string, unknown> | null;
   created_by_type: RefType;
   created_by_id: string;
   receiver_type: RefType;
   receiver_id: string;
   topic_type: RefType | null;
   topic_id: string | null;
-  expires_at: Date | null;
-  is_locked: boolean;
-  accept_actor: Ref | null;
-  accept_comment: PendingComment | null;
-  created: Date;
-  updated: Date;
-  last_activity_at: Date;
-  revision_id: number;
 }
 
 function toRequest(r: Row): RequestRow {

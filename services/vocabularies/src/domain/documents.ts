@@ -25,15 +25,13 @@ export const COLUMN_FIELDS = [
   'identifiers',
 ] as const;
 
-/** An entry row ready to be written (texts not yet turned into tsvectors). */
-export interface EntryRowInput {
+/** The columns an entry row has both as written (`EntryRowInput`) and as read (`EntryRow`). */
+interface EntryColumns {
   type: string;
   id: string;
   pid: string;
-  title: Record<string, string>;
   description: Record<string, string> | null;
   icon: string | null;
-  tags: string[];
   props: Record<string, unknown> | null;
   acronym: string | null;
   name: string | null;
@@ -42,6 +40,12 @@ export interface EntryRowInput {
   number: string | null;
   country: string | null;
   identifiers: unknown[] | null;
+}
+
+/** An entry row ready to be written (texts not yet turned into tsvectors). */
+export interface EntryRowInput extends EntryColumns {
+  title: Record<string, string>;
+  tags: string[];
   extra: Record<string, unknown>;
   sort_key: string | null;
   /** Folded text per searchable field (`title`, `title.en`, `props.type`, `acronym`, …) for fielded queries. */
@@ -56,22 +60,9 @@ export interface EntryRowInput {
 }
 
 /** A stored entry row as the repo reads it (timestamps already formatted). */
-export interface EntryRow {
-  type: string;
-  id: string;
-  pid: string;
+export interface EntryRow extends EntryColumns {
   title: Record<string, string> | null;
-  description: Record<string, string> | null;
-  icon: string | null;
   tags: string[] | null;
-  props: Record<string, unknown> | null;
-  acronym: string | null;
-  name: string | null;
-  scheme: string | null;
-  subject: string | null;
-  number: string | null;
-  country: string | null;
-  identifiers: unknown[] | null;
   extra: Record<string, unknown> | null;
   created: string;
   updated: string;

@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Knex } from '@rdm/platform';
+import { newestFirstPage } from './page.js';
 
 /** One delivery row. */
 export interface DeliveryRow {
@@ -143,13 +144,7 @@ export async function listDeliveries(
   page: { from: number; size: number },
 ): Promise<{ rows: DeliveryRow[]; total: number }> {
   const q = db('deliveries').where({ subscription_id: subscriptionId });
-  const [{ n }] = (await q.clone().count({ n: '*' })) as [{ n: string }];
-  const rows = await q
-    .clone()
-    .orderBy([{ column: 'created', order: 'desc' }, { column: 'id' }])
-    .offset(page.from)
-    .limit(page.size);
-  return { rows, total: Number(n) };
+  return newestFirstPage<DeliveryRow>(q, page);
 }
 
 /** A delivery of a subscription. */

@@ -1,5 +1,6 @@
 /** SQL of the `subscriptions` table and the `record_parents` projection; takes Knex or a transaction. */
 import type { Knex } from '@rdm/platform';
+import { newestFirstPage } from './page.js';
 
 /** One subscription row. */
 export interface SubscriptionRow {
@@ -56,13 +57,7 @@ export async function listSubscriptions(
   const q = db('subscriptions').modify((b) => {
     if (owner !== null) b.where({ owner_id: owner });
   });
-  const [{ n }] = (await q.clone().count({ n: '*' })) as [{ n: string }];
-  const rows = await q
-    .clone()
-    .orderBy([{ column: 'created', order: 'desc' }, { column: 'id' }])
-    .offset(page.from)
-    .limit(page.size);
-  return { rows, total: Number(n) };
+  return newestFirstPage<SubscriptionRow>(q, page);
 }
 
 /** Update columns of a subscription, bumping revision and `updated`. */
