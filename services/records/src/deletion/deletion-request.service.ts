@@ -22,10 +22,11 @@
  *
  * When to use: the request-deletion route and the record links (`mayRequestDeletion`).
  */
-import { Errors, type Identity, type Knex } from '@rdm/platform';
-import type { RequestsPort, VocabulariesPort } from '../domain/ports.js';
+import { Errors, type Identity } from '@rdm/platform';
+import type { VocabulariesPort } from '../domain/ports.js';
 import {
   askFields,
+  type GracePeriodDeps,
   isObj,
   isOwner,
   openRecordRequest,
@@ -44,12 +45,8 @@ export const IMMEDIATE_DELETION_COMMENT =
 export const MAX_DELETION_COMMENT = 5000;
 
 /** What the service needs. */
-export interface DeletionRequestDeps {
-  db: Knex;
-  requests: RequestsPort;
+export interface DeletionRequestDeps extends GracePeriodDeps {
   vocabularies: VocabulariesPort;
-  /** Days after a record's publication during which its owner's request is accepted at once. */
-  gracePeriodDays: number;
 }
 
 /** Parse `{reason: id | {id}, comment?}`; 400 with field errors. */

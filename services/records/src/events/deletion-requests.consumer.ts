@@ -24,26 +24,12 @@
 import { type EventEnvelope, isAppError, type Knex, writeOutbox } from '@rdm/platform';
 import { deletionOutcomeMail, deletionRequestedMail } from '../deletion/deletion-request-mail.js';
 import type { DeletionService } from '../deletion/deletion.service.js';
-import {
-  onRecordRequestEvent,
-  type RecordRequestWorkersDef,
-  type RecordRequestWorkersOptions,
-  recordRequestWorkers,
-  slotFacts,
-  slotOutcomeHandler,
-} from '../record-requests/record-request-workers.js';
+import * as rr from '../record-requests/record-request-workers.js';
 import * as dr from '../repo/deletion-requests.repo.js';
 import type { RequestEventData } from './review-saga.js';
 
-/** Durable consumer of the requests' events (the effect). */
-export const DELETION_REQUESTS_DURABLE = 'records-deletion-requests';
-/** Durable consumer mailing the administrators and declined owners. */
-export const DELETION_REQUEST_MAILER_DURABLE = 'records-deletion-request-mailer';
-/** Durable consumer mailing owners whose record was deleted. */
-export const DELETION_MAILER_DURABLE = 'records-deletion-mailer';
-
 /** What the workers need. */
-export interface DeletionRequestWorkersOptions extends RecordRequestWorkersOptions {
+export interface DeletionRequestWorkersOptions extends rr.RecordRequestWorkersOptions {
   deletion: Pick<DeletionService, 'deleteForRequest'>;
 }
 
@@ -86,14 +72,14 @@ async function acceptDeletion(
   await dr.closeRequest(trx, r.id, 'deleted');
 }
 
-/** The record-deletion type's workers (for `recordRequestWorkers`). */
-function deletionDef(o: DeletionRequestWorkersOptions): RecordRequestWorkersDef {
+/** The record-deletion type's workers (for `rr.recordRequestWorkers`). */
+function deletionDef(o: DeletionRequestWorkersOptions): rr.RecordRequestWorkersDef {
   return {
     type: 'record-deletion',
-    durables: { effect: DELETION_REQUESTS_DURABLE, requestMailer: DELETION_REQUEST_MAILER_DURABLE, outcomeMailer: DELETION_MAILER_DURABLE },
+    durables: rr.recordRequestDurables('deletion'),
     close: dr.closeRequest,
     accept: (trx, e) => acceptDeletion(trx, e, o.deletion),
-    facts: slotFacts(dr.byRequestId, 'deletion request'),
+    facts: rr.slotFacts(dr.byRequestId, 'deletion request'),
     requestedMail: (base, p) =>
       deletionRequestedMail({ ...base, reason: String(p.reason ?? ''), comment: typeof p.comment === 'string' ? p.comment : '' }),
     declinedMail: (base) => deletionOutcomeMail({ ...base, outcome: 'declined' }),
@@ -102,7 +88,7 @@ function deletionDef(o: DeletionRequestWorkersOptions): RecordRequestWorkersDef 
       stream: 'RECORDS',
       filterSubject: 'rdm.records.record.deleted',
       skip: (env) => typeof (env.data as { request_id?: unknown } | undefined)?.request_id !== 'string',
-      handler: slotOutcomeHandler(o, dr, (base) => deletionOutcomeMail({ ...base, outcome: 'deleted' })),
+      handler: rr.slotOutcomeHandler(o, dr, (base) => deletionOutcomeMail({ ...base, outcome: 'deleted' })),
     },
   };
 }
@@ -113,7 +99,7 @@ export function onDeletionRequestEvent(
   e: EventEnvelope<RequestEventData>,
   deletion: Pick<DeletionService, 'deleteForRequest'>,
 ): Promise<void> {
-  return onRecordRequestEvent(trx, e, {
+  return rr.onRecordRequestEvent(trx, e, {
     type: 'record-deletion',
     close: dr.closeRequest,
     accept: (t, ev) => acceptDeletion(t, ev, deletion),
@@ -122,5 +108,5 @@ export function onDeletionRequestEvent(
 
 /** The three background workers (for runService). */
 export function deletionRequestWorkers(o: DeletionRequestWorkersOptions) {
-  return recordRequestWorkers(o, deletionDef(o));
+  return rr.recordRequestWorkers(o, deletionDef(o));
 }

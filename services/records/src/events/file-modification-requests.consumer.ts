@@ -21,29 +21,15 @@
  */
 import { type EventEnvelope, type Knex, writeOutbox } from '@rdm/platform';
 import { fileModificationOutcomeMail, fileModificationRequestedMail } from '../file-modification/file-modification-mail.js';
-import {
-  onRecordRequestEvent,
-  type RecordRequestWorkersDef,
-  type RecordRequestWorkersOptions,
-  recordRequestWorkers,
-  slotFacts,
-  slotOutcomeHandler,
-} from '../record-requests/record-request-workers.js';
+import * as rr from '../record-requests/record-request-workers.js';
 import * as fm from '../repo/file-modification-requests.repo.js';
 import { getRecord } from '../repo/records.repo.js';
 import type { RequestEventData } from './review-saga.js';
 
-/** Durable consumer of the requests' events (the effect). */
-export const FILE_MODIFICATION_REQUESTS_DURABLE = 'records-file-modification-requests';
-/** Durable consumer mailing the administrators and declined owners. */
-export const FILE_MODIFICATION_REQUEST_MAILER_DURABLE = 'records-file-modification-request-mailer';
-/** Durable consumer mailing owners whose files were unlocked. */
-export const FILE_MODIFICATION_MAILER_DURABLE = 'records-file-modification-mailer';
-
 const TYPE = 'file-modification';
 
 /** What the workers need. */
-export type FileModificationWorkersOptions = RecordRequestWorkersOptions;
+export type FileModificationWorkersOptions = rr.RecordRequestWorkersOptions;
 
 /** Unlock the files of an accepted request's record (or yield `files-unlock-failed`). */
 async function acceptFileModification(trx: Knex.Transaction, e: EventEnvelope<RequestEventData>): Promise<void> {
@@ -86,28 +72,24 @@ const closeSlot = async (trx: Knex.Transaction, requestId: string, outcome: 'dec
 
 /** Apply one request event to records (inside the consumer's transaction). */
 export function onFileModificationRequestEvent(trx: Knex.Transaction, e: EventEnvelope<RequestEventData>): Promise<void> {
-  return onRecordRequestEvent(trx, e, { type: TYPE, close: closeSlot, accept: acceptFileModification });
+  return rr.onRecordRequestEvent(trx, e, { type: TYPE, close: closeSlot, accept: acceptFileModification });
 }
 
 /** The three background workers (for runService). */
 export function fileModificationWorkers(o: FileModificationWorkersOptions) {
-  return recordRequestWorkers(o, {
+  return rr.recordRequestWorkers(o, {
     type: TYPE,
-    durables: {
-      effect: FILE_MODIFICATION_REQUESTS_DURABLE,
-      requestMailer: FILE_MODIFICATION_REQUEST_MAILER_DURABLE,
-      outcomeMailer: FILE_MODIFICATION_MAILER_DURABLE,
-    },
+    durables: rr.recordRequestDurables('file-modification'),
     close: closeSlot,
     accept: acceptFileModification,
-    facts: slotFacts(fm.byRequestId, 'file modification request'),
+    facts: rr.slotFacts(fm.byRequestId, 'file modification request'),
     requestedMail: (base, p) => fileModificationRequestedMail({ ...base, comment: typeof p.comment === 'string' ? p.comment : '' }),
     declinedMail: (base) => fileModificationOutcomeMail({ ...base, outcome: 'declined' }),
     markMailed: fm.markMailed,
     outcome: {
       stream: 'RECORDS',
       filterSubject: 'rdm.records.record.files-unlocked',
-      handler: slotOutcomeHandler(o, fm, (base) => fileModificationOutcomeMail({ ...base, outcome: 'unlocked' })),
+      handler: rr.slotOutcomeHandler(o, fm, (base) => fileModificationOutcomeMail({ ...base, outcome: 'unlocked' })),
     },
-  } satisfies RecordRequestWorkersDef);
+  } satisfies rr.RecordRequestWorkersDef);
 }

@@ -26,10 +26,10 @@
  *
  * When to use: the file-modification route and the record links (`mayRequestFileModification`).
  */
-import { Errors, type Identity, type Knex } from '@rdm/platform';
-import type { RequestsPort } from '../domain/ports.js';
+import { Errors, type Identity } from '@rdm/platform';
 import {
   askFields,
+  type GracePeriodDeps,
   isOwner,
   openRecordRequest,
   optionalText,
@@ -53,12 +53,7 @@ export const MIN_FILE_MODIFICATION_COMMENT = 25;
 export const MAX_FILE_MODIFICATION_COMMENT = 5000;
 
 /** What the service needs. */
-export interface FileModificationDeps {
-  db: Knex;
-  requests: RequestsPort;
-  /** Days after a record's publication during which its owner's request is accepted at once. */
-  gracePeriodDays: number;
-}
+export type FileModificationDeps = GracePeriodDeps;
 
 /** Parse the optional `{comment}` (no body: none); 400 with field errors. */
 export function parseFileModificationAsk(input: unknown): { comment: string } {

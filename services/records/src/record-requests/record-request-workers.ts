@@ -90,6 +90,11 @@ export interface RecordRequestWorkersDef {
   };
 }
 
+/** The durable names `records-<name>-requests` (effect), `…-request-mailer` and `…-mailer` (outcome). */
+export function recordRequestDurables(name: string): RecordRequestWorkersDef['durables'] {
+  return { effect: `records-${name}-requests`, requestMailer: `records-${name}-request-mailer`, outcomeMailer: `records-${name}-mailer` };
+}
+
 /** Apply one request event of `def.type` to records (inside the consumer's transaction). */
 export async function onRecordRequestEvent(
   trx: Knex.Transaction,

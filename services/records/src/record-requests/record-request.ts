@@ -23,6 +23,12 @@ export interface RecordRequestDeps {
   requests: RequestsPort;
 }
 
+/** What a record request accepted at once within a grace period needs. */
+export interface GracePeriodDeps extends RecordRequestDeps {
+  /** Days after a record's publication during which its owner's request is accepted at once. */
+  gracePeriodDays: number;
+}
+
 /** One kind of owner's record request (the differences between the types; the flow is shared). */
 export interface RecordRequestType<Ask, Target extends { topicId: string }> {
   /** The requests service's type id (also the idempotency key's prefix). */
