@@ -5,41 +5,15 @@
  * the e2e stack sets no `SMTP_URL`), the owner accepts, and the secret link of the second e-mail
  * opens the files; with `allow_user_requests` / `allow_guest_requests` off both are refused (403).
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { api } from '../../support/client.js';
+import { waitForMail } from '../../support/mail-sink.js';
 import { createUser, type TestUser, uniqueEmail } from '../../support/users.js';
 import { createDraft, publish, uploadFiles, walkthroughMetadata } from '../records/support.js';
 
-// The e2e stack's own mail sink folder (e2e/support/global-setup.ts).
-const MAIL_DIR = process.env.E2E_MAIL_SINK_DIR || fileURLToPath(new URL('../../../.data/e2e-mail', import.meta.url));
-
-/** Decoded text of every sink message addressed to `to` whose text contains `part`. */
-function mailsTo(to: string, part: string): string[] {
-  let names: string[] = [];
-  try {
-    names = readdirSync(MAIL_DIR).filter((n) => n.endsWith('.eml'));
-  } catch {
-    return [];
-  }
-  return names
-    .map((n) => readFileSync(join(MAIL_DIR, n), 'utf8'))
-    .map((raw) => raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_m, h: string) => String.fromCharCode(Number.parseInt(h, 16))))
-    .filter((text) => text.toLowerCase().includes(`to: ${to.toLowerCase()}`) && text.includes(part));
-}
-
 /** Wait (up to 30 s) for a mail to `to` containing `part`. */
-async function mail(to: string, part: string): Promise<string> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const found = mailsTo(to, part)[0];
-    if (found) return found;
-    if (Date.now() > deadline) throw new Error(`no mail to ${to} containing "${part}" in ${MAIL_DIR}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
+const mail = (to: string, part: string): Promise<string> =>
+  waitForMail((text) => text.toLowerCase().includes(`to: ${to.toLowerCase()}`) && text.includes(part), `to ${to} containing "${part}"`);
 
 describe('access requests (user and guest)', () => {
   let owner: TestUser;

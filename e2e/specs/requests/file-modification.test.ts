@@ -9,39 +9,16 @@
  * mail sink and its events on NATS. A stranger can neither ask nor accept; the owner cannot
  * accept their own request after the grace period.
  */
-import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../../scripts/up.js';
 import { api } from '../../support/client.js';
+import { type EventWatch, watchEvents } from '../../support/events.js';
+import { mailWith as mail } from '../../support/mail-sink.js';
 import { readStackState } from '../../support/stack.js';
 import { createUser, type TestUser, uniqueEmail } from '../../support/users.js';
 import { publishedRecord, uploadFiles } from '../records/support.js';
-
-const MAIL_DIR = process.env.E2E_MAIL_SINK_DIR || fileURLToPath(new URL('../../../.data/e2e-mail', import.meta.url));
-
-/** Wait (up to 30 s) for a sink mail containing every part. */
-async function mail(...parts: string[]): Promise<string> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    let names: string[] = [];
-    try {
-      names = readdirSync(MAIL_DIR).filter((n) => n.endsWith('.eml'));
-    } catch {
-      names = [];
-    }
-    const found = names
-      .map((n) => readFileSync(join(MAIL_DIR, n), 'utf8'))
-      .map((raw) => raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_m, h: string) => String.fromCharCode(Number.parseInt(h, 16))))
-      .find((text) => parts.every((p) => text.includes(p)));
-    if (found) return found;
-    if (Date.now() > deadline) throw new Error(`no mail containing ${JSON.stringify(parts)} in ${MAIL_DIR}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
 
 /** The little of `pg`'s client used here. */
 type PgClient = new (o: { connectionString: string }) => {
@@ -94,19 +71,9 @@ describe('file-modification requests', () => {
   let owner: TestUser;
   let admin: TestUser;
   let stranger: TestUser;
-  let nc: NatsConnection;
-  const seen: { subject: string; data: Record<string, any> }[] = [];
-
+  let events: EventWatch;
   /** Wait (up to 20 s) for an event on `subject` whose data matches. */
-  async function event(subject: string, match: (d: Record<string, any>) => boolean) {
-    const deadline = Date.now() + 20_000;
-    for (;;) {
-      const e = seen.find((s) => s.subject === subject && match(s.data));
-      if (e) return e;
-      if (Date.now() > deadline) throw new Error(`no ${subject} event`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
+  const event = (subject: string, match: (d: Record<string, any>) => boolean) => events.event(subject, match);
 
   const ask = (id: string, token: string | undefined, body?: unknown) =>
     api(`/api/records/${id}/file-modification`, { method: 'POST', token, ...(body !== undefined ? { body } : {}) });
@@ -117,22 +84,10 @@ describe('file-modification requests', () => {
       createUser({ email: uniqueEmail('fmod-admin'), admin: true }),
       createUser({ email: uniqueEmail('fmod-stranger') }),
     ]);
-    nc = await connect({ servers: readStackState().natsUrl });
-    for (const pattern of ['rdm.requests.request.>', 'rdm.records.record.>']) {
-      nc.subscribe(pattern, {
-        callback: (_err, msg) => {
-          try {
-            seen.push({ subject: msg.subject, data: (JSON.parse(new TextDecoder().decode(msg.data)) as { data: any }).data });
-          } catch {
-            /* not an envelope */
-          }
-        },
-      });
-    }
-    await nc.flush();
+    events = await watchEvents(['rdm.requests.request.>', 'rdm.records.record.>']);
   });
   afterAll(async () => {
-    await nc?.close();
+    await events?.close();
   });
 
   it('should keep the files of a published version locked, then unlock them at once in the grace period and replace them by publishing the edit', async () => {

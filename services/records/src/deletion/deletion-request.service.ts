@@ -17,13 +17,26 @@
  * already open: <id>`; bad fields 400. One open request per record: the row claimed in
  * `deletion_requests` (partial unique index) and the RPC create run in one transaction.
  *
+ * The type's differences from the shared flow (`record-requests/record-request.ts`): its body, the
+ * reason checked against the vocabulary, the grace period and the slot table.
+ *
  * When to use: the request-deletion route and the record links (`mayRequestDeletion`).
  */
-import { randomUUID } from 'node:crypto';
-import { AppError, Errors, type FieldError, type Identity, type Knex, SYSTEM, withTransaction } from '@rdm/platform';
+import { Errors, type Identity } from '@rdm/platform';
+import type { VocabulariesPort } from '../domain/ports.js';
+import {
+  askFields,
+  type GracePeriodDeps,
+  isObj,
+  isOwner,
+  openRecordRequest,
+  optionalText,
+  ownPublishedRecord,
+  type RecordRequestOutcome,
+  type RecordRequestType,
+  withinGracePeriod,
+} from '../record-requests/record-request.js';
 import * as dr from '../repo/deletion-requests.repo.js';
-import * as repo from '../repo/records.repo.js';
-import type { RequestsPort, RequestView, VocabulariesPort } from '../domain/ports.js';
 
 /** The system's comment on a request accepted at once. */
 export const IMMEDIATE_DELETION_COMMENT =
@@ -32,105 +45,64 @@ export const IMMEDIATE_DELETION_COMMENT =
 export const MAX_DELETION_COMMENT = 5000;
 
 /** What the service needs. */
-export interface DeletionRequestDeps {
-  db: Knex;
-  requests: RequestsPort;
+export interface DeletionRequestDeps extends GracePeriodDeps {
   vocabularies: VocabulariesPort;
-  /** Days after a record's publication during which its owner's request is accepted at once. */
-  gracePeriodDays: number;
 }
 
-const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
 /** Parse `{reason: id | {id}, comment?}`; 400 with field errors. */
-export function parseDeletionAsk(body: unknown): { reason: string; comment: string } {
-  if (!isObj(body)) throw Errors.validation([{ field: '_schema', messages: ['Invalid input type.'] }]);
-  const errors: FieldError[] = [];
-  const unknown = Object.keys(body).filter((k) => k !== 'reason' && k !== 'comment');
-  for (const k of unknown) errors.push({ field: k, messages: ['Unknown field.'] });
+export function parseDeletionAsk(input: unknown): { reason: string; comment: string } {
+  const { body, errors } = askFields(input, ['reason', 'comment']);
   const raw = body.reason;
   let reason = '';
   if (raw === undefined || raw === null) errors.push({ field: 'reason', messages: ['Missing data for required field.'] });
   else if (typeof raw === 'string' && raw.trim()) reason = raw.trim();
   else if (isObj(raw) && typeof raw.id === 'string' && raw.id.trim()) reason = raw.id.trim();
   else errors.push({ field: 'reason', messages: ['Not a valid removal reason.'] });
-  const c = body.comment;
-  let comment = '';
-  if (c !== undefined && c !== null) {
-    if (typeof c !== 'string') errors.push({ field: 'comment', messages: ['Not a valid string.'] });
-    else if (c.length > MAX_DELETION_COMMENT)
-      errors.push({ field: 'comment', messages: [`Longer than maximum length ${MAX_DELETION_COMMENT}.`] });
-    else comment = c.trim();
-  }
+  const comment = optionalText(body.comment, 'comment', errors, { max: MAX_DELETION_COMMENT });
   if (errors.length) throw Errors.validation(errors);
   return { reason, comment };
 }
 
 /** True when the record's owner is the caller (only owners may ask: InvenioRDM's `RecordOwners`). */
-export function mayRequestDeletion(identity: Identity, ownerId: string | null | undefined): boolean {
-  return identity.sub !== null && !!ownerId && String(ownerId) === String(identity.sub);
-}
+export const mayRequestDeletion: (identity: Identity, ownerId: string | null | undefined) => boolean = isOwner;
+
+type Target = Awaited<ReturnType<typeof ownPublishedRecord>>;
 
 /** Owners' record-deletion requests. */
 export class DeletionRequestService {
-  constructor(private readonly d: DeletionRequestDeps) {}
+  private readonly type: RecordRequestType<{ reason: string; comment: string }, Target>;
+
+  constructor(private readonly d: DeletionRequestDeps) {
+    this.type = {
+      id: 'record-deletion',
+      load: ownPublishedRecord,
+      parse: parseDeletionAsk,
+      check: async (ask) => {
+        const [resolved] = await d.vocabularies.resolve([{ type: 'removalreasons', id: ask.reason }]);
+        if (!resolved?.found) throw Errors.validation([{ field: 'reason', messages: [`Invalid value ${ask.reason}.`] }]);
+      },
+      immediate: (t) => this.isImmediate(t.record),
+      immediateComment: IMMEDIATE_DELETION_COMMENT,
+      claim: async (trx, s) => {
+        const row = { id: s.id, record_id: s.target.record.id, parent_id: s.target.parent.id, requester: s.requester };
+        const claim = await dr.claimOpen(trx, { ...row, immediate: s.immediate });
+        return claim.claimed ? undefined : `A deletion request for this record is already open: ${claim.existing?.request_id ?? ''}`;
+      },
+      setRequestId: dr.setRequestId,
+      title: (t) => String(t.record.metadata?.title ?? t.record.id),
+      payload: (ask) => ({ reason: ask.reason, ...(ask.comment ? { comment: ask.comment } : {}) }),
+      comment: (ask) => ask.comment,
+    };
+  }
 
   /** Within the grace period after publication and without an external DOI? */
   isImmediate(record: { created: Date | string; pids: Record<string, { provider?: string } | undefined> }, now = new Date()): boolean {
     if (record.pids?.doi?.provider === 'external') return false;
-    const published = new Date(record.created).getTime();
-    return now.getTime() - published <= this.d.gracePeriodDays * 86_400_000;
+    return withinGracePeriod(record.created, this.d.gracePeriodDays, now);
   }
 
   /** POST /api/records/{id}/request-deletion. */
-  async request(identity: Identity, id: string, body: unknown): Promise<{ request: RequestView; immediate: boolean }> {
-    if (identity.sub === null) throw Errors.permissionDenied();
-    const found = await repo.getRecordWithParent(this.d.db, id);
-    if (!found?.parent) {
-      if (await repo.getDraft(this.d.db, id)) throw Errors.pidNotRegistered();
-      throw Errors.pidDoesNotExist();
-    }
-    const { record, parent } = found;
-    if (record.deletion_status !== 'P') throw Errors.gone();
-    if (!mayRequestDeletion(identity, parent.owner_id)) throw Errors.permissionDenied();
-    const input = parseDeletionAsk(body);
-    const [resolved] = await this.d.vocabularies.resolve([{ type: 'removalreasons', id: input.reason }]);
-    if (!resolved?.found) throw Errors.validation([{ field: 'reason', messages: [`Invalid value ${input.reason}.`] }]);
-    const immediate = this.isImmediate(record);
-    const userId = String(identity.sub);
-    const request = await withTransaction(this.d.db, async (trx) => {
-      const slot = randomUUID();
-      const claim = await dr.claimOpen(trx, { id: slot, record_id: record.id, parent_id: parent.id, requester: userId, immediate });
-      if (!claim.claimed)
-        throw Errors.badRequest(`A deletion request for this record is already open: ${claim.existing?.request_id ?? ''}`);
-      const created = await this.d.requests.create({
-        identity: { sub: identity.sub, roles: [...identity.roles] },
-        type: 'record-deletion',
-        created_by: { user: userId },
-        receiver: { group: 'admin' },
-        topic: { record: record.id },
-        title: String(record.metadata?.title ?? record.id),
-        payload: { reason: input.reason, ...(input.comment ? { comment: input.comment } : {}) },
-        ...(input.comment ? { comment: { content: input.comment, format: 'html' } } : {}),
-        key: `record-deletion:${slot}`,
-      });
-      await dr.setRequestId(trx, slot, created.id);
-      return created;
-    });
-    if (!immediate) return { request, immediate };
-    try {
-      const accepted = await this.d.requests.action({
-        id: request.id,
-        action: 'accept',
-        identity: { sub: SYSTEM.sub, roles: [...SYSTEM.roles] },
-        payload: { content: IMMEDIATE_DELETION_COMMENT, format: 'html' },
-      });
-      // The system's view of the request: answer the owner's.
-      return { request: await this.d.requests.get(accepted.id, { sub: identity.sub, roles: [...identity.roles] }), immediate };
-    } catch (err) {
-      // The request exists and stays open for an administrator; the ask itself succeeded.
-      if (err instanceof AppError && err.status < 500) return { request, immediate: false };
-      throw err;
-    }
+  request(identity: Identity, id: string, body: unknown): Promise<RecordRequestOutcome> {
+    return openRecordRequest(this.d, this.type, identity, id, body);
   }
 }

@@ -205,6 +205,8 @@ export function serializeItem(doc: ItemDoc, o: SerializeOptions): Record<string,
       }
     }
   }
+  // InvenioRDM's `can_request_deletion`, file-modification and quota-increase requests: the owners only.
+  const isOwner = o.identity.sub !== null && !!ctx.ownerId && String(ctx.ownerId) === String(o.identity.sub);
   item.links = itemLinks(
     {
       id: item.id,
@@ -215,12 +217,9 @@ export function serializeItem(doc: ItemDoc, o: SerializeOptions): Record<string,
       fileKeys: canReadFiles ? fileKeys : [],
       defaultPreview: canReadFiles ? (item.files?.default_preview ?? null) : null,
       hasReview: !!item.parent?.review,
-      // InvenioRDM's `can_request_deletion`: the record's owners only.
-      mayRequestDeletion: o.identity.sub !== null && !!ctx.ownerId && String(ctx.ownerId) === String(o.identity.sub),
-      // InvenioRDM's file-modification requests: the record's owners only (as deletion requests).
-      mayRequestFileModification: o.identity.sub !== null && !!ctx.ownerId && String(ctx.ownerId) === String(o.identity.sub),
-      // The draft's owner asks for more space (`quota-increase`); others could not use the link.
-      mayRequestQuota: o.identity.sub !== null && !!ctx.ownerId && String(ctx.ownerId) === String(o.identity.sub),
+      mayRequestDeletion: isOwner,
+      mayRequestFileModification: isOwner,
+      mayRequestQuota: isOwner,
     },
     { baseUrl: o.baseUrl, doiResolverUrl: o.doiResolverUrl },
   );

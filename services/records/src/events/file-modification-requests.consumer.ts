@@ -13,60 +13,27 @@
  *   unlocked (`files-unlocked`). `created` is published while records' ask has not committed its
  *   row yet: an event whose row is missing is retried with back-off.
  * Mail delivery as the other mailers: an SMTP failure rolls the transaction back and the message
- * is redelivered with growing delays; `mailed_at` and the inbox rows send nothing twice.
+ * is redelivered with growing delays; `mailed_at` and the inbox rows send nothing twice. The
+ * workers are the shared ones of `record-requests/record-request-workers.ts`; this file is the
+ * type's definition (its effect, its slot table, its mails).
  *
  * When to use: records' workers (bootstrap.ts).
  */
-import { consumerWorker, type EventEnvelope, type Knex, type Logger, type NatsHandle, writeOutbox } from '@rdm/platform';
-import type { UserEmailsPort } from '../domain/ports.js';
+import { type EventEnvelope, type Knex, writeOutbox } from '@rdm/platform';
 import { fileModificationOutcomeMail, fileModificationRequestedMail } from '../file-modification/file-modification-mail.js';
-import type { MailSender } from '../mail/mailer.js';
+import * as rr from '../record-requests/record-request-workers.js';
 import * as fm from '../repo/file-modification-requests.repo.js';
 import { getRecord } from '../repo/records.repo.js';
 import type { RequestEventData } from './review-saga.js';
 
-/** Durable consumer of the requests' events (the effect). */
-export const FILE_MODIFICATION_REQUESTS_DURABLE = 'records-file-modification-requests';
-/** Durable consumer mailing the administrators and declined owners. */
-export const FILE_MODIFICATION_REQUEST_MAILER_DURABLE = 'records-file-modification-request-mailer';
-/** Durable consumer mailing owners whose files were unlocked. */
-export const FILE_MODIFICATION_MAILER_DURABLE = 'records-file-modification-mailer';
-
-const CLOSING: Record<string, 'declined' | 'cancelled'> = {
-  'rdm.requests.request.declined': 'declined',
-  'rdm.requests.request.cancelled': 'cancelled',
-  'rdm.requests.request.expired': 'cancelled',
-  'rdm.requests.request.deleted': 'cancelled',
-};
-
 const TYPE = 'file-modification';
 
 /** What the workers need. */
-export interface FileModificationWorkersOptions {
-  db: Knex;
-  nats: NatsHandle;
-  users: UserEmailsPort;
-  sender: MailSender;
-  logger: Logger;
-  from: string;
-  /** The site's moderation address(es) (`ABUSE_EMAIL_TO`). */
-  admins: string[];
-  baseUrl: string;
-  /** runConsumer tuning (tests). */
-  maxDeliver?: number;
-  backoffMs?: number[];
-}
+export type FileModificationWorkersOptions = rr.RecordRequestWorkersOptions;
 
-/** Apply one request event to records (inside the consumer's transaction). */
-export async function onFileModificationRequestEvent(trx: Knex.Transaction, e: EventEnvelope<RequestEventData>): Promise<void> {
+/** Unlock the files of an accepted request's record (or yield `files-unlock-failed`). */
+async function acceptFileModification(trx: Knex.Transaction, e: EventEnvelope<RequestEventData>): Promise<void> {
   const r = e.data;
-  if (r?.type !== TYPE) return;
-  const closing = CLOSING[e.type];
-  if (closing) {
-    await fm.setState(trx, r.id, closing, ['open']);
-    return;
-  }
-  if (e.type !== 'rdm.requests.request.accepted') return;
   const recordId = r.topic?.record;
   const slot = await fm.byRequestId(trx, r.id, true);
   const record = recordId ? await getRecord(trx, recordId, true) : undefined;
@@ -99,81 +66,30 @@ export async function onFileModificationRequestEvent(trx: Knex.Transaction, e: E
   });
 }
 
-const titleOf = async (db: Knex.Transaction, recordId: string) => String((await getRecord(db, recordId))?.metadata?.title ?? recordId);
+const closeSlot = async (trx: Knex.Transaction, requestId: string, outcome: 'declined' | 'cancelled') => {
+  await fm.setState(trx, requestId, outcome, ['open']);
+};
+
+/** Apply one request event to records (inside the consumer's transaction). */
+export function onFileModificationRequestEvent(trx: Knex.Transaction, e: EventEnvelope<RequestEventData>): Promise<void> {
+  return rr.onRecordRequestEvent(trx, e, { type: TYPE, close: closeSlot, accept: acceptFileModification });
+}
 
 /** The three background workers (for runService). */
 export function fileModificationWorkers(o: FileModificationWorkersOptions) {
-  const common = { db: o.db, js: o.nats.js, jsm: o.nats.jsm, logger: o.logger, service: 'records' };
-  const mailRetry = { maxDeliver: o.maxDeliver ?? 2000, backoffMs: o.backoffMs ?? [1000, 5000, 15000, 30000, 60000] };
-  const owner = async (requester: string) => o.users.emails([requester]);
-  return [
-    consumerWorker({
-      ...common,
-      stream: 'REQUESTS',
-      durable: FILE_MODIFICATION_REQUESTS_DURABLE,
-      filterSubject: 'rdm.requests.request.*',
-      maxDeliver: o.maxDeliver,
-      backoffMs: o.backoffMs,
-      skip: (env) => (env.data as { type?: string } | undefined)?.type !== TYPE,
-      handler: (trx, e) => onFileModificationRequestEvent(trx, e as EventEnvelope<RequestEventData>),
-    }),
-    consumerWorker({
-      ...common,
-      ...mailRetry,
-      stream: 'REQUESTS',
-      durable: FILE_MODIFICATION_REQUEST_MAILER_DURABLE,
-      filterSubject: 'rdm.requests.request.*',
-      skip: (env) =>
-        (env.data as { type?: string } | undefined)?.type !== TYPE ||
-        !['rdm.requests.request.created', 'rdm.requests.request.declined'].includes(env.type),
-      handler: async (trx, e) => {
-        const r = e.data as unknown as RequestEventData;
-        const slot = await fm.byRequestId(trx, r.id, true);
-        // Why retry: the requests service publishes `created` from inside records' ask, before
-        // records commits its row; a redelivery (back-off) finds it.
-        if (!slot) throw new Error(`file modification request ${r.id} not recorded yet`);
-        const title = await titleOf(trx, slot.record_id);
-        const base = { from: o.from, baseUrl: o.baseUrl, requestId: r.id, recordId: slot.record_id, title };
-        if (e.type === 'rdm.requests.request.created') {
-          if (slot.immediate || o.admins.length === 0) return;
-          const p = r.payload ?? {};
-          await o.sender.send(
-            fileModificationRequestedMail({ ...base, to: o.admins, comment: typeof p.comment === 'string' ? p.comment : '' }),
-          );
-          return;
-        }
-        if (slot.mailed_at) return;
-        const to = await owner(slot.requester);
-        if (to.length) await o.sender.send(fileModificationOutcomeMail({ ...base, to, outcome: 'declined' }));
-        await fm.markMailed(trx, r.id);
-      },
-    }),
-    consumerWorker({
-      ...common,
-      ...mailRetry,
+  return rr.recordRequestWorkers(o, {
+    type: TYPE,
+    durables: rr.recordRequestDurables('file-modification'),
+    close: closeSlot,
+    accept: acceptFileModification,
+    facts: rr.slotFacts(fm.byRequestId, 'file modification request'),
+    requestedMail: (base, p) => fileModificationRequestedMail({ ...base, comment: typeof p.comment === 'string' ? p.comment : '' }),
+    declinedMail: (base) => fileModificationOutcomeMail({ ...base, outcome: 'declined' }),
+    markMailed: fm.markMailed,
+    outcome: {
       stream: 'RECORDS',
-      durable: FILE_MODIFICATION_MAILER_DURABLE,
       filterSubject: 'rdm.records.record.files-unlocked',
-      handler: async (trx, e) => {
-        const requestId = String(e.data.request_id);
-        const slot = await fm.byRequestId(trx, requestId, true);
-        if (!slot || slot.mailed_at) return;
-        const to = await owner(slot.requester);
-        const title = await titleOf(trx, slot.record_id);
-        if (to.length)
-          await o.sender.send(
-            fileModificationOutcomeMail({
-              from: o.from,
-              baseUrl: o.baseUrl,
-              requestId,
-              recordId: slot.record_id,
-              title,
-              to,
-              outcome: 'unlocked',
-            }),
-          );
-        await fm.markMailed(trx, requestId);
-      },
-    }),
-  ];
+      handler: rr.slotOutcomeHandler(o, fm, (base) => fileModificationOutcomeMail({ ...base, outcome: 'unlocked' })),
+    },
+  } satisfies rr.RecordRequestWorkersDef);
 }

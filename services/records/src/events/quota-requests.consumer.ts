@@ -8,99 +8,54 @@
  * - `records-quota-mailer` (stream FILES, `rdm.files.bucket.quota-changed` with a `request_id`):
  *   e-mails the owner of the draft whose bucket it is the quota now in force.
  * Delivery as the other mailers: an SMTP failure rolls the transaction back and the message is
- * redelivered with growing delays; the inbox rows send nothing twice.
+ * redelivered with growing delays; the inbox rows send nothing twice. The workers are the shared
+ * ones of `record-requests/record-request-workers.ts` (the effect worker only closes records'
+ * slot); this file is the type's definition.
+ *
+ * When to use: records' workers (bootstrap.ts).
  */
-import { consumerWorker, type Knex, type Logger, type NatsHandle } from '@rdm/platform';
-import type { UserEmailsPort } from '../domain/ports.js';
-import type { MailSender } from '../mail/mailer.js';
+import type { Knex } from '@rdm/platform';
 import { quotaOutcomeMail, quotaRequestedMail } from '../quota/quota-request-mail.js';
+import { type RecordRequestWorkersOptions, recordRequestWorkers } from '../record-requests/record-request-workers.js';
 import * as qr from '../repo/quota-requests.repo.js';
 import { draftByBucketWithRecordFlag, getDraftWithParent } from '../repo/records.repo.js';
-import type { RequestEventData } from './review-saga.js';
 
 /** Durable consumer closing records' slot of a quota-increase request once it is no longer open. */
 export const QUOTA_REQUEST_SLOTS_DURABLE = 'records-quota-request-slots';
-/** Events after which a quota-increase request is no longer open. */
-const CLOSING = [
-  'rdm.requests.request.accepted',
-  'rdm.requests.request.declined',
-  'rdm.requests.request.cancelled',
-  'rdm.requests.request.expired',
-  'rdm.requests.request.deleted',
-];
-
 /** Durable consumer mailing administrators (new) and owners (declined). */
 export const QUOTA_REQUEST_MAILER_DURABLE = 'records-quota-request-mailer';
 /** Durable consumer mailing owners whose quota was raised. */
 export const QUOTA_MAILER_DURABLE = 'records-quota-mailer';
 
 /** What the workers need. */
-export interface QuotaRequestWorkersOptions {
-  db: Knex;
-  nats: NatsHandle;
-  users: UserEmailsPort;
-  sender: MailSender;
-  logger: Logger;
-  from: string;
-  /** The site's moderation address(es) (`ABUSE_EMAIL_TO`). */
-  admins: string[];
-  baseUrl: string;
-  maxDeliver?: number;
-  backoffMs?: number[];
-}
+export type QuotaRequestWorkersOptions = RecordRequestWorkersOptions;
+
+const titleOf = (d: { id: string; metadata?: Record<string, unknown> } | undefined, fallback: string) =>
+  String(d?.metadata?.title || d?.id || fallback);
+const closeSlot = (trx: Knex.Transaction, requestId: string) => qr.closeRequest(trx, requestId);
 
 /** The slot closer and the two mailers (for runService). */
 export function quotaRequestWorkers(o: QuotaRequestWorkersOptions) {
-  const common = { db: o.db, js: o.nats.js, jsm: o.nats.jsm, logger: o.logger, service: 'records' };
-  const retry = { maxDeliver: o.maxDeliver ?? 2000, backoffMs: o.backoffMs ?? [1000, 5000, 15000, 30000, 60000] };
-  const titleOf = (d: { id: string; metadata?: Record<string, unknown> } | undefined, fallback: string) =>
-    String(d?.metadata?.title || d?.id || fallback);
-  return [
-    consumerWorker({
-      ...common,
-      stream: 'REQUESTS',
-      durable: QUOTA_REQUEST_SLOTS_DURABLE,
-      filterSubject: 'rdm.requests.request.*',
-      maxDeliver: o.maxDeliver,
-      backoffMs: o.backoffMs,
-      skip: (env) => (env.data as { type?: string } | undefined)?.type !== 'quota-increase' || !CLOSING.includes(env.type),
-      handler: (trx: Knex.Transaction, e) => qr.closeRequest(trx, String((e.data as unknown as RequestEventData).id)),
-    }),
-    consumerWorker({
-      ...common,
-      ...retry,
-      stream: 'REQUESTS',
-      durable: QUOTA_REQUEST_MAILER_DURABLE,
-      filterSubject: 'rdm.requests.request.*',
-      skip: (env) =>
-        (env.data as { type?: string } | undefined)?.type !== 'quota-increase' ||
-        !['rdm.requests.request.created', 'rdm.requests.request.declined'].includes(env.type),
-      handler: async (trx: Knex.Transaction, e) => {
-        const r = e.data as unknown as RequestEventData;
-        const draftId = r.topic?.record ?? '';
-        const p = r.payload ?? {};
-        const found = draftId ? await getDraftWithParent(trx, draftId) : undefined;
-        const base = { from: o.from, baseUrl: o.baseUrl, requestId: r.id, draftId, title: titleOf(found?.draft, draftId) };
-        if (e.type === 'rdm.requests.request.created') {
-          if (o.admins.length === 0) return;
-          const quotaSize = typeof p.quota_size === 'number' ? p.quota_size : 0;
-          await o.sender.send(quotaRequestedMail({ ...base, to: o.admins, quotaSize, reason: String(p.reason ?? '') }));
-          return;
-        }
-        const requester = r.created_by?.user;
-        const to = requester ? await o.users.emails([requester]) : [];
-        if (to.length) await o.sender.send(quotaOutcomeMail({ ...base, to, outcome: 'declined' }));
-      },
-    }),
-    consumerWorker({
-      ...common,
-      ...retry,
+  return recordRequestWorkers(o, {
+    type: 'quota-increase',
+    durables: { effect: QUOTA_REQUEST_SLOTS_DURABLE, requestMailer: QUOTA_REQUEST_MAILER_DURABLE, outcomeMailer: QUOTA_MAILER_DURABLE },
+    close: closeSlot,
+    // The quota itself is the files service's effect: accepted only closes records' slot.
+    accept: (trx, e) => closeSlot(trx, e.data.id),
+    facts: async (trx, r) => {
+      const draftId = r.topic?.record ?? '';
+      const found = draftId ? await getDraftWithParent(trx, draftId) : undefined;
+      return { topicId: draftId, title: titleOf(found?.draft, draftId), ...(r.created_by?.user ? { requester: r.created_by.user } : {}) };
+    },
+    requestedMail: (base, p) =>
+      quotaRequestedMail({ ...base, quotaSize: typeof p.quota_size === 'number' ? p.quota_size : 0, reason: String(p.reason ?? '') }),
+    declinedMail: (base) => quotaOutcomeMail({ ...base, outcome: 'declined' }),
+    outcome: {
       stream: 'FILES',
-      durable: QUOTA_MAILER_DURABLE,
       filterSubject: 'rdm.files.bucket.quota-changed',
       skip: (env) => typeof (env.data as { request_id?: unknown } | undefined)?.request_id !== 'string',
-      handler: async (trx: Knex.Transaction, e) => {
-        const { bucket_id, quota_bytes, request_id } = e.data;
+      handler: async (trx, e) => {
+        const { bucket_id, quota_bytes, request_id } = e.data as { bucket_id: string; quota_bytes: number; request_id: string };
         const byBucket = await draftByBucketWithRecordFlag(trx, bucket_id);
         const found = byBucket ? await getDraftWithParent(trx, byBucket.draft.id) : undefined;
         const owner = found?.parent?.owner_id;
@@ -109,20 +64,12 @@ export function quotaRequestWorkers(o: QuotaRequestWorkersOptions) {
           return;
         }
         const to = await o.users.emails([String(owner)]);
+        const base = { from: o.from, baseUrl: o.baseUrl, requestId: request_id, topicId: found.draft.id, to };
         if (to.length)
           await o.sender.send(
-            quotaOutcomeMail({
-              from: o.from,
-              baseUrl: o.baseUrl,
-              requestId: request_id,
-              draftId: found.draft.id,
-              title: titleOf(found.draft, found.draft.id),
-              to,
-              outcome: 'granted',
-              quotaBytes: quota_bytes,
-            }),
+            quotaOutcomeMail({ ...base, title: titleOf(found.draft, found.draft.id), outcome: 'granted', quotaBytes: quota_bytes }),
           );
       },
-    }),
-  ];
+    },
+  });
 }

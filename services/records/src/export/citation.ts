@@ -6,19 +6,8 @@
  * `<first creator family>_<year>_<id>`, organizations braced so BibTeX keeps them whole, every value
  * LaTeX-escaped (parsed back by a BibTeX parser in the tests).
  */
-import {
-  alternateIdentifiersOf,
-  dateParts,
-  doiOf,
-  type ExportContext,
-  landingPage,
-  list,
-  type RecordJson,
-  resourceTypeOf,
-  plain,
-  stripHtml,
-  yearOf,
-} from './util.js';
+import type { ExportContext, RecordJson } from './util.js';
+import * as util from './util.js';
 
 function cslName(c: Record<string, any>): Record<string, string> | undefined {
   const p = c.person_or_org ?? {};
@@ -30,28 +19,29 @@ function cslName(c: Record<string, any>): Record<string, string> | undefined {
 /** The CSL JSON item of a record. */
 export function cslJson(r: RecordJson, ctx: ExportContext): Record<string, any> {
   const m = r.metadata ?? {};
-  const csl = ctx.props('resourcetypes', resourceTypeOf(r)?.id).csl;
-  const out: Record<string, any> = { id: r.id, type: typeof csl === 'string' && csl ? csl : 'article', title: plain(m.title) };
-  const authors = list(m.creators).map(cslName).filter(Boolean);
+  const csl = ctx.props('resourcetypes', util.resourceTypeOf(r)?.id).csl;
+  const out: Record<string, any> = { id: r.id, type: typeof csl === 'string' && csl ? csl : 'article', title: util.plain(m.title) };
+  const authors = util.list(m.creators).map(cslName).filter(Boolean);
   if (authors.length) out.author = authors;
-  const editors = list(m.contributors).map(cslName).filter(Boolean);
+  const editors = util.list(m.contributors).map(cslName).filter(Boolean);
   if (editors.length) out.editor = editors;
-  const parts = dateParts(m.publication_date);
+  const parts = util.dateParts(m.publication_date);
   if (parts) out.issued = { 'date-parts': [parts] };
-  const abstract = stripHtml(m.description);
+  const abstract = util.stripHtml(m.description);
   if (abstract) out.abstract = abstract;
   if (m.publisher) out.publisher = String(m.publisher);
-  const doi = doiOf(r);
+  const doi = util.doiOf(r);
   if (doi) out.DOI = doi;
-  out.URL = doi ? `https://doi.org/${doi}` : landingPage(r, ctx);
+  out.URL = doi ? `https://doi.org/${doi}` : util.landingPage(r, ctx);
   if (m.version) out.version = String(m.version);
-  const lang = list(m.languages)[0]?.id;
+  const lang = util.list(m.languages)[0]?.id;
   if (lang) out.language = String(lang);
-  const keywords = list(m.subjects)
+  const keywords = util
+    .list(m.subjects)
     .map((s) => s.subject)
     .filter((s) => typeof s === 'string' && s);
   if (keywords.length) out.keyword = keywords.join(', ');
-  for (const a of alternateIdentifiersOf(r)) {
+  for (const a of util.alternateIdentifiersOf(r)) {
     const scheme = String(a.scheme ?? '').toLowerCase();
     if (scheme === 'isbn' || scheme === 'issn') out[scheme.toUpperCase()] = a.identifier;
   }
@@ -107,13 +97,13 @@ const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', '
 /** The BibTeX entry of a record. */
 export function bibtex(r: RecordJson, ctx: ExportContext): string {
   const m = r.metadata ?? {};
-  const type = BIBTEX_TYPES[String(resourceTypeOf(r)?.id ?? '')] ?? 'misc';
-  const creators = list(m.creators);
+  const type = BIBTEX_TYPES[String(util.resourceTypeOf(r)?.id ?? '')] ?? 'misc';
+  const creators = util.list(m.creators);
   const firstFamily = String(creators[0]?.person_or_org?.family_name ?? creators[0]?.person_or_org?.name ?? '')
     .normalize('NFKD')
     .replace(/[^A-Za-z0-9]/g, '')
     .toLowerCase();
-  const year = yearOf(m.publication_date);
+  const year = util.yearOf(m.publication_date);
   const key = [firstFamily || 'record', year, r.id]
     .filter(Boolean)
     .join('_')
@@ -121,8 +111,8 @@ export function bibtex(r: RecordJson, ctx: ExportContext): string {
   const fields: [string, string | undefined][] = [];
   const authors = creators.map(bibtexName).filter(Boolean);
   fields.push(['author', authors.length ? authors.join(' and ') : undefined]);
-  fields.push(['title', m.title ? `{${latexEscape(plain(m.title))}}` : undefined]);
-  const parts = dateParts(m.publication_date);
+  fields.push(['title', m.title ? `{${latexEscape(util.plain(m.title))}}` : undefined]);
+  const parts = util.dateParts(m.publication_date);
   if (parts?.[1]) fields.push(['month', MONTHS[parts[1] - 1]]);
   fields.push(['year', year]);
   fields.push([
@@ -130,9 +120,9 @@ export function bibtex(r: RecordJson, ctx: ExportContext): string {
     m.publisher ? latexEscape(String(m.publisher)) : undefined,
   ]);
   fields.push(['version', m.version ? latexEscape(String(m.version)) : undefined]);
-  const doi = doiOf(r);
+  const doi = util.doiOf(r);
   fields.push(['doi', doi ? latexEscape(doi) : undefined]);
-  fields.push(['url', latexEscape(doi ? `https://doi.org/${doi}` : landingPage(r, ctx))]);
+  fields.push(['url', latexEscape(doi ? `https://doi.org/${doi}` : util.landingPage(r, ctx))]);
   const body = fields
     .filter((f): f is [string, string] => typeof f[1] === 'string' && f[1] !== '')
     .map(([k, v]) => `  ${k.padEnd(9)} = {${v}}`)

@@ -8,21 +8,8 @@
  * an unknown type or scheme are left out, so the XML always validates. A record without a DOI
  * carries its landing page as `identifier` (identifierType URL).
  */
-import {
-  alternateIdentifiersOf,
-  communityUrl,
-  doiOf,
-  type ExportContext,
-  l10n,
-  landingPage,
-  list,
-  personName,
-  type RecordJson,
-  resourceTypeOf,
-  plain,
-  stripHtml,
-  yearOf,
-} from './util.js';
+import type { ExportContext, RecordJson } from './util.js';
+import * as util from './util.js';
 
 /** DataCite JSON (4.5) of a record. */
 export type DataCiteJson = Record<string, any>;
@@ -77,14 +64,15 @@ const ROR_ID = /^0[a-hj-km-np-tv-z|0-9]{6}[0-9]{2}$/;
 
 function personOrOrg(c: Record<string, any>): DataCiteJson | undefined {
   const p = c.person_or_org ?? {};
-  const name = personName(p);
+  const name = util.personName(p);
   if (!name) return undefined;
   const out: DataCiteJson = { name, nameType: p.type === 'organizational' ? 'Organizational' : 'Personal' };
   if (p.type !== 'organizational') {
     if (p.given_name) out.givenName = p.given_name;
     if (p.family_name) out.familyName = p.family_name;
   }
-  const ids = list(p.identifiers)
+  const ids = util
+    .list(p.identifiers)
     .filter((i) => typeof i.identifier === 'string' && typeof i.scheme === 'string')
     .map((i) => {
       const known = NAME_SCHEMES[i.scheme.toLowerCase()];
@@ -93,7 +81,8 @@ function personOrOrg(c: Record<string, any>): DataCiteJson | undefined {
         : { nameIdentifier: i.identifier, nameIdentifierScheme: String(i.scheme) };
     });
   if (ids.length) out.nameIdentifiers = ids;
-  const affs = list(c.affiliations)
+  const affs = util
+    .list(c.affiliations)
     .filter((a) => typeof a.name === 'string' && a.name !== '')
     .map((a) => {
       const aff: DataCiteJson = { name: a.name };
@@ -112,7 +101,7 @@ function personOrOrg(c: Record<string, any>): DataCiteJson | undefined {
 export function dataciteJson(r: RecordJson, ctx: ExportContext): DataCiteJson {
   const m = r.metadata ?? {};
   const out: DataCiteJson = {};
-  const rt = resourceTypeOf(r);
+  const rt = util.resourceTypeOf(r);
   const rtProps = ctx.props('resourcetypes', rt?.id);
   const general = typeof rtProps.datacite_general === 'string' ? rtProps.datacite_general : 'Other';
   out.types = {
@@ -120,19 +109,20 @@ export function dataciteJson(r: RecordJson, ctx: ExportContext): DataCiteJson {
     resourceType: rtProps.datacite_type || (GENERAL.has(general) ? '' : general) || '',
   };
 
-  const doi = doiOf(r);
-  out.identifiers = [{ identifier: landingPage(r, ctx), identifierType: 'URL' }];
+  const doi = util.doiOf(r);
+  out.identifiers = [{ identifier: util.landingPage(r, ctx), identifierType: 'URL' }];
   for (const [scheme, pid] of Object.entries((r.pids ?? {}) as Record<string, any>)) {
     if (typeof pid?.identifier === 'string')
       out.identifiers.push({ identifier: pid.identifier, identifierType: scheme === 'doi' ? 'DOI' : scheme });
   }
-  for (const a of alternateIdentifiersOf(r)) {
+  for (const a of util.alternateIdentifiersOf(r)) {
     if (typeof a.identifier === 'string') out.identifiers.push({ identifier: a.identifier, identifierType: String(a.scheme ?? 'Other') });
   }
   if (doi) out.doi = doi;
 
-  out.creators = list(m.creators).map(personOrOrg).filter(Boolean);
-  const contributors = list(m.contributors)
+  out.creators = util.list(m.creators).map(personOrOrg).filter(Boolean);
+  const contributors = util
+    .list(m.contributors)
     .map((c) => {
       const p = personOrOrg(c);
       if (!p) return undefined;
@@ -144,9 +134,9 @@ export function dataciteJson(r: RecordJson, ctx: ExportContext): DataCiteJson {
   if (contributors.length) out.contributors = contributors;
 
   out.titles = [];
-  if (m.title) out.titles.push({ title: plain(m.title) });
-  for (const t of list(m.additional_titles)) {
-    const title: DataCiteJson = { title: plain(t.title) };
+  if (m.title) out.titles.push({ title: util.plain(m.title) });
+  for (const t of util.list(m.additional_titles)) {
+    const title: DataCiteJson = { title: util.plain(t.title) };
     const type = ctx.props('titletypes', t.type?.id).datacite;
     if (['AlternativeTitle', 'Subtitle', 'TranslatedTitle', 'Other'].includes(type)) title.titleType = type;
     if (t.lang?.id) title.lang = t.lang.id;
@@ -154,10 +144,11 @@ export function dataciteJson(r: RecordJson, ctx: ExportContext): DataCiteJson {
   }
 
   out.publisher = { name: typeof m.publisher === 'string' && m.publisher !== '' ? m.publisher : ctx.siteName };
-  const year = yearOf(m.publication_date);
+  const year = util.yearOf(m.publication_date);
   if (year) out.publicationYear = year;
 
-  const subjects = list(m.subjects)
+  const subjects = util
+    .list(m.subjects)
     .filter((s) => typeof s.subject === 'string' && s.subject !== '')
     .map((s) => {
       const subject: DataCiteJson = { subject: s.subject };
@@ -170,7 +161,7 @@ export function dataciteJson(r: RecordJson, ctx: ExportContext): DataCiteJson {
   const dates: DataCiteJson[] = [];
   if (m.publication_date) dates.push({ date: m.publication_date, dateType: 'Issued' });
   let updated = false;
-  for (const d of list(m.dates)) {
+  for (const d of util.list(m.dates)) {
     if (!d.date) continue;
     const type = ctx.props('datetypes', d.type?.id).datacite;
     if (d.type?.id === 'updated') updated = true;
@@ -181,11 +172,11 @@ export function dataciteJson(r: RecordJson, ctx: ExportContext): DataCiteJson {
   if (!updated && typeof r.updated === 'string') dates.push({ date: r.updated.slice(0, 10), dateType: 'Updated' });
   out.dates = dates;
 
-  const lang = list(m.languages)[0]?.id;
+  const lang = util.list(m.languages)[0]?.id;
   if (typeof lang === 'string') out.language = lang;
 
   const related: DataCiteJson[] = [];
-  for (const x of list(m.related_identifiers)) {
+  for (const x of util.list(m.related_identifiers)) {
     const type = RELATED_SCHEMES[String(x.scheme ?? '').toLowerCase()];
     const relation = ctx.props('relationtypes', x.relation_type?.id).datacite;
     if (!type || typeof relation !== 'string' || !RELATION_TYPES.has(relation) || typeof x.identifier !== 'string') continue;
@@ -200,8 +191,8 @@ export function dataciteJson(r: RecordJson, ctx: ExportContext): DataCiteJson {
   if (typeof parentDoi === 'string' && parentDoi !== doi) {
     related.push({ relatedIdentifier: parentDoi, relatedIdentifierType: 'DOI', relationType: 'IsVersionOf' });
   }
-  for (const c of list(r.parent?.communities?.entries)) {
-    const url = communityUrl(c, ctx);
+  for (const c of util.list(r.parent?.communities?.entries)) {
+    const url = util.communityUrl(c, ctx);
     if (url) related.push({ relatedIdentifier: url, relatedIdentifierType: 'URL', relationType: 'IsPartOf' });
   }
   if (related.length) out.relatedIdentifiers = related;
@@ -213,9 +204,9 @@ export function dataciteJson(r: RecordJson, ctx: ExportContext): DataCiteJson {
   if (m.version) out.version = String(m.version);
 
   const rights: DataCiteJson[] = [];
-  for (const right of list(m.rights)) {
+  for (const right of util.list(m.rights)) {
     const entry: DataCiteJson = {};
-    const title = l10n(right.title);
+    const title = util.l10n(right.title);
     if (title) entry.rights = title;
     if (right.id) {
       entry.rightsIdentifier = right.id;
@@ -229,10 +220,10 @@ export function dataciteJson(r: RecordJson, ctx: ExportContext): DataCiteJson {
   if (rights.length) out.rightsList = rights;
 
   const descriptions: DataCiteJson[] = [];
-  const abstract = stripHtml(m.description);
+  const abstract = util.stripHtml(m.description);
   if (abstract) descriptions.push({ description: abstract, descriptionType: 'Abstract' });
-  for (const d of list(m.additional_descriptions)) {
-    const text = stripHtml(d.description);
+  for (const d of util.list(m.additional_descriptions)) {
+    const text = util.stripHtml(d.description);
     if (!text) continue;
     const type = ctx.props('descriptiontypes', d.type?.id).datacite;
     const desc: DataCiteJson = {
@@ -246,18 +237,20 @@ export function dataciteJson(r: RecordJson, ctx: ExportContext): DataCiteJson {
   }
   if (descriptions.length) out.descriptions = descriptions;
 
-  const geo = list(m.locations?.features)
+  const geo = util
+    .list(m.locations?.features)
     .map(geoLocation)
     .filter((g) => Object.keys(g).length > 0);
   if (geo.length) out.geoLocations = geo;
 
-  const funding = list(m.funding)
+  const funding = util
+    .list(m.funding)
     .map((f) => {
       const funder = f.funder ?? {};
-      const name = funder.name ?? l10n(funder.title);
+      const name = funder.name ?? util.l10n(funder.title);
       if (!name) return undefined;
       const ref: DataCiteJson = { funderName: name };
-      const ids = list(funder.identifiers);
+      const ids = util.list(funder.identifiers);
       if (typeof funder.id === 'string' && ROR_ID.test(funder.id)) ids.unshift({ scheme: 'ror', identifier: funder.id });
       const id = ids.find((i) => FUNDER_ID_TYPES[i.scheme]) ?? ids[0];
       if (id?.identifier) {
@@ -267,9 +260,9 @@ export function dataciteJson(r: RecordJson, ctx: ExportContext): DataCiteJson {
       const award = f.award;
       if (award) {
         if (award.number) ref.awardNumber = String(award.number);
-        const title = l10n(award.title);
+        const title = util.l10n(award.title);
         if (title) ref.awardTitle = title;
-        const uri = list(award.identifiers).find((i) => i.scheme === 'doi' || i.scheme === 'url');
+        const uri = util.list(award.identifiers).find((i) => i.scheme === 'doi' || i.scheme === 'url');
         if (uri?.identifier && ref.awardNumber) ref.awardUri = uri.scheme === 'doi' ? `https://doi.org/${uri.identifier}` : uri.identifier;
       }
       return ref;

@@ -6,19 +6,8 @@
  * type's `props.eurepo` as `dc:type`, communities and the parent DOI as relations.
  */
 import { el, textEl, type XmlNode } from './xml.js';
-import {
-  alternateIdentifiersOf,
-  communityUrl,
-  type ExportContext,
-  identifierUriOrPrefixed,
-  l10n,
-  list,
-  personName,
-  type RecordJson,
-  resourceTypeOf,
-  plain,
-  stripHtml,
-} from './util.js';
+import type { ExportContext, RecordJson } from './util.js';
+import * as util from './util.js';
 
 const ACCESS_RIGHTS: Record<string, string> = {
   open: 'info:eu-repo/semantics/openAccess',
@@ -36,41 +25,41 @@ export function dublinCoreValues(r: RecordJson, ctx: ExportContext): Record<stri
     dc[k] ??= [];
     if (!dc[k].includes(v)) dc[k].push(v);
   };
-  add('title', plain(m.title));
-  for (const t of list(m.additional_titles)) add('title', plain(t.title));
-  for (const c of list(m.creators)) add('creator', personName(c.person_or_org));
-  for (const c of list(m.contributors)) add('contributor', personName(c.person_or_org));
-  for (const s of list(m.subjects)) add('subject', s.subject);
-  add('description', stripHtml(m.description));
-  for (const d of list(m.additional_descriptions)) add('description', stripHtml(d.description));
+  add('title', util.plain(m.title));
+  for (const t of util.list(m.additional_titles)) add('title', util.plain(t.title));
+  for (const c of util.list(m.creators)) add('creator', util.personName(c.person_or_org));
+  for (const c of util.list(m.contributors)) add('contributor', util.personName(c.person_or_org));
+  for (const s of util.list(m.subjects)) add('subject', s.subject);
+  add('description', util.stripHtml(m.description));
+  for (const d of util.list(m.additional_descriptions)) add('description', util.stripHtml(d.description));
   add('publisher', m.publisher);
   add('date', m.publication_date);
   const until = r.access?.embargo?.until;
   if (r.access?.embargo?.active && typeof until === 'string') add('date', `info:eu-repo/date/embargoEnd/${until}`);
-  const eurepo = ctx.props('resourcetypes', resourceTypeOf(r)?.id).eurepo;
+  const eurepo = ctx.props('resourcetypes', util.resourceTypeOf(r)?.id).eurepo;
   add('type', typeof eurepo === 'string' && eurepo ? eurepo : 'info:eu-repo/semantics/other');
   for (const f of Array.isArray(m.formats) ? m.formats : []) add('format', f);
   for (const [scheme, pid] of Object.entries((r.pids ?? {}) as Record<string, any>)) {
-    if (typeof pid?.identifier === 'string') add('identifier', identifierUriOrPrefixed(pid.identifier, scheme));
+    if (typeof pid?.identifier === 'string') add('identifier', util.identifierUriOrPrefixed(pid.identifier, scheme));
   }
-  for (const a of alternateIdentifiersOf(r)) {
-    if (typeof a.identifier === 'string') add('identifier', identifierUriOrPrefixed(a.identifier, String(a.scheme ?? 'url')));
+  for (const a of util.alternateIdentifiersOf(r)) {
+    if (typeof a.identifier === 'string') add('identifier', util.identifierUriOrPrefixed(a.identifier, String(a.scheme ?? 'url')));
   }
-  for (const x of list(m.related_identifiers)) {
-    if (typeof x.identifier === 'string') add('relation', identifierUriOrPrefixed(x.identifier, String(x.scheme ?? 'url')));
+  for (const x of util.list(m.related_identifiers)) {
+    if (typeof x.identifier === 'string') add('relation', util.identifierUriOrPrefixed(x.identifier, String(x.scheme ?? 'url')));
   }
-  for (const c of list(r.parent?.communities?.entries)) add('relation', communityUrl(c, ctx));
+  for (const c of util.list(r.parent?.communities?.entries)) add('relation', util.communityUrl(c, ctx));
   const parentDoi = r.parent?.pids?.doi?.identifier;
-  if (typeof parentDoi === 'string') add('relation', identifierUriOrPrefixed(parentDoi, 'doi'));
-  for (const l of list(m.languages)) add('language', l.id);
-  for (const f of list(m.locations?.features)) {
+  if (typeof parentDoi === 'string') add('relation', util.identifierUriOrPrefixed(parentDoi, 'doi'));
+  for (const l of util.list(m.languages)) add('language', l.id);
+  for (const f of util.list(m.locations?.features)) {
     add('coverage', f.place);
     const c = f.geometry?.type === 'Point' ? f.geometry.coordinates : undefined;
     if (Array.isArray(c) && c.length >= 2) add('coverage', `name=${f.place ?? ''}; east=${c[0]}; north=${c[1]}`);
   }
   add('rights', ACCESS_RIGHTS[r.access?.status as string]);
-  for (const right of list(m.rights)) {
-    add('rights', l10n(right.title));
+  for (const right of util.list(m.rights)) {
+    add('rights', util.l10n(right.title));
     add('rights', right.props?.url ?? right.link);
   }
   return dc;

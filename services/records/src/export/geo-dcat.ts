@@ -6,25 +6,12 @@
  */
 import { dublinCoreValues } from './dublincore.js';
 import { el, textEl, type XmlNode } from './xml.js';
-import {
-  doiOf,
-  type ExportContext,
-  fileUrl,
-  identifierUrl,
-  l10n,
-  landingPage,
-  list,
-  personName,
-  type RecordJson,
-  resourceTypeOf,
-  plain,
-  stripHtml,
-  visibleFiles,
-} from './util.js';
+import type { ExportContext, RecordJson } from './util.js';
+import * as util from './util.js';
 
 /** The GeoJSON FeatureCollection of a record's locations. */
 export function geoJson(r: RecordJson): Record<string, any> {
-  const features = list(r.metadata?.locations?.features).map((f) => {
+  const features = util.list(r.metadata?.locations?.features).map((f) => {
     const properties: Record<string, unknown> = {};
     if (f.place) properties.place = f.place;
     if (f.description) properties.description = f.description;
@@ -55,28 +42,29 @@ const res = (name: string, iri: string | undefined) => (iri ? el(name, { 'rdf:re
 /** The DCAT-AP RDF/XML document root (`rdf:RDF`) of a record. */
 export function dcatXml(r: RecordJson, ctx: ExportContext): XmlNode {
   const m = r.metadata ?? {};
-  const doi = doiOf(r);
-  const about = doi ? `https://doi.org/${doi}` : landingPage(r, ctx);
+  const doi = util.doiOf(r);
+  const about = doi ? `https://doi.org/${doi}` : util.landingPage(r, ctx);
   const dc = dublinCoreValues(r, ctx);
   const agentOf = (c: Record<string, any>) => {
     const p = c.person_or_org ?? {};
     const org = p.type === 'organizational';
-    const orcid = list(p.identifiers).find((i) => i.scheme === 'orcid' || i.scheme === 'ror');
+    const orcid = util.list(p.identifiers).find((i) => i.scheme === 'orcid' || i.scheme === 'ror');
     return el(
       org ? 'foaf:Organization' : 'foaf:Person',
-      orcid ? { 'rdf:about': identifierUrl(orcid.identifier, orcid.scheme) } : null,
-      textEl('foaf:name', personName(p)),
+      orcid ? { 'rdf:about': util.identifierUrl(orcid.identifier, orcid.scheme) } : null,
+      textEl('foaf:name', util.personName(p)),
       org ? undefined : textEl('foaf:givenName', p.given_name),
       org ? undefined : textEl('foaf:familyName', p.family_name),
     );
   };
-  const licenses = list(m.rights)
+  const licenses = util
+    .list(m.rights)
     .map((x) => x.props?.url ?? x.link)
     .filter((u): u is string => typeof u === 'string' && u !== '');
-  const typeIri = ctx.props('resourcetypes', resourceTypeOf(r)?.id)['schema.org'];
+  const typeIri = ctx.props('resourcetypes', util.resourceTypeOf(r)?.id)['schema.org'];
   const issued = String(m.publication_date ?? '').split('/')[0];
-  const distributions = visibleFiles(r).map((f) => {
-    const url = fileUrl(r, f.key, ctx);
+  const distributions = util.visibleFiles(r).map((f) => {
+    const url = util.fileUrl(r, f.key, ctx);
     const md5 = typeof f.checksum === 'string' && f.checksum.startsWith('md5:') ? f.checksum.slice(4) : undefined;
     return el(
       'dcat:distribution',
@@ -84,7 +72,7 @@ export function dcatXml(r: RecordJson, ctx: ExportContext): XmlNode {
       el(
         'dcat:Distribution',
         { 'rdf:about': url },
-        res('dcat:accessURL', landingPage(r, ctx)),
+        res('dcat:accessURL', util.landingPage(r, ctx)),
         res('dcat:downloadURL', url),
         textEl('dct:title', f.key),
         f.mimetype ? res('dcat:mediaType', `http://www.iana.org/assignments/media-types/${f.mimetype}`) : undefined,
@@ -120,45 +108,49 @@ export function dcatXml(r: RecordJson, ctx: ExportContext): XmlNode {
       'dcat:Dataset',
       { 'rdf:about': about },
       textEl('dct:identifier', about),
-      textEl('dct:title', plain(m.title)),
-      textEl('dct:description', stripHtml(m.description)),
-      ...list(m.creators).map((c) => el('dct:creator', null, agentOf(c))),
-      ...list(m.contributors).map((c) => el('dct:contributor', null, agentOf(c))),
+      textEl('dct:title', util.plain(m.title)),
+      textEl('dct:description', util.stripHtml(m.description)),
+      ...util.list(m.creators).map((c) => el('dct:creator', null, agentOf(c))),
+      ...util.list(m.contributors).map((c) => el('dct:contributor', null, agentOf(c))),
       m.publisher ? el('dct:publisher', null, el('foaf:Agent', null, textEl('foaf:name', m.publisher))) : undefined,
       /^\d{4}-\d{2}-\d{2}$/.test(issued)
         ? el('dct:issued', { 'rdf:datatype': `${XSD}date` }, issued)
         : textEl('dct:issued', issued || undefined),
       typeof r.updated === 'string' ? el('dct:modified', { 'rdf:datatype': `${XSD}dateTime` }, r.updated) : undefined,
       ...(dc.subject ?? []).map((s) => textEl('dcat:keyword', s)),
-      ...list(m.languages).map((l) =>
-        res(
-          'dct:language',
-          typeof l.id === 'string' ? `http://publications.europa.eu/resource/authority/language/${l.id.toUpperCase()}` : undefined,
+      ...util
+        .list(m.languages)
+        .map((l) =>
+          res(
+            'dct:language',
+            typeof l.id === 'string' ? `http://publications.europa.eu/resource/authority/language/${l.id.toUpperCase()}` : undefined,
+          ),
         ),
-      ),
       typeof typeIri === 'string' ? res('dct:type', typeIri) : undefined,
       textEl('owl:versionInfo', m.version),
-      res('dcat:landingPage', landingPage(r, ctx)),
+      res('dcat:landingPage', util.landingPage(r, ctx)),
       res(
         'dct:accessRights',
         `http://publications.europa.eu/resource/authority/access-right/${ACCESS_RIGHT[r.access?.status] ?? 'PUBLIC'}`,
       ),
-      ...list(m.rights).map((x) => textEl('dct:rights', l10n(x.title))),
+      ...util.list(m.rights).map((x) => textEl('dct:rights', util.l10n(x.title))),
       ...(dc.relation ?? []).filter((u) => /^https?:\/\//.test(u)).map((u) => res('dct:relation', u)),
-      ...list(m.locations?.features).map((f) =>
-        el(
-          'dct:spatial',
-          null,
+      ...util
+        .list(m.locations?.features)
+        .map((f) =>
           el(
-            'dct:Location',
+            'dct:spatial',
             null,
-            textEl('locn:geographicName', f.place),
-            wkt(f.geometry)
-              ? el('locn:geometry', { 'rdf:datatype': 'http://www.opengis.net/ont/geosparql#wktLiteral' }, wkt(f.geometry))
-              : undefined,
+            el(
+              'dct:Location',
+              null,
+              textEl('locn:geographicName', f.place),
+              wkt(f.geometry)
+                ? el('locn:geometry', { 'rdf:datatype': 'http://www.opengis.net/ont/geosparql#wktLiteral' }, wkt(f.geometry))
+                : undefined,
+            ),
           ),
         ),
-      ),
       ...distributions,
     ),
   );

@@ -7,20 +7,8 @@
  * allows only digits, lowercase letters and blanks as indicators.
  */
 import { el, type XmlNode } from './xml.js';
-import {
-  doiOf,
-  type ExportContext,
-  fileUrl,
-  identifierUrl,
-  l10n,
-  list,
-  personName,
-  type RecordJson,
-  resourceTypeOf,
-  plain,
-  stripHtml,
-  visibleFiles,
-} from './util.js';
+import type { ExportContext, RecordJson } from './util.js';
+import * as util from './util.js';
 
 type Sub = [code: string, value: unknown];
 
@@ -35,9 +23,9 @@ export const MARC_LEADER = '00000nam  2200000uu 4500';
 
 function nameSubs(c: Record<string, any>, ctx: ExportContext, rolesType: string): Sub[] {
   const p = c.person_or_org ?? {};
-  const subs: Sub[] = [['a', personName(p)]];
-  for (const a of list(c.affiliations)) subs.push(['u', a.name]);
-  for (const i of list(p.identifiers)) subs.push(['0', `(${i.scheme}) ${i.identifier}`]);
+  const subs: Sub[] = [['a', util.personName(p)]];
+  for (const a of util.list(c.affiliations)) subs.push(['u', a.name]);
+  for (const i of util.list(p.identifiers)) subs.push(['0', `(${i.scheme}) ${i.identifier}`]);
   const marc = ctx.props(rolesType, c.role?.id).marc;
   if (typeof marc === 'string' && marc) subs.push(['4', marc]);
   return subs;
@@ -47,7 +35,7 @@ function nameSubs(c: Record<string, any>, ctx: ExportContext, rolesType: string)
 export function marcXml(r: RecordJson, ctx: ExportContext): XmlNode {
   const m = r.metadata ?? {};
   const fields: (XmlNode | undefined)[] = [];
-  const doi = doiOf(r);
+  const doi = util.doiOf(r);
   if (doi)
     fields.push(
       field('024', '7', ' ', [
@@ -55,50 +43,50 @@ export function marcXml(r: RecordJson, ctx: ExportContext): XmlNode {
         ['2', 'doi'],
       ]),
     );
-  for (const l of list(m.languages)) fields.push(field('041', ' ', ' ', [['a', l.id]]));
-  const creators = list(m.creators);
+  for (const l of util.list(m.languages)) fields.push(field('041', ' ', ' ', [['a', l.id]]));
+  const creators = util.list(m.creators);
   if (creators[0]) fields.push(field('100', ' ', ' ', nameSubs(creators[0], ctx, 'creatorsroles')));
-  fields.push(field('245', ' ', ' ', [['a', plain(m.title)]]));
+  fields.push(field('245', ' ', ' ', [['a', util.plain(m.title)]]));
   fields.push(
     field('260', ' ', ' ', [
       ['b', m.publisher],
       ['c', m.publication_date],
     ]),
   );
-  for (const d of list(m.additional_descriptions)) fields.push(field('500', ' ', ' ', [['a', stripHtml(d.description)]]));
-  fields.push(field('520', ' ', ' ', [['a', stripHtml(m.description)]]));
-  for (const f of list(m.funding)) {
+  for (const d of util.list(m.additional_descriptions)) fields.push(field('500', ' ', ' ', [['a', util.stripHtml(d.description)]]));
+  fields.push(field('520', ' ', ' ', [['a', util.stripHtml(m.description)]]));
+  for (const f of util.list(m.funding)) {
     fields.push(
       field('536', ' ', ' ', [
-        ['a', l10n(f.award?.title)],
+        ['a', util.l10n(f.award?.title)],
         ['c', f.award?.number],
-        ['f', f.funder?.name ?? l10n(f.funder?.title)],
+        ['f', f.funder?.name ?? util.l10n(f.funder?.title)],
       ]),
     );
   }
-  for (const right of list(m.rights))
+  for (const right of util.list(m.rights))
     fields.push(
       field('540', ' ', ' ', [
-        ['a', l10n(right.title)],
+        ['a', util.l10n(right.title)],
         ['u', right.props?.url ?? right.link],
       ]),
     );
   if (m.copyright) fields.push(field('540', ' ', ' ', [['a', m.copyright]]));
   fields.push(field('542', ' ', ' ', [['l', r.access?.status]]));
-  for (const s of list(m.subjects)) fields.push(field('653', ' ', ' ', [['a', s.subject]]));
+  for (const s of util.list(m.subjects)) fields.push(field('653', ' ', ' ', [['a', s.subject]]));
   for (const c of creators.slice(1)) fields.push(field('700', ' ', ' ', nameSubs(c, ctx, 'creatorsroles')));
-  for (const c of list(m.contributors)) fields.push(field('700', ' ', ' ', nameSubs(c, ctx, 'contributorsroles')));
-  for (const f of visibleFiles(r)) {
+  for (const c of util.list(m.contributors)) fields.push(field('700', ' ', ' ', nameSubs(c, ctx, 'contributorsroles')));
+  for (const f of util.visibleFiles(r)) {
     fields.push(
       field('856', '4', ' ', [
         ['s', f.size],
-        ['u', fileUrl(r, f.key, ctx)],
+        ['u', util.fileUrl(r, f.key, ctx)],
         ['z', f.checksum],
       ]),
     );
   }
-  for (const x of list(m.related_identifiers)) {
-    const url = identifierUrl(x.identifier, x.scheme);
+  for (const x of util.list(m.related_identifiers)) {
+    const url = util.identifierUrl(x.identifier, x.scheme);
     fields.push(
       field('856', '4', '2', [
         ['u', url],
@@ -107,12 +95,12 @@ export function marcXml(r: RecordJson, ctx: ExportContext): XmlNode {
     );
   }
   const oai = r.pids?.oai?.identifier;
-  const communities = list(r.parent?.communities?.entries);
+  const communities = util.list(r.parent?.communities?.entries);
   fields.push(field('909', 'c', 'o', [['o', oai], ...communities.map((c): Sub => ['p', c.slug])]));
-  const rtProps = ctx.props('resourcetypes', resourceTypeOf(r)?.id);
+  const rtProps = ctx.props('resourcetypes', util.resourceTypeOf(r)?.id);
   fields.push(
     field('980', ' ', ' ', [
-      ['a', rtProps.marc21_type ?? resourceTypeOf(r)?.id],
+      ['a', rtProps.marc21_type ?? util.resourceTypeOf(r)?.id],
       ['b', rtProps.marc21_subtype],
     ]),
   );

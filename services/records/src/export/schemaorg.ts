@@ -6,22 +6,8 @@
  * GeoShape, visible files as DataDownload `distribution`, related identifiers as `sameAs`/`isPartOf`/
  * `hasPart`/`citation` by relation type.
  */
-import {
-  alternateIdentifiersOf,
-  doiOf,
-  type ExportContext,
-  fileUrl,
-  identifierUrl,
-  l10n,
-  landingPage,
-  list,
-  personName,
-  type RecordJson,
-  resourceTypeOf,
-  plain,
-  stripHtml,
-  visibleFiles,
-} from './util.js';
+import type { ExportContext, RecordJson } from './util.js';
+import * as util from './util.js';
 
 const RELATION_PROPERTY: Record<string, string> = {
   isidenticalto: 'sameAs',
@@ -36,16 +22,16 @@ const RELATION_PROPERTY: Record<string, string> = {
 
 function agent(c: Record<string, any>): Record<string, any> | undefined {
   const p = c.person_or_org ?? {};
-  const name = personName(p);
+  const name = util.personName(p);
   if (!name) return undefined;
   const out: Record<string, any> = { '@type': p.type === 'organizational' ? 'Organization' : 'Person', name };
   if (p.type !== 'organizational') {
     if (p.given_name) out.givenName = p.given_name;
     if (p.family_name) out.familyName = p.family_name;
   }
-  const orcid = list(p.identifiers).find((i) => i.scheme === 'orcid' || i.scheme === 'ror');
-  if (orcid) out['@id'] = identifierUrl(orcid.identifier, orcid.scheme);
-  const affs = list(c.affiliations).filter((a) => a.name);
+  const orcid = util.list(p.identifiers).find((i) => i.scheme === 'orcid' || i.scheme === 'ror');
+  if (orcid) out['@id'] = util.identifierUrl(orcid.identifier, orcid.scheme);
+  const affs = util.list(c.affiliations).filter((a) => a.name);
   if (affs.length) out.affiliation = affs.map((a) => ({ '@type': 'Organization', name: a.name }));
   return out;
 }
@@ -66,64 +52,68 @@ function place(f: Record<string, any>): Record<string, any> | undefined {
 /** The schema.org JSON-LD document of a record. */
 export function schemaOrg(r: RecordJson, ctx: ExportContext): Record<string, any> {
   const m = r.metadata ?? {};
-  const doi = doiOf(r);
-  const id = doi ? `https://doi.org/${doi}` : landingPage(r, ctx);
-  const typeIri = ctx.props('resourcetypes', resourceTypeOf(r)?.id)['schema.org'];
+  const doi = util.doiOf(r);
+  const id = doi ? `https://doi.org/${doi}` : util.landingPage(r, ctx);
+  const typeIri = ctx.props('resourcetypes', util.resourceTypeOf(r)?.id)['schema.org'];
   const type = typeof typeIri === 'string' && typeIri ? typeIri.replace(/^https?:\/\/schema\.org\//, '') : 'CreativeWork';
   const out: Record<string, any> = {
     '@context': 'http://schema.org',
     '@id': id,
     '@type': type,
     identifier: id,
-    name: plain(m.title),
-    url: landingPage(r, ctx),
+    name: util.plain(m.title),
+    url: util.landingPage(r, ctx),
   };
-  const creators = list(m.creators).map(agent).filter(Boolean);
+  const creators = util.list(m.creators).map(agent).filter(Boolean);
   if (creators.length) {
     out.creator = creators;
     out.author = creators;
   }
-  const editors = list(m.contributors).map(agent).filter(Boolean);
+  const editors = util.list(m.contributors).map(agent).filter(Boolean);
   if (editors.length) out.contributor = editors;
-  const description = stripHtml(m.description);
+  const description = util.stripHtml(m.description);
   if (description) out.description = description;
   if (m.publisher) out.publisher = { '@type': 'Organization', name: m.publisher };
   if (m.publication_date) out.datePublished = String(m.publication_date).split('/')[0];
   if (typeof r.created === 'string') out.dateCreated = r.created;
   if (typeof r.updated === 'string') out.dateModified = r.updated;
-  const keywords = list(m.subjects)
+  const keywords = util
+    .list(m.subjects)
     .map((s) => s.subject)
     .filter((s) => typeof s === 'string' && s);
   if (keywords.length) out.keywords = keywords;
-  const langs = list(m.languages).map((l) => ({ '@type': 'Language', alternateName: l.id, name: l10n(l.title) ?? l.id }));
+  const langs = util.list(m.languages).map((l) => ({ '@type': 'Language', alternateName: l.id, name: util.l10n(l.title) ?? l.id }));
   if (langs.length) out.inLanguage = langs.length === 1 ? langs[0] : langs;
   if (m.version) out.version = String(m.version);
-  const licenses = list(m.rights)
+  const licenses = util
+    .list(m.rights)
     .map((x) => x.props?.url ?? x.link)
     .filter((u) => typeof u === 'string' && u);
   if (licenses.length) out.license = licenses.length === 1 ? licenses[0] : licenses;
   if (Array.isArray(m.formats) && m.formats.length) out.encodingFormat = m.formats;
   if (Array.isArray(m.sizes) && m.sizes.length) out.size = m.sizes;
-  const places = list(m.locations?.features).map(place).filter(Boolean);
+  const places = util.list(m.locations?.features).map(place).filter(Boolean);
   if (places.length) out.spatialCoverage = places;
-  const funding = list(m.funding)
+  const funding = util
+    .list(m.funding)
     .filter((f) => f.funder)
     .map((f) => {
       const grant: Record<string, any> = {
         '@type': 'MonetaryGrant',
-        funder: { '@type': 'Organization', name: f.funder.name ?? l10n(f.funder.title) },
+        funder: { '@type': 'Organization', name: f.funder.name ?? util.l10n(f.funder.title) },
       };
       if (f.award?.number) grant.identifier = String(f.award.number);
-      const title = l10n(f.award?.title);
+      const title = util.l10n(f.award?.title);
       if (title) grant.name = title;
       return grant;
     });
   if (funding.length) out.funding = funding;
-  const sameAs = alternateIdentifiersOf(r)
-    .map((a) => identifierUrl(a.identifier, a.scheme))
+  const sameAs = util
+    .alternateIdentifiersOf(r)
+    .map((a) => util.identifierUrl(a.identifier, a.scheme))
     .filter((u): u is string => !!u);
-  for (const x of list(m.related_identifiers)) {
-    const url = identifierUrl(x.identifier, x.scheme);
+  for (const x of util.list(m.related_identifiers)) {
+    const url = util.identifierUrl(x.identifier, x.scheme);
     const prop = RELATION_PROPERTY[String(x.relation_type?.id ?? '')];
     if (!url || !prop) continue;
     if (prop === 'sameAs') sameAs.push(url);
@@ -133,10 +123,10 @@ export function schemaOrg(r: RecordJson, ctx: ExportContext): Record<string, any
     }
   }
   if (sameAs.length) out.sameAs = sameAs;
-  const files = visibleFiles(r);
+  const files = util.visibleFiles(r);
   if (files.length) {
     out.distribution = files.map((f) => {
-      const d: Record<string, any> = { '@type': 'DataDownload', contentUrl: fileUrl(r, f.key, ctx), name: f.key };
+      const d: Record<string, any> = { '@type': 'DataDownload', contentUrl: util.fileUrl(r, f.key, ctx), name: f.key };
       if (f.mimetype) d.encodingFormat = f.mimetype;
       if (typeof f.size === 'number') d.contentSize = String(f.size);
       return d;

@@ -21,13 +21,26 @@
  * active request per record: the row claimed in `file_modification_requests` (partial unique
  * index) and the RPC create run in one transaction.
  *
+ * The type's differences from the shared flow (`record-requests/record-request.ts`): its body, the
+ * files check, the grace period, the title and the slot table.
+ *
  * When to use: the file-modification route and the record links (`mayRequestFileModification`).
  */
-import { randomUUID } from 'node:crypto';
-import { AppError, Errors, type FieldError, type Identity, type Knex, SYSTEM, withTransaction } from '@rdm/platform';
-import type { RequestsPort, RequestView } from '../domain/ports.js';
+import { Errors, type Identity } from '@rdm/platform';
+import {
+  askFields,
+  type GracePeriodDeps,
+  isOwner,
+  openRecordRequest,
+  optionalText,
+  ownPublishedRecord,
+  type RecordRequestOutcome,
+  type RecordRequestType,
+  withinGracePeriod,
+} from '../record-requests/record-request.js';
 import * as fm from '../repo/file-modification-requests.repo.js';
-import * as repo from '../repo/records.repo.js';
+
+export { withinGracePeriod };
 
 /** The system's comment on a request accepted at once. */
 export const IMMEDIATE_FILE_MODIFICATION_COMMENT =
@@ -40,96 +53,53 @@ export const MIN_FILE_MODIFICATION_COMMENT = 25;
 export const MAX_FILE_MODIFICATION_COMMENT = 5000;
 
 /** What the service needs. */
-export interface FileModificationDeps {
-  db: Knex;
-  requests: RequestsPort;
-  /** Days after a record's publication during which its owner's request is accepted at once. */
-  gracePeriodDays: number;
-}
-
-const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+export type FileModificationDeps = GracePeriodDeps;
 
 /** Parse the optional `{comment}` (no body: none); 400 with field errors. */
-export function parseFileModificationAsk(body: unknown): { comment: string } {
-  if (body === undefined || body === null) return { comment: '' };
-  if (!isObj(body)) throw Errors.validation([{ field: '_schema', messages: ['Invalid input type.'] }]);
-  const errors: FieldError[] = [];
-  for (const k of Object.keys(body).filter((k) => k !== 'comment')) errors.push({ field: k, messages: ['Unknown field.'] });
-  const c = body.comment;
-  let comment = '';
-  if (c !== undefined && c !== null) {
-    if (typeof c !== 'string') errors.push({ field: 'comment', messages: ['Not a valid string.'] });
-    else if (c.trim().length < MIN_FILE_MODIFICATION_COMMENT)
-      errors.push({ field: 'comment', messages: [`Shorter than minimum length ${MIN_FILE_MODIFICATION_COMMENT}.`] });
-    else if (c.length > MAX_FILE_MODIFICATION_COMMENT)
-      errors.push({ field: 'comment', messages: [`Longer than maximum length ${MAX_FILE_MODIFICATION_COMMENT}.`] });
-    else comment = c.trim();
-  }
+export function parseFileModificationAsk(input: unknown): { comment: string } {
+  if (input === undefined || input === null) return { comment: '' };
+  const { body, errors } = askFields(input, ['comment']);
+  const comment = optionalText(body.comment, 'comment', errors, {
+    min: MIN_FILE_MODIFICATION_COMMENT,
+    max: MAX_FILE_MODIFICATION_COMMENT,
+  });
   if (errors.length) throw Errors.validation(errors);
   return { comment };
 }
 
 /** True when the caller owns the record (only owners may ask, as for deletion requests). */
-export function mayRequestFileModification(identity: Identity, ownerId: string | null | undefined): boolean {
-  return identity.sub !== null && !!ownerId && String(ownerId) === String(identity.sub);
-}
+export const mayRequestFileModification: (identity: Identity, ownerId: string | null | undefined) => boolean = isOwner;
 
-/** Is `published` within `days` of `now`? */
-export function withinGracePeriod(published: Date | string, days: number, now = new Date()): boolean {
-  return now.getTime() - new Date(published).getTime() <= days * 86_400_000;
-}
+type Target = Awaited<ReturnType<typeof ownPublishedRecord>>;
 
 /** Owners' file-modification requests. */
 export class FileModificationRequestService {
-  constructor(private readonly d: FileModificationDeps) {}
+  private readonly type: RecordRequestType<{ comment: string }, Target>;
+
+  constructor(private readonly d: FileModificationDeps) {
+    this.type = {
+      id: 'file-modification',
+      load: ownPublishedRecord,
+      parse: parseFileModificationAsk,
+      check: (_ask, t) => {
+        if (!t.record.files.enabled) throw Errors.badRequest('The record has no files to modify.');
+      },
+      immediate: (t) => withinGracePeriod(t.record.created, d.gracePeriodDays),
+      immediateComment: IMMEDIATE_FILE_MODIFICATION_COMMENT,
+      claim: async (trx, s) => {
+        const row = { id: s.id, record_id: s.target.record.id, parent_id: s.target.parent.id, requester: s.requester };
+        const claim = await fm.claimActive(trx, { ...row, immediate: s.immediate });
+        return claim.claimed ? undefined : FILE_MODIFICATION_EXISTS;
+      },
+      setRequestId: fm.setRequestId,
+      title: (t) => `File modification request for "${String(t.record.metadata?.title ?? t.record.id)}"`,
+      payload: (ask) => (ask.comment ? { comment: ask.comment } : {}),
+      comment: (ask) => ask.comment,
+    };
+  }
 
   /** POST /api/records/{id}/file-modification. */
-  async request(identity: Identity, id: string, body: unknown): Promise<{ request: RequestView; immediate: boolean }> {
-    if (identity.sub === null) throw Errors.permissionDenied();
-    const found = await repo.getRecordWithParent(this.d.db, id);
-    if (!found?.parent) {
-      if (await repo.getDraft(this.d.db, id)) throw Errors.pidNotRegistered();
-      throw Errors.pidDoesNotExist();
-    }
-    const { record, parent } = found;
-    if (record.deletion_status !== 'P') throw Errors.gone();
-    if (!mayRequestFileModification(identity, parent.owner_id)) throw Errors.permissionDenied();
-    const input = parseFileModificationAsk(body);
-    if (!record.files.enabled) throw Errors.badRequest('The record has no files to modify.');
-    const immediate = withinGracePeriod(record.created, this.d.gracePeriodDays);
-    const userId = String(identity.sub);
-    const title = String(record.metadata?.title ?? record.id);
-    const request = await withTransaction(this.d.db, async (trx) => {
-      const slot = randomUUID();
-      const claim = await fm.claimActive(trx, { id: slot, record_id: record.id, parent_id: parent.id, requester: userId, immediate });
-      if (!claim.claimed) throw Errors.badRequest(FILE_MODIFICATION_EXISTS);
-      const created = await this.d.requests.create({
-        identity: { sub: identity.sub, roles: [...identity.roles] },
-        type: 'file-modification',
-        created_by: { user: userId },
-        receiver: { group: 'admin' },
-        topic: { record: record.id },
-        title: `File modification request for "${title}"`,
-        payload: input.comment ? { comment: input.comment } : {},
-        ...(input.comment ? { comment: { content: input.comment, format: 'html' } } : {}),
-        key: `file-modification:${slot}`,
-      });
-      await fm.setRequestId(trx, slot, created.id);
-      return created;
-    });
-    if (!immediate) return { request, immediate };
-    try {
-      const accepted = await this.d.requests.action({
-        id: request.id,
-        action: 'accept',
-        identity: { sub: SYSTEM.sub, roles: [...SYSTEM.roles] },
-        payload: { content: IMMEDIATE_FILE_MODIFICATION_COMMENT, format: 'html' },
-      });
-      return { request: await this.d.requests.get(accepted.id, { sub: identity.sub, roles: [...identity.roles] }), immediate };
-    } catch (err) {
-      // The request exists and stays open for an administrator; the ask itself succeeded.
-      if (err instanceof AppError && err.status < 500) return { request, immediate: false };
-      throw err;
-    }
+  request(identity: Identity, id: string, body: unknown): Promise<RecordRequestOutcome> {
+    return openRecordRequest(this.d, this.type, identity, id, body);
   }
 }

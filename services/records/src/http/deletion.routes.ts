@@ -56,7 +56,7 @@ export function registerDeletionRoutes(
       requestQuotaIncrease: async (ctx: AppContext) => {
         if (!quota) throw new AppError('not_implemented', 501, 'Quota requests need the requests service.');
         const body = await jsonBody(ctx, { limit: '64kb' });
-        ctx.body = await quota.request(ctx.state.identity, String(ctx.params.id), body);
+        ctx.body = (await quota.request(ctx.state.identity, String(ctx.params.id), body)).request;
         ctx.status = 201;
       },
     },

@@ -31,6 +31,23 @@ const deleteOp = (operationId: string) => ({
   responses: { '204': { description: 'Deleted.', headers: rate }, ...errors('403', '404', '412') },
 });
 
+/** An owner's request on a record or draft (`record-requests/`): the request, 201. */
+const recordRequestOp = (
+  operationId: string,
+  o: { summary: string; description: string; body: Json; bodyRequired: boolean; created: string },
+) => ({
+  operationId,
+  summary: o.summary,
+  description: o.description,
+  tags: TAGS,
+  security: AUTHENTICATED,
+  requestBody: { required: o.bodyRequired, content: json(o.body) },
+  responses: {
+    '201': { description: o.created, headers: rate, content: json({ type: 'object', additionalProperties: true }) },
+    ...errors('403', '404'),
+  },
+});
+
 /** Routes of deletion.routes.ts, in koa match order. */
 export const DELETION_ROUTES = defineRoutes({
   deleteRecord: operationRoute('DELETE', '/api/records/{id}/delete', deleteOp('deleteRecord'), [idParam]),
@@ -51,100 +68,68 @@ export const DELETION_ROUTES = defineRoutes({
   requestDeletion: operationRoute(
     'POST',
     '/api/records/{id}/request-deletion',
-    {
-      operationId: 'requestRecordDeletion',
+    recordRequestOp('requestRecordDeletion', {
       summary: "The owner asks for the record's deletion",
       description:
         'Creates a `record-deletion` request (receiver the administrators, topic the record; `comment` becomes its first comment) and answers it (201). ' +
         'Within `RECORDS_DELETION_GRACE_PERIOD_DAYS` of its publication and without an external DOI the request is accepted at once by the system and the record deleted with a tombstone (`removed_by` the owner); otherwise an administrator accepts (the record is deleted) or declines it, and the owner may cancel it. ' +
         '`reason` (required): an id of the `removalreasons` vocabulary (400 `Invalid value <id>.`). Only the owner (403 otherwise, anonymous included); ' +
         '400 `A deletion request for this record is already open: <id>` while one is open; 404 unknown or a draft; 410 deleted.',
-      tags: TAGS,
-      security: AUTHENTICATED,
-      requestBody: {
-        required: true,
-        content: json({
-          type: 'object',
-          required: ['reason'],
-          additionalProperties: false,
-          properties: {
-            reason: { oneOf: [str, { type: 'object', required: ['id'], properties: { id: str } }] },
-            comment: { type: 'string', maxLength: 5000 },
-          },
-        }),
-      },
-      responses: {
-        '201': {
-          description: 'The request (accepted when the deletion was immediate, `submitted` otherwise).',
-          headers: rate,
-          content: json({ type: 'object', additionalProperties: true }),
+      bodyRequired: true,
+      body: {
+        type: 'object',
+        required: ['reason'],
+        additionalProperties: false,
+        properties: {
+          reason: { oneOf: [str, { type: 'object', required: ['id'], properties: { id: str } }] },
+          comment: { type: 'string', maxLength: 5000 },
         },
-        ...errors('403', '404'),
       },
-    },
+      created: 'The request (accepted when the deletion was immediate, `submitted` otherwise).',
+    }),
     [idParam],
   ),
   requestFileModification: operationRoute(
     'POST',
     '/api/records/{id}/file-modification',
-    {
-      operationId: 'requestFileModification',
+    recordRequestOp('requestFileModification', {
       summary: 'The owner asks to modify the files of the published record',
       description:
         'Creates a `file-modification` request (InvenioRDM 13+; receiver the administrators, topic the record; `comment`, at least 25 characters, becomes its first comment) and answers it (201). ' +
         'Within `RECORDS_FILE_MODIFICATION_GRACE_PERIOD_DAYS` of its publication the request is accepted at once by the system; otherwise an administrator accepts or declines it, and the owner may cancel it. ' +
         "Once accepted the record's files are unlocked: the record's edit draft (`POST /api/records/{id}/draft`) gets its own copy of the files, editable through `…/draft/files`, and publishing it replaces the version's files (a new revision) and consumes the unlock. " +
         'Only the owner (403 otherwise, anonymous included); 400 `A file modification request for this record already exists.` while one is open or unlocked; 400 when files are disabled; 404 unknown or a draft; 410 deleted.',
-      tags: TAGS,
-      security: AUTHENTICATED,
-      requestBody: {
-        required: false,
-        content: json({
-          type: 'object',
-          additionalProperties: false,
-          properties: { comment: { type: 'string', minLength: 25, maxLength: 5000 } },
-        }),
+      bodyRequired: false,
+      body: {
+        type: 'object',
+        additionalProperties: false,
+        properties: { comment: { type: 'string', minLength: 25, maxLength: 5000 } },
       },
-      responses: {
-        '201': {
-          description: 'The request (accepted when within the grace period, `submitted` otherwise).',
-          headers: rate,
-          content: json({ type: 'object', additionalProperties: true }),
-        },
-        ...errors('403', '404'),
-      },
-    },
+      created: 'The request (accepted when within the grace period, `submitted` otherwise).',
+    }),
     [idParam],
   ),
   requestQuotaIncrease: operationRoute(
     'POST',
     '/api/records/{id}/quota-increase',
-    {
-      operationId: 'requestQuotaIncrease',
+    recordRequestOp('requestQuotaIncrease', {
       summary: "A draft's owner asks for a larger bucket quota",
       description:
         'Creates a `quota-increase` request (receiver the administrators, topic the draft; `reason` becomes its first comment) and answers it (201, `submitted`). ' +
         "An administrator accepts it — the draft's bucket quota then rises to `quota_size` bytes (the files service; never lowered) — or declines it; the owner may cancel it. " +
         '`id`: a draft (a new upload or the edit draft of a published record; a published record without a draft is a 400). Only the draft owner (403 otherwise, anonymous included); 404 unknown; 400 bad fields.',
-      tags: TAGS,
-      security: AUTHENTICATED,
-      requestBody: {
-        required: true,
-        content: json({
-          type: 'object',
-          required: ['quota_size', 'reason'],
-          additionalProperties: false,
-          properties: {
-            quota_size: { type: 'integer', minimum: 1, description: 'The bucket quota asked for, in bytes.' },
-            reason: { type: 'string', minLength: 1, maxLength: 5000 },
-          },
-        }),
+      bodyRequired: true,
+      body: {
+        type: 'object',
+        required: ['quota_size', 'reason'],
+        additionalProperties: false,
+        properties: {
+          quota_size: { type: 'integer', minimum: 1, description: 'The bucket quota asked for, in bytes.' },
+          reason: { type: 'string', minLength: 1, maxLength: 5000 },
+        },
       },
-      responses: {
-        '201': { description: 'The request, `submitted`.', headers: rate, content: json({ type: 'object', additionalProperties: true }) },
-        ...errors('403', '404'),
-      },
-    },
+      created: 'The request, `submitted`.',
+    }),
     [idParam],
   ),
 });

@@ -17,11 +17,21 @@
  * request per draft: the row claimed in `quota_requests` and the RPC create in one transaction,
  * the row closed by `events/quota-requests.consumer.ts`).
  *
+ * The type's differences from the shared flow (`record-requests/record-request.ts`): a draft's
+ * topic, its body, its payload (with the bucket) and the slot table; never accepted at once.
+ *
  * When to use: the quota-increase route and the item links (`mayRequestQuota`).
  */
-import { randomUUID } from 'node:crypto';
-import { Errors, type FieldError, type Identity, type Knex, withTransaction } from '@rdm/platform';
-import type { RequestsPort, RequestView } from '../domain/ports.js';
+import { Errors, type Identity, type Knex } from '@rdm/platform';
+import type { RequestsPort } from '../domain/ports.js';
+import {
+  askFields,
+  isOwner,
+  openRecordRequest,
+  optionalText,
+  type RecordRequestOutcome,
+  type RecordRequestType,
+} from '../record-requests/record-request.js';
 import * as qr from '../repo/quota-requests.repo.js';
 import * as repo from '../repo/records.repo.js';
 
@@ -31,69 +41,58 @@ export const QUOTA_REQUEST_OPEN = 'A quota increase request for this draft is al
 /** Longest reason accepted. */
 export const MAX_QUOTA_REASON = 5000;
 
-const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
 /** Parse `{quota_size, reason}`; 400 with field errors. */
-export function parseQuotaAsk(body: unknown): { quotaSize: number; reason: string } {
-  if (!isObj(body)) throw Errors.validation([{ field: '_schema', messages: ['Invalid input type.'] }]);
-  const errors: FieldError[] = [];
-  for (const k of Object.keys(body).filter((k) => k !== 'quota_size' && k !== 'reason'))
-    errors.push({ field: k, messages: ['Unknown field.'] });
+export function parseQuotaAsk(input: unknown): { quotaSize: number; reason: string } {
+  const { body, errors } = askFields(input, ['quota_size', 'reason']);
   const size = body.quota_size;
   if (size === undefined || size === null) errors.push({ field: 'quota_size', messages: ['Missing data for required field.'] });
   else if (typeof size !== 'number' || !Number.isSafeInteger(size) || size < 1)
     errors.push({ field: 'quota_size', messages: ['Must be a whole number of bytes, at least 1.'] });
-  const reason = body.reason;
-  if (reason === undefined || reason === null || (typeof reason === 'string' && !reason.trim()))
+  const raw = body.reason;
+  let reason = '';
+  if (raw === undefined || raw === null || (typeof raw === 'string' && !raw.trim()))
     errors.push({ field: 'reason', messages: ['Missing data for required field.'] });
-  else if (typeof reason !== 'string') errors.push({ field: 'reason', messages: ['Not a valid string.'] });
-  else if (reason.length > MAX_QUOTA_REASON)
-    errors.push({ field: 'reason', messages: [`Longer than maximum length ${MAX_QUOTA_REASON}.`] });
+  else reason = optionalText(raw, 'reason', errors, { max: MAX_QUOTA_REASON });
   if (errors.length) throw Errors.validation(errors);
-  return { quotaSize: size as number, reason: (reason as string).trim() };
+  return { quotaSize: size as number, reason };
 }
 
 /** True when the caller owns the draft (only owners may ask). */
-export function mayRequestQuota(identity: Identity, ownerId: string | null | undefined): boolean {
-  return identity.sub !== null && !!ownerId && String(ownerId) === String(identity.sub);
+export const mayRequestQuota: (identity: Identity, ownerId: string | null | undefined) => boolean = isOwner;
+
+/** The caller's draft `id`: unknown 404; a published record without a draft 400 "edit it first" to its owner (410 once deleted); not the owner 403. */
+async function ownDraft(db: Knex, identity: Identity, id: string) {
+  const found = await repo.getDraftWithParent(db, id);
+  if (!found?.parent) {
+    const rec = await repo.getRecordWithParent(db, id);
+    if (!rec?.parent) throw Errors.pidDoesNotExist();
+    // A published record without a draft: its owner is told what to do, others refused.
+    if (!isOwner(identity, rec.parent.owner_id)) throw Errors.permissionDenied();
+    if (rec.record.deletion_status !== 'P') throw Errors.gone();
+    throw Errors.badRequest('Quota increases are asked for a draft: edit the record first, then ask for its draft.');
+  }
+  if (!isOwner(identity, found.parent.owner_id)) throw Errors.permissionDenied();
+  return { draft: found.draft, topicId: found.draft.id };
 }
+
+/** The quota-increase type. */
+const QUOTA_INCREASE: RecordRequestType<{ quotaSize: number; reason: string }, Awaited<ReturnType<typeof ownDraft>>> = {
+  id: 'quota-increase',
+  load: ownDraft,
+  parse: parseQuotaAsk,
+  claim: async (trx, s) => ((await qr.claimOpen(trx, s.id, s.target.draft.id)) ? undefined : QUOTA_REQUEST_OPEN),
+  setRequestId: qr.setRequestId,
+  title: (t) => String(t.draft.metadata?.title || t.draft.id),
+  payload: (ask, t) => ({ quota_size: ask.quotaSize, reason: ask.reason, bucket_id: t.draft.bucket_id }),
+  comment: (ask) => ask.reason,
+};
 
 /** Owners' quota-increase requests. */
 export class QuotaRequestService {
   constructor(private readonly d: { db: Knex; requests: RequestsPort }) {}
 
   /** POST /api/records/{id}/quota-increase. */
-  async request(identity: Identity, id: string, body: unknown): Promise<RequestView> {
-    if (identity.sub === null) throw Errors.permissionDenied();
-    const found = await repo.getDraftWithParent(this.d.db, id);
-    if (!found?.parent) {
-      const rec = await repo.getRecordWithParent(this.d.db, id);
-      if (!rec?.parent) throw Errors.pidDoesNotExist();
-      // A published record without a draft: its owner is told what to do, others refused.
-      if (!mayRequestQuota(identity, rec.parent.owner_id)) throw Errors.permissionDenied();
-      if (rec.record.deletion_status !== 'P') throw Errors.gone();
-      throw Errors.badRequest('Quota increases are asked for a draft: edit the record first, then ask for its draft.');
-    }
-    const { draft, parent } = found;
-    if (!mayRequestQuota(identity, parent.owner_id)) throw Errors.permissionDenied();
-    const input = parseQuotaAsk(body);
-    const userId = String(identity.sub);
-    return withTransaction(this.d.db, async (trx) => {
-      const slot = randomUUID();
-      if (!(await qr.claimOpen(trx, slot, draft.id))) throw Errors.badRequest(QUOTA_REQUEST_OPEN);
-      const created = await this.d.requests.create({
-        identity: { sub: identity.sub, roles: [...identity.roles] },
-        type: 'quota-increase',
-        created_by: { user: userId },
-        receiver: { group: 'admin' },
-        topic: { record: draft.id },
-        title: String(draft.metadata?.title || draft.id),
-        payload: { quota_size: input.quotaSize, reason: input.reason, bucket_id: draft.bucket_id },
-        comment: { content: input.reason, format: 'html' },
-        key: `quota-increase:${slot}`,
-      });
-      await qr.setRequestId(trx, slot, created.id);
-      return created;
-    });
+  request(identity: Identity, id: string, body: unknown): Promise<RecordRequestOutcome> {
+    return openRecordRequest(this.d, QUOTA_INCREASE, identity, id, body);
   }
 }

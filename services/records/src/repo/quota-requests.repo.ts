@@ -5,6 +5,7 @@
  * When to use: only from `quota/quota-request.service.ts` and its consumer.
  */
 import type { Knex } from '@rdm/platform';
+import { slotTable } from './request-slots.repo.js';
 
 type Db = Knex | Knex.Transaction;
 
@@ -18,9 +19,7 @@ export async function claimOpen(db: Db, id: string, draftId: string): Promise<bo
 }
 
 /** Attach the requests service's id to a claimed row. */
-export async function setRequestId(db: Db, id: string, requestId: string): Promise<void> {
-  await db('quota_requests').where({ id }).update({ request_id: requestId, updated: new Date() });
-}
+export const setRequestId = slotTable('quota_requests').setRequestId;
 
 /** Close a request (it no longer blocks a new one). */
 export async function closeRequest(db: Db, requestId: string): Promise<void> {

@@ -1,79 +1,35 @@
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:net';
-import { ensureStream, eventSubjects, OutboxRelay } from '@rdm/platform';
-import { testLogger, waitFor } from '@rdm/platform/testing';
-import { SMTPServer } from 'smtp-server';
+import { waitFor } from '@rdm/platform/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACCESS_EFFECT_MESSAGES } from '../../src/events/access-request-effects.js';
 import { ACCESS_REQUESTS_DURABLE, accessRequestWorkers } from '../../src/events/access-requests.consumer.js';
-import { smtpSender } from '../../src/mail/mailer.js';
 import { GUEST_ASK_LIMIT } from '../../src/http/access-request.routes.js';
-import { anonymousFrom, as, type Env, fullMetadata, startEnv } from './support.js';
+import { type MailWorkersFixture, startMailWorkers } from './mail-workers-support.js';
+import { anonymousFrom, as, type Env, fullMetadata } from './support.js';
 
 const OWNER = '701';
 const ASKER = '702';
 const OTHER = '703';
 
-/** A real SMTP server collecting messages, their quoted-printable bodies decoded. */
-async function startSmtp() {
-  const received: { to: string[]; raw: string; text: string }[] = [];
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS', 'AUTH'],
-    logger: false,
-    onData(stream, session, done) {
-      let raw = '';
-      stream.on('data', (c: Buffer) => {
-        raw += c.toString('utf8');
-      });
-      stream.on('end', () => {
-        const text = raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_m, h: string) => String.fromCharCode(Number.parseInt(h, 16)));
-        received.push({ to: session.envelope.rcptTo.map((r) => r.address), raw, text });
-        done();
-      });
-    },
-  });
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
-  const port = (s.address() as { port: number }).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  await new Promise<void>((r) => server.listen(port, '127.0.0.1', () => r()));
-  return { port, received, close: () => new Promise<void>((r) => server.close(() => r())) };
-}
-
 describe('access requests (records side)', () => {
+  let f: MailWorkersFixture;
   let env: Env;
-  let relay: OutboxRelay;
-  let smtp: Awaited<ReturnType<typeof startSmtp>>;
-  let workers: ReturnType<typeof accessRequestWorkers>;
+  let smtp: MailWorkersFixture['smtp'];
 
   beforeAll(async () => {
-    env = await startEnv();
-    await ensureStream(env.nats.jsm, { name: 'RECORDS', subjects: eventSubjects('records') });
-    await ensureStream(env.nats.jsm, { name: 'REQUESTS', subjects: ['rdm.requests.request.>'] });
-    relay = new OutboxRelay({ db: env.db, js: env.nats.js, logger: testLogger() as never });
-    relay.start();
-    smtp = await startSmtp();
-    workers = accessRequestWorkers({
-      db: env.db,
-      nats: env.nats,
-      effects: env.parts.accessEffects,
-      links: env.parts.accessLinks,
-      sender: smtpSender(`smtp://127.0.0.1:${smtp.port}`),
-      logger: testLogger() as never,
-      from: 'noreply@rdm.example.org',
-      baseUrl: 'https://rdm.example.org',
-      secret: env.deps.config.IDENTITY_SECRET,
-      backoffMs: [200],
+    f = await startMailWorkers({
+      streams: ['RECORDS', 'REQUESTS'],
+      relay: true,
+      workers: (base, e) =>
+        accessRequestWorkers({
+          ...{ db: base.db, nats: base.nats, sender: base.sender, logger: base.logger, from: base.from, baseUrl: base.baseUrl },
+          ...{ effects: e.parts.accessEffects, links: e.parts.accessLinks, secret: e.deps.config.IDENTITY_SECRET, backoffMs: [200] },
+        }),
     });
-    for (const w of workers) w.start();
-    await Promise.all(workers.map((w) => w.ready));
+    ({ env, smtp } = f);
   });
   afterAll(async () => {
-    for (const w of workers ?? []) await w.stop();
-    await relay?.stop();
-    await smtp?.close();
-    await env?.close();
+    await f?.close();
   });
 
   /** A published record (public metadata, restricted files) with the given access settings. */

@@ -1,79 +1,31 @@
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:net';
-import { ensureStream, type EventEnvelope, eventSubjects, OutboxRelay } from '@rdm/platform';
-import { testLogger, waitFor } from '@rdm/platform/testing';
-import { SMTPServer } from 'smtp-server';
+import { waitFor } from '@rdm/platform/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IMMEDIATE_DELETION_COMMENT } from '../../src/deletion/deletion-request.service.js';
 import { deletionRequestWorkers } from '../../src/events/deletion-requests.consumer.js';
-import { smtpSender } from '../../src/mail/mailer.js';
-import { as, type Env, fullMetadata, startEnv, VOCAB } from './support.js';
+import { type MailWorkersFixture, publishRequestEvent, startMailWorkers } from './mail-workers-support.js';
+import { as, type Env, fullMetadata, VOCAB } from './support.js';
 
 const OWNER = '801';
 const OTHER = '802';
 const ADMIN = as('9', ['admin']);
 
-/** A real SMTP server collecting messages. */
-async function startSmtp() {
-  const received: { to: string[]; text: string }[] = [];
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS', 'AUTH'],
-    logger: false,
-    onData(stream, session, done) {
-      let raw = '';
-      stream.on('data', (c: Buffer) => {
-        raw += c.toString('utf8');
-      });
-      stream.on('end', () => {
-        const text = raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_m, h: string) => String.fromCharCode(Number.parseInt(h, 16)));
-        received.push({ to: session.envelope.rcptTo.map((r) => r.address), text });
-        done();
-      });
-    },
-  });
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
-  const port = (s.address() as { port: number }).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  await new Promise<void>((r) => server.listen(port, '127.0.0.1', () => r()));
-  return { port, received, close: () => new Promise<void>((r) => server.close(() => r())) };
-}
-
 describe('record-deletion requests (records side)', () => {
+  let f: MailWorkersFixture;
   let env: Env;
-  let relay: OutboxRelay;
-  let smtp: Awaited<ReturnType<typeof startSmtp>>;
-  let workers: ReturnType<typeof deletionRequestWorkers>;
+  let smtp: MailWorkersFixture['smtp'];
 
   beforeAll(async () => {
     VOCAB['removalreasons/spam'] = { id: 'spam', title: { en: 'Spam' } } as never;
-    env = await startEnv();
-    await ensureStream(env.nats.jsm, { name: 'RECORDS', subjects: eventSubjects('records') });
-    await ensureStream(env.nats.jsm, { name: 'REQUESTS', subjects: ['rdm.requests.request.>'] });
-    relay = new OutboxRelay({ db: env.db, js: env.nats.js, logger: testLogger() as never });
-    relay.start();
-    smtp = await startSmtp();
-    workers = deletionRequestWorkers({
-      db: env.db,
-      nats: env.nats,
-      deletion: env.parts.deletion,
-      users: { emails: async (ids) => ids.map((id) => `user${id}@example.org`) },
-      sender: smtpSender(`smtp://127.0.0.1:${smtp.port}`),
-      logger: testLogger() as never,
-      from: 'noreply@rdm.example.org',
-      admins: ['moderators@rdm.example.org'],
-      baseUrl: 'https://rdm.example.org',
-      backoffMs: [200],
+    f = await startMailWorkers({
+      streams: ['RECORDS', 'REQUESTS'],
+      relay: true,
+      workers: (base, e) => deletionRequestWorkers({ ...base, deletion: e.parts.deletion }),
     });
-    for (const w of workers) w.start();
-    await Promise.all(workers.map((w) => w.ready));
+    ({ env, smtp } = f);
   });
   afterAll(async () => {
-    for (const w of workers ?? []) await w.stop();
-    await relay?.stop();
-    await smtp?.close();
-    await env?.close();
+    await f?.close();
   });
 
   /** A published record of OWNER; `ageDays` back-dates its publication. */
@@ -91,27 +43,7 @@ describe('record-deletion requests (records side)', () => {
   }
 
   /** Play the requests service: publish a request event for `request` as it would. */
-  async function requestEvent(verb: string, request: Record<string, any>) {
-    const id = randomUUID();
-    const envelope: EventEnvelope = {
-      id,
-      type: `rdm.requests.request.${verb}`,
-      version: 1,
-      occurred_at: new Date().toISOString(),
-      aggregate: { type: 'request', id: request.id, revision: 1 },
-      data: {
-        id: request.id,
-        number: '1',
-        type: 'record-deletion',
-        created_by: request.created_by,
-        receiver: request.receiver,
-        topic: request.topic,
-        actor: { user: '9' },
-        payload: request.payload,
-      },
-    };
-    await env.nats.js.publish(envelope.type, JSON.stringify(envelope), { msgID: id });
-  }
+  const requestEvent = (verb: string, request: Record<string, any>) => publishRequestEvent(env, 'record-deletion', verb, request);
 
   const outboxOf = (subject: string, requestId: string) =>
     env.db('outbox').where({ subject }).whereRaw(`payload->'data'->>'request_id' = ?`, [requestId]).first();

@@ -5,103 +5,31 @@
  * declined and on files' `rdm.files.bucket.quota-changed`) through a real SMTP server.
  */
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:net';
-import { ensureStream, type EventEnvelope, eventSubjects, OutboxRelay } from '@rdm/platform';
-import { testLogger, waitFor } from '@rdm/platform/testing';
-import { SMTPServer } from 'smtp-server';
+import { waitFor } from '@rdm/platform/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { quotaRequestWorkers } from '../../src/events/quota-requests.consumer.js';
-import { smtpSender } from '../../src/mail/mailer.js';
-import { as, type Env, fullMetadata, startEnv } from './support.js';
+import { type MailWorkersFixture, publishEvent as publishAny, publishRequestEvent, startMailWorkers } from './mail-workers-support.js';
+import { as, type Env, fullMetadata } from './support.js';
 
 const OWNER = '811';
 const OTHER = '812';
 const ADMIN = as('9', ['admin']);
 
-/** A real SMTP server collecting messages. */
-async function startSmtp() {
-  const received: { to: string[]; text: string }[] = [];
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS', 'AUTH'],
-    logger: false,
-    onData(stream, session, done) {
-      let raw = '';
-      stream.on('data', (c: Buffer) => {
-        raw += c.toString('utf8');
-      });
-      stream.on('end', () => {
-        const text = raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_m, h: string) => String.fromCharCode(Number.parseInt(h, 16)));
-        received.push({ to: session.envelope.rcptTo.map((r) => r.address), text });
-        done();
-      });
-    },
-  });
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
-  const port = (s.address() as { port: number }).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  await new Promise<void>((r) => server.listen(port, '127.0.0.1', () => r()));
-  return { port, received, close: () => new Promise<void>((r) => server.close(() => r())) };
-}
-
 describe('quota-increase requests (records side)', () => {
+  let f: MailWorkersFixture;
   let env: Env;
-  let smtp: Awaited<ReturnType<typeof startSmtp>>;
-  let workers: ReturnType<typeof quotaRequestWorkers>;
+  let smtp: MailWorkersFixture['smtp'];
 
   beforeAll(async () => {
-    env = await startEnv();
-    await ensureStream(env.nats.jsm, { name: 'REQUESTS', subjects: ['rdm.requests.request.>'] });
-    await ensureStream(env.nats.jsm, { name: 'FILES', subjects: eventSubjects('files') });
-    smtp = await startSmtp();
-    workers = quotaRequestWorkers({
-      db: env.db,
-      nats: env.nats,
-      users: { emails: async (ids) => ids.map((id) => `user${id}@example.org`) },
-      sender: smtpSender(`smtp://127.0.0.1:${smtp.port}`),
-      logger: testLogger() as never,
-      from: 'noreply@rdm.example.org',
-      admins: ['moderators@rdm.example.org'],
-      baseUrl: 'https://rdm.example.org',
-      backoffMs: [200],
-    });
-    for (const w of workers) w.start();
-    await Promise.all(workers.map((w) => w.ready));
+    f = await startMailWorkers({ streams: ['REQUESTS', 'FILES'], workers: (base) => quotaRequestWorkers(base) });
+    ({ env, smtp } = f);
   });
   afterAll(async () => {
-    for (const w of workers ?? []) await w.stop();
-    await smtp?.close();
-    await env?.close();
+    await f?.close();
   });
 
-  const publishEvent = async (type: string, data: Record<string, unknown>, aggregateId: string) => {
-    const id = randomUUID();
-    const envelope: EventEnvelope = {
-      id,
-      type,
-      version: 1,
-      occurred_at: new Date().toISOString(),
-      aggregate: { type: 'request', id: aggregateId, revision: 1 },
-      data,
-    };
-    await env.nats.js.publish(type, JSON.stringify(envelope), { msgID: id });
-  };
-  const requestEvent = (verb: string, r: Record<string, any>) =>
-    publishEvent(
-      `rdm.requests.request.${verb}`,
-      {
-        id: r.id,
-        number: '1',
-        type: 'quota-increase',
-        created_by: r.created_by,
-        receiver: r.receiver,
-        topic: r.topic,
-        actor: { user: '9' },
-        payload: r.payload,
-      },
-      r.id,
-    );
+  const publishEvent = (type: string, data: Record<string, unknown>, aggregateId: string) => publishAny(env, type, data, aggregateId);
+  const requestEvent = (verb: string, r: Record<string, any>) => publishRequestEvent(env, 'quota-increase', verb, r);
 
   it('should show quota_increase to the draft owner only and refuse everyone else', async () => {
     const d = (await env.request.post('/api/records').set(as(OWNER)).send({ metadata: fullMetadata() })).body;
