@@ -52,10 +52,15 @@ describe(depositAccess.name, () => {
 });
 
 describe(importRequest.name, () => {
-  it('should order versions, keep ids, dates, PIDs and the owner, and carry dry_run', () => {
+  it('should order versions, keep ids, dates, PIDs but the source OAI identifier, and the owner, and carry dry_run', () => {
     const pids = { doi: { identifier: '10.5281/zenodo.2', provider: 'datacite', client: 'datacite' } };
     const req = importRequest(
-      [version('p0000-00000', 'v0000-00002', 2, { pids }), version('p0000-00000', 'v0000-00001', 1)],
+      [
+        version('p0000-00000', 'v0000-00002', 2, {
+          pids: { ...pids, oai: { identifier: 'oai:old.example.org:v0000-00002', provider: 'oai' } },
+        }),
+        version('p0000-00000', 'v0000-00001', 1),
+      ],
       new Map([['v0000-00002', [{ key: 'a', checksum: 'md5:00000000000000000000000000000000', size: 1, content: 'x' }]]]),
       true,
     );

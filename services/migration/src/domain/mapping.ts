@@ -79,6 +79,11 @@ export function depositAccess(a: SourceRecord['access']): Record<string, unknown
   };
 }
 
+/** The PIDs a version keeps: every one but the source's own OAI identifier (this instance has its own OAI prefix). */
+export function externalPids(pids: SourceRecord['pids']): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(pids ?? {}).filter(([scheme]) => scheme !== 'oai'));
+}
+
 /** One source version in the import form. */
 export function importVersion(r: SourceRecord, files: SourceFile[]): ImportVersion {
   return {
@@ -90,7 +95,7 @@ export function importVersion(r: SourceRecord, files: SourceFile[]): ImportVersi
       metadata: depositMetadata(r.metadata ?? {}),
       ...(r.custom_fields && Object.keys(r.custom_fields).length ? { custom_fields: r.custom_fields } : {}),
       access: depositAccess(r.access),
-      pids: r.pids ?? {},
+      pids: externalPids(r.pids),
       files: { enabled: r.files?.enabled !== false, ...(r.files?.default_preview ? { default_preview: r.files.default_preview } : {}) },
     },
     files: files.map((f) => ({ key: f.key, checksum: f.checksum, size: f.size })),
@@ -107,7 +112,7 @@ export function importRequest(versions: SourceRecord[], filesOf: Map<string, Sou
       id: first.parent.id,
       created: first.created,
       owner_id: owner === undefined || owner === null ? null : String(owner),
-      ...(first.parent.pids && Object.keys(first.parent.pids).length ? { pids: first.parent.pids } : {}),
+      ...(Object.keys(externalPids(first.parent.pids)).length ? { pids: externalPids(first.parent.pids) } : {}),
       ...(first.parent.access?.settings ? { access_settings: first.parent.access.settings } : {}),
     },
     versions: sorted.map((v) => importVersion(v, filesOf.get(v.id) ?? [])) as RecordsImportRecordRequest['versions'],
