@@ -71,6 +71,12 @@ await serviceMain({
         rpcTimeoutMs: config.MIGRATION_RPC_TIMEOUT_MS,
       });
       const dryRun = values['dry-run'] === true;
+      // Why our own exit: serviceMain ends a command with status 0; a failed record is status 1.
+      const exit = async (code: number) => {
+        await nats.nc.drain().catch(() => undefined);
+        await db.destroy();
+        process.exit(code);
+      };
       await startRun(db, { id: runId, sourceUrl: source.url, since: values.since, dryRun });
       try {
         const report = await runMigration(source, target, new PgCheckpoints(db, source.url, runId), {
@@ -84,13 +90,12 @@ await serviceMain({
         const file = values.report ?? `migration-report-${runId}.json`;
         await writeFile(file, `${JSON.stringify(report, null, 2)}\n`);
         process.stderr.write(`${summary(report)}\n  report: ${file}\n`);
-        if (report.records.failed > 0) process.exitCode = 1;
+        if (report.records.failed > 0) await exit(1);
       } catch (err) {
         await finishRun(db, runId, 'failed', null);
         if (err instanceof SourceError) {
           process.stderr.write(`error: ${err.message}\n`);
-          process.exitCode = 2;
-          return;
+          await exit(2);
         }
         logger.error({ err }, 'migration failed');
         throw err;

@@ -7,7 +7,10 @@
  * When to use: the migration runner's `TargetPort` in production.
  */
 import { randomUUID } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { RPC_SUBJECTS, type RecordsImportRecordReply, type RecordsImportRecordRequest } from '@rdm/contracts';
 import { AppError, callContract, IDENTITY_HEADER, type NatsHandle, SYSTEM, signIdentity } from '@rdm/platform';
 import type { SourceFile, TargetPort } from '../domain/ports.js';
@@ -37,21 +40,39 @@ export class ServicesTarget implements TargetPort {
     const target = `/internal/import/buckets/${encodeURIComponent(bucketId)}/files/${key}?checksum=${encodeURIComponent(file.checksum)}`;
     const requestId = randomUUID();
     const header = signIdentity(SYSTEM, this.o.identitySecret, { method: 'PUT', target, requestId });
-    const res = await fetch(this.o.filesUrl.replace(/\/+$/, '') + target, {
-      method: 'PUT',
-      headers: {
-        [IDENTITY_HEADER]: header,
-        'x-request-id': requestId,
-        'content-type': 'application/octet-stream',
-        'content-length': String(file.size),
-      },
-      body: body as unknown as ReadableStream,
-      duplex: 'half',
-    } as RequestInit);
-    const answer = (await res.json().catch(() => ({}))) as { message?: string; stored?: boolean };
-    if (res.status === 422) throw new ChecksumMismatch(answer.message ?? `Checksum mismatch for ${file.key}.`);
-    if (!res.ok)
-      throw new AppError('file_import_failed', res.status, `Files refused ${file.key} (HTTP ${res.status}): ${answer.message ?? ''}`);
+    const url = new URL(this.o.filesUrl.replace(/\/+$/, '') + target);
+    const { status, text } = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const req = (url.protocol === 'https:' ? httpsRequest : httpRequest)(
+        url,
+        {
+          method: 'PUT',
+          headers: {
+            [IDENTITY_HEADER]: header,
+            'x-request-id': requestId,
+            'content-type': 'application/octet-stream',
+            'content-length': String(file.size),
+          },
+        },
+        (res) => {
+          const parts: Buffer[] = [];
+          res.on('data', (c: Buffer) => parts.push(c));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(parts).toString('utf8') }));
+          res.on('error', reject);
+        },
+      );
+      req.on('error', reject);
+      // The source's bytes flow straight through: backpressure from the files service reaches the source.
+      pipeline(body, req).catch(reject);
+    });
+    let answer: { message?: string; stored?: boolean } = {};
+    try {
+      answer = JSON.parse(text);
+    } catch {
+      answer = {};
+    }
+    if (status === 422) throw new ChecksumMismatch(answer.message ?? `Checksum mismatch for ${file.key}.`);
+    if (status < 200 || status >= 300)
+      throw new AppError('file_import_failed', status || 502, `Files refused ${file.key} (HTTP ${status}): ${answer.message ?? ''}`);
     return { stored: answer.stored === true };
   }
 

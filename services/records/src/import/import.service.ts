@@ -26,6 +26,7 @@ import type { RecordsImportRecordReply, RecordsImportRecordRequest } from '@rdm/
 import * as repo from '../repo/records.repo.js';
 import { newDraft, newParent, newRecord, recordDoc, recordPublishedData } from '../domain/builders.js';
 import type { DraftWrite } from '../domain/component.js';
+import { fieldErrors } from '../domain/errors.js';
 import type { CustomFields } from '../domain/custom-fields.js';
 import type { MetadataComponent } from '../domain/metadata.component.js';
 import { type FrozenFiles, type ParentRow, type PidValue, type RecordRow, summarizeManifest } from '../domain/model.js';
@@ -160,7 +161,8 @@ export class RecordImportService {
     const draft = newDraft(v.id, parentId, w.patch, (body.files as { enabled?: boolean } | undefined)?.enabled, created);
     draft.index = v.index;
     draft.pids = importedPids(body.pids);
-    const errors = [...w.errors, ...validateStored(draft, this.d.customFields)];
+    // The write form and the stored check may both name a field: each message once.
+    const errors = fieldErrors.merge(w.errors, validateStored(draft, this.d.customFields));
     const empty: FrozenFiles = { count: 0, total_bytes: 0, entries: {} };
     const row = newRecord(draft, empty, draft.pids, created);
     row.updated = new Date(v.updated);
