@@ -40,6 +40,20 @@ export default defineConfig({
         },
       },
       {
+        // `make test-migration` (issue 26): a real InvenioRDM (../shared/invenio-reference) seeded,
+        // migrated into the e2e stack, compared field by field. Not in `make test`.
+        test: {
+          name: 'migration',
+          include: ['e2e/migration/**/*.test.ts'],
+          environment: 'node',
+          globalSetup: ['e2e/support/global-setup.ts'],
+          testTimeout: 600_000,
+          hookTimeout: 600_000,
+          pool: 'forks',
+          fileParallelism: false,
+        },
+      },
+      {
         // Fault trials (e2e/faults): a private stack whose services a test kills and restarts.
         test: {
           name: 'faults',

@@ -101,6 +101,61 @@ export const RPC_REQUEST_SCHEMAS: Readonly<Record<RpcSubject, Readonly<Record<st
     required: ['community_id'],
     properties: { community_id: { type: 'string', minLength: 1, maxLength: 64 } },
   },
+  'rdm.records.rpc.import-record': {
+    type: 'object',
+    additionalProperties: false,
+    required: ['parent', 'versions'],
+    properties: {
+      dry_run: { type: 'boolean', description: 'Validate only: nothing is locked or written.' },
+      parent: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['id', 'created'],
+        properties: {
+          id: { type: 'string', pattern: '^[0-9A-Za-z][0-9A-Za-z_-]{0,63}$' },
+          created: { type: 'string', format: 'date-time' },
+          owner_id: { type: ['string', 'null'], maxLength: 200 },
+          pids: { type: 'object' },
+          access_settings: { type: 'object' },
+        },
+      },
+      versions: {
+        type: 'array',
+        minItems: 1,
+        maxItems: 200,
+        items: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['id', 'index', 'created', 'updated', 'record', 'files'],
+          properties: {
+            id: { type: 'string', pattern: '^[0-9A-Za-z][0-9A-Za-z_-]{0,63}$' },
+            index: { type: 'integer', minimum: 1 },
+            created: { type: 'string', format: 'date-time' },
+            updated: { type: 'string', format: 'date-time' },
+            record: {
+              type: 'object',
+              description:
+                'The version in the deposit write form: metadata, custom_fields, access, pids, files: {enabled, default_preview?}.',
+            },
+            files: {
+              type: 'array',
+              maxItems: 10000,
+              items: {
+                type: 'object',
+                additionalProperties: false,
+                required: ['key', 'checksum', 'size'],
+                properties: {
+                  key: { type: 'string', minLength: 1 },
+                  checksum: { type: 'string', pattern: '^md5:[0-9a-f]{32}$' },
+                  size: { type: 'integer', minimum: 0 },
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+  },
   'rdm.requests.rpc.action': {
     type: 'object',
     required: ['id', 'identity', 'action'],

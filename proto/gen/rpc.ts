@@ -333,6 +333,75 @@ export interface RecordsCommunityUsageReply {
 }
 
 /**
+ * Request of `rdm.records.rpc.import-record`: Administrator-only import of one record family from another repository (services/migration, issue 26): a parent with its published versions in version order, ids, version indexes, `created`/`updated` and PIDs kept as given. Each version's files must already be committed in the bucket named by the version's id (files' internal import route); they are locked and must match `files` (key, checksum, size). All-or-nothing: every version is validated against the record schema (400 with field errors naming the version) before one transaction writes the parent, the records, their search documents and `rdm.records.record.published` per version. Idempotent: versions already present are left as they are (`existing`); a version whose index is not after the parent's latest is refused (409).
+ */
+export interface RecordsImportRecordRequest {
+  /**
+   * Validate only: nothing is locked or written.
+   */
+  dry_run?: boolean;
+  parent: {
+    id: string;
+    created: string;
+    owner_id?: string | null;
+    pids?: Record<string, unknown>;
+    access_settings?: Record<string, unknown>;
+  };
+  /**
+   * @minItems 1
+   * @maxItems 200
+   */
+  versions: [
+    {
+      id: string;
+      index: number;
+      created: string;
+      updated: string;
+      /**
+       * The version in the deposit write form: metadata, custom_fields, access, pids, files: {enabled, default_preview?}.
+       */
+      record: Record<string, unknown>;
+      /**
+       * @maxItems 10000
+       */
+      files: {
+        key: string;
+        checksum: string;
+        size: number;
+      }[];
+    },
+    ...{
+      id: string;
+      index: number;
+      created: string;
+      updated: string;
+      /**
+       * The version in the deposit write form: metadata, custom_fields, access, pids, files: {enabled, default_preview?}.
+       */
+      record: Record<string, unknown>;
+      /**
+       * @maxItems 10000
+       */
+      files: {
+        key: string;
+        checksum: string;
+        size: number;
+      }[];
+    }[],
+  ];
+}
+
+/**
+ * Reply data of `rdm.records.rpc.import-record`.
+ */
+export interface RecordsImportRecordReply {
+  parent_id: string;
+  status: 'created' | 'updated' | 'unchanged' | 'valid';
+  created: string[];
+  existing: string[];
+}
+
+/**
  * Request of `rdm.requests.rpc.action`: Run an action as `POST /api/requests/<id>/actions/<action>` would.
  */
 export interface RequestsActionRequest {
@@ -606,6 +675,7 @@ export interface RpcContract {
   'rdm.records.rpc.authorize-files': { request: RecordsAuthorizeFilesRequest; reply: RecordsAuthorizeFilesReply };
   'rdm.records.rpc.authorize-record': { request: RecordsAuthorizeRecordRequest; reply: RecordsAuthorizeRecordReply };
   'rdm.records.rpc.community-usage': { request: RecordsCommunityUsageRequest; reply: RecordsCommunityUsageReply };
+  'rdm.records.rpc.import-record': { request: RecordsImportRecordRequest; reply: RecordsImportRecordReply };
   'rdm.requests.rpc.action': { request: RequestsActionRequest; reply: RequestsActionReply };
   'rdm.requests.rpc.comment': { request: RequestsCommentRequest; reply: RequestsCommentReply };
   'rdm.requests.rpc.count-open': { request: RequestsCountOpenRequest; reply: RequestsCountOpenReply };
@@ -638,6 +708,7 @@ export const RPC_SUBJECTS = {
     authorizeFiles: 'rdm.records.rpc.authorize-files',
     authorizeRecord: 'rdm.records.rpc.authorize-record',
     communityUsage: 'rdm.records.rpc.community-usage',
+    importRecord: 'rdm.records.rpc.import-record',
   },
   requests: {
     action: 'rdm.requests.rpc.action',

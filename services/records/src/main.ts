@@ -8,6 +8,7 @@ import { createApp } from './app.js';
 import * as boot from './bootstrap.js';
 import { serveAuthorizeFilesRpc } from './rpc/authorize-files.rpc.js';
 import { serveAuthorizeRecordRpc } from './rpc/authorize-record.rpc.js';
+import { serveImportRecordRpc } from './rpc/import-record.rpc.js';
 import { serveCommunityUsageRpc } from './rpc/community-usage.rpc.js';
 import { StatsPublisher } from './stats/publisher.js';
 
@@ -31,6 +32,7 @@ await serviceMain({
         serveAuthorizeFilesRpc(nats.nc, parts.service, logger),
         serveAuthorizeRecordRpc(nats.nc, parts.service, logger),
         serveCommunityUsageRpc(nats.nc, db, logger),
+        serveImportRecordRpc(nats.nc, parts.imports, logger),
       ],
       workers: await boot.recordsWorkers({ config, logger, db, nats, parts, clients }),
       consumers: search?.indexers(nats, logger) ?? [],

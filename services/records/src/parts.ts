@@ -20,6 +20,7 @@ import type { RecordsServiceConfig } from './domain/component.js';
 import { parseCustomFields } from './domain/custom-fields.js';
 import type { CommunitiesPort, FilesPort, RequestsPort, SearchIndexPort, VocabulariesPort } from './domain/ports.js';
 import { recordComponents, RecordsService } from './domain/records.service.js';
+import { RecordImportService } from './import/import.service.js';
 import { DeletionRequestService } from './deletion/deletion-request.service.js';
 import { DeletionService } from './deletion/deletion.service.js';
 import { FileModificationRequestService } from './file-modification/file-modification-request.service.js';
@@ -143,6 +144,14 @@ export function buildRecordsParts(deps: PartsDeps) {
         gracePeriodDays: config.RECORDS_FILE_MODIFICATION_GRACE_PERIOD_DAYS ?? 30,
       }),
     abuse: new AbuseService({ db }),
+    imports: new RecordImportService({
+      db,
+      index,
+      files: deps.files,
+      metadata: service.metadata,
+      customFields: serviceDeps.config.customFields,
+      logger,
+    }),
     accessLinks,
     grants: new GrantsService({ db, index, require }),
     accessRequests: deps.requests && new AccessRequestService({ db, requests: deps.requests, secret: config.IDENTITY_SECRET, require }),

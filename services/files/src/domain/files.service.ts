@@ -28,6 +28,9 @@ import { type InitItem, parseInitBody, parseUpdateBody } from './input.js';
 import { MultipartTransfers, planMultipart } from './multipart.js';
 import { FileTransfers } from './transfers.js';
 
+import { FileImports, type ImportedFile, type ImportResult } from './imports.js';
+
+export type { ImportedFile, ImportResult } from './imports.js';
 export type { FileResult, FilesLimits, FilesResult, FilesServiceDeps, Manifest } from './files.types.js';
 export { objectStorageKey } from './multipart.js';
 export { isClientAbort, uploadStorageKey } from './transfers.js';
@@ -38,6 +41,7 @@ export class FilesService {
   private readonly access: FilesAccess;
   private readonly buckets: Buckets;
   private readonly transfers: FileTransfers;
+  private readonly imports: FileImports;
 
   constructor(private readonly d: FilesServiceDeps) {
     this.multipart = new MultipartTransfers({
@@ -50,6 +54,12 @@ export class FilesService {
     this.access = new FilesAccess(d);
     this.buckets = new Buckets(d);
     this.transfers = new FileTransfers(d, this.access, this.buckets, this.multipart);
+    this.imports = new FileImports(d, this.buckets);
+  }
+
+  /** `FileImports.importFile`: the administrator-only import of a file's bytes (issue 26). */
+  importFile(f: ImportedFile, body: Readable): Promise<ImportResult> {
+    return this.imports.importFile(f, body);
   }
 
   // ── reads ───────────────────────────────────────────────────────────────────────────────────

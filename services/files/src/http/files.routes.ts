@@ -15,18 +15,18 @@ import { once } from 'node:events';
 import type { IncomingMessage } from 'node:http';
 import { createRequire } from 'node:module';
 import { PassThrough, type Readable, pipeline } from 'node:stream';
-import { type AppContext, type AppState, bindRoutes, Errors, jsonBody, notModified, Router } from '@rdm/platform';
+import { type AppContext, type AppState, bindRoutes, Errors, isAdmin, isSystem, jsonBody, notModified, Router } from '@rdm/platform';
 import type { Archiver, ArchiverOptions } from 'archiver';
 import type { FilesKind, FilesScope, FilesTarget } from '../domain/authorizer.js';
 import { FilesErrors } from '../domain/errors.js';
 import type { FilesService } from '../domain/files.service.js';
-import { decodeKeyPath, keyBasename } from '../domain/keys.js';
+import { decodeKeyPath, keyBasename, keyProblem } from '../domain/keys.js';
 import type { FileLinks } from '../domain/links.js';
 import { guessMimetype, servedMimetype } from '../domain/mimetype.js';
 import { contentDisposition } from './content-disposition.js';
 import { parseRange, type RangeResult } from './range.js';
 import { RequestBody } from './request-body.js';
-import { FILE_ROUTES, MEDIA_FILE_ROUTES } from './routes.decl.js';
+import { FILE_ROUTES, IMPORT_ROUTES, MEDIA_FILE_ROUTES } from './routes.decl.js';
 import { entryJson, listJson } from './serializers.js';
 
 /** Dependencies of the files router. */
@@ -177,7 +177,27 @@ export function filesRouter({ service, links }: FilesRoutesDeps): Router<AppStat
     },
     router,
   );
+  bindRoutes(IMPORT_ROUTES, { importFile: importHandler(service) }, router);
   return router;
+}
+
+/** `PUT /internal/import/buckets/{bucket_id}/files/{key+}?checksum=md5:<hex>`: system or administrator only (domain/imports.ts). */
+function importHandler(service: FilesService) {
+  return (ctx: AppContext) =>
+    guardUpload(async (req) => {
+      const identity = ctx.state.identity;
+      if (!identity || !(isSystem(identity) || isAdmin(identity))) throw Errors.permissionDenied();
+      const m = /^\/internal\/import\/buckets\/([^/]+)\/files\/(.+)$/.exec(ctx.path);
+      const bucketId = m ? decodeURIComponent(m[1]!) : '';
+      const key = m ? decodeKeyPath(m[2]!) : null;
+      if (!bucketId || key === null) throw FilesErrors.invalidKey('Invalid file key.');
+      const problem = keyProblem(key);
+      if (problem) throw FilesErrors.invalidKey(problem);
+      const checksum = typeof ctx.query.checksum === 'string' ? ctx.query.checksum : '';
+      const { file, stored } = await service.importFile({ bucketId, key, checksum, size: uploadLength(ctx) }, req);
+      ctx.status = stored ? 201 : 200;
+      ctx.body = { bucket_id: bucketId, key: file.key, checksum: file.checksum, size: file.size, stored };
+    }, ctx.req);
 }
 
 /** The handler factories of one bucket kind, each by scope (draft or published record). */

@@ -351,6 +351,21 @@ export const MEDIA_FILE_ROUTES = defineRoutes({
   deleteRecordMediaFile: media(F.deleteDraftFile, true),
 });
 
+/**
+ * The administrator-only import of a file's bytes (issue 26, domain/imports.ts): internal, never
+ * routed by the gateway; the migration service calls the files service with a signed identity.
+ */
+export const IMPORT_ROUTES = defineRoutes({
+  importFile: {
+    method: 'PUT',
+    path: '/internal/import/buckets/{bucket_id}/files/{key+}',
+    koa: '/internal/import/buckets/:bucket_id/files/:key+',
+    upload: true,
+    internal: true,
+    summary: "Import a file's bytes, checked against `?checksum=md5:<hex>` (system or administrator only)",
+  },
+});
+
 const str = { type: 'string' };
 const url = { type: 'string', format: 'uri' };
 const dateTime = { type: 'string', format: 'date-time' };
@@ -364,7 +379,7 @@ const metadata = { type: ['object', 'null'], description: 'Free-form metadata of
 /** The files service's HTTP surface. */
 export const API = defineApi({
   service: 'files',
-  tables: [FILE_ROUTES, MEDIA_FILE_ROUTES, IIIF_ROUTES],
+  tables: [FILE_ROUTES, MEDIA_FILE_ROUTES, IIIF_ROUTES, IMPORT_ROUTES],
   components: {
     schemas: {
       FileEntry: {
